@@ -1,0 +1,42 @@
+# AstraSIP — the two set-up commands are `make demo` and `make test` (see README.md).
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+export SWIFT_BACKTRACE ?= enable=no
+SWIFT ?= swift
+FUZZ_SECONDS ?= 600
+
+.PHONY: all deps build build-release test demo bench fuzz lint clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+build-release: deps
+	$(SWIFT) build -c release
+
+## make test: install what is missing, build, run every test (unit, tool golden, real peers).
+test: deps
+	$(SWIFT) build --build-tests
+	scripts/run-tests.sh
+
+## make demo: install, build, and run the main job end to end.
+demo: deps build-release
+	scripts/demo.sh
+
+## make bench: release-build benchmarks, results as JSON on stdout.
+bench: deps build-release
+	scripts/bench.sh
+
+## make fuzz: libFuzzer over the SIP parser and framer for FUZZ_SECONDS (default 600).
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+lint:
+	$(SWIFT) format lint -r Modules Tools Tests Benchmarks
+
+clean:
+	rm -rf .build .build-fuzz

@@ -1,0 +1,50 @@
+// Swift cannot import function-like macros or call C variadic functions;
+// the few OpenSSL macros AstraSIP needs are wrapped here as static inline functions.
+#ifndef ASTRA_COPENSSL_SHIM_H
+#define ASTRA_COPENSSL_SHIM_H
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <openssl/kdf.h>
+#include <openssl/core_names.h>
+
+static inline long astra_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long astra_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline long astra_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_max_proto_version(ctx, version);
+}
+static inline long astra_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+static inline long astra_SSL_set_mtu(SSL *ssl, long mtu) {
+    return SSL_set_mtu(ssl, mtu);
+}
+static inline long astra_DTLSv1_get_timeout(SSL *ssl, struct timeval *tv) {
+    return DTLSv1_get_timeout(ssl, tv);
+}
+static inline long astra_DTLSv1_handle_timeout(SSL *ssl) {
+    return DTLSv1_handle_timeout(ssl);
+}
+static inline long astra_BIO_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+static inline long astra_BIO_set_mem_eof_return(BIO *bio, int v) {
+    return BIO_set_mem_eof_return(bio, v);
+}
+static inline long astra_BIO_ctrl_pending(BIO *bio) {
+    return (long)BIO_ctrl_pending(bio);
+}
+static inline const int astra_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+static inline const int astra_TLS1_3_VERSION(void) { return TLS1_3_VERSION; }
+static inline const int astra_DTLS1_2_VERSION(void) { return DTLS1_2_VERSION; }
+#endif

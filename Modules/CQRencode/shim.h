@@ -1,0 +1,4 @@
+#ifndef ASTRA_CQRENCODE_SHIM_H
+#define ASTRA_CQRENCODE_SHIM_H
+#include <qrencode.h>
+#endif

@@ -1,0 +1,4 @@
+#ifndef ASTRA_CZBAR_SHIM_H
+#define ASTRA_CZBAR_SHIM_H
+#include <zbar.h>
+#endif

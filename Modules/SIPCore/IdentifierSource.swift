@@ -1,0 +1,94 @@
+import Synchronization
+
+/// The source of every random value SIP needs: Call-ID, tags, branches (RFC 3261 §8.1.1.7),
+/// CSeq start, cnonce, SSRC, ICE ufrag/pwd.
+///
+/// Injected so that tests and tools with `--seed` produce byte-stable messages; production code
+/// uses ``SystemIdentifierSource``.
+public protocol IdentifierSource: Sendable {
+    /// The next 64 random bits.
+    func nextUInt64() -> UInt64
+}
+
+/// The characters of RFC 3261 `token` that are safe everywhere (tags, branches, Call-IDs, ICE).
+private let tokenAlphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+
+extension IdentifierSource {
+    /// A random alphanumeric token of `length` characters.
+    public func token(length: Int) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(length)
+        var bits: UInt64 = 0
+        var available = 0
+        while bytes.count < length {
+            if available < 6 {
+                bits = nextUInt64()
+                available = 64
+            }
+            let index = Int(bits & 63)
+            bits >>= 6
+            available -= 6
+            if index < tokenAlphabet.count { bytes.append(tokenAlphabet[index]) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A Via branch with the RFC 3261 §8.1.1.7 magic cookie `z9hG4bK`.
+    public func branch() -> String { "z9hG4bK" + token(length: 16) }
+
+    /// A From/To tag (RFC 3261 §19.3: at least 32 bits of randomness; we use ~59).
+    public func tag() -> String { token(length: 10) }
+
+    /// A Call-ID (RFC 3261 §8.1.1.4): globally unique; `host` is appended when given.
+    public func callID(host: String? = nil) -> String {
+        let local = token(length: 22)
+        guard let host, !host.isEmpty else { return local }
+        return local + "@" + host
+    }
+
+    /// An initial CSeq number: RFC 3261 §8.1.1.5 requires it to be below 2**31.
+    public func initialCSeq() -> UInt32 { UInt32(truncatingIfNeeded: nextUInt64() & 0x7FFF) + 1 }
+
+    /// A digest client nonce (RFC 7616 §3.4): 16 lower-case hex digits... doubled, 128 bits.
+    public func cnonce() -> String { hex(nextUInt64()) + hex(nextUInt64()) }
+
+    /// A 32-bit value (RTP SSRC, RFC 3550 §8).
+    public func nextUInt32() -> UInt32 { UInt32(truncatingIfNeeded: nextUInt64() >> 32) }
+
+    private func hex(_ value: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: 16)
+        var v = value
+        for i in stride(from: 15, through: 0, by: -1) {
+            out[i] = digits[Int(v & 0xF)]
+            v >>= 4
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Cryptographically secure identifiers from the system generator (getrandom on Linux).
+public struct SystemIdentifierSource: IdentifierSource {
+    public init() {}
+    public func nextUInt64() -> UInt64 {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }
+}
+
+/// A deterministic source (SplitMix64) for tests and `--seed`: the same seed gives the same IDs.
+public final class SeededIdentifierSource: IdentifierSource {
+    private let state: Mutex<UInt64>
+
+    public init(seed: UInt64) { state = Mutex(seed) }
+
+    public func nextUInt64() -> UInt64 {
+        state.withLock { s in
+            s &+= 0x9E37_79B9_7F4A_7C15
+            var z = s
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
