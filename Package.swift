@@ -40,10 +40,12 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
+        module("SIPDialog", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
     ]
 )
