@@ -70,8 +70,10 @@ extension DigestAuthorization {
     public func verify(password: String, method: String, body: [UInt8] = [], username plainUsername: String? = nil)
         -> Bool
     {
-        guard let expected = try? expectedResponse(password: password, method: method, body: body,
-                                                   username: plainUsername ?? username)
+        guard
+            let expected = try? expectedResponse(
+                password: password, method: method, body: body,
+                username: plainUsername ?? username)
         else { return false }
         return DigestMath.constantTimeEqual(expected, response)
     }

@@ -61,7 +61,8 @@ public struct DigestAuthorization: Sendable, Hashable {
         let ha2 = try DigestMath.ha2(hash, method: method, uri: uri, qop: qop, body: body)
         response = try DigestMath.response(
             hash, ha1: ha1, nonce: challenge.nonce, nonceCount: ncHex, cnonce: cnonce, qop: qop, ha2: ha2)
-        username = challenge.userhash
+        username =
+            challenge.userhash
             ? try DigestMath.userhash(hash, username: credentials.username, realm: challenge.realm)
             : credentials.username
         realm = challenge.realm

@@ -53,8 +53,9 @@ public struct DigestChallenge: Sendable, Hashable {
     }
 
     /// Every usable Digest challenge in one or more header values (RFC 3261 §22.2: one per
-    /// header row; RFC 7235 §4.1: several per row). Other schemes, unsupported algorithms and
-    /// challenges whose qop we cannot honour are skipped (RFC 7616 §3.7).
+    /// header row; RFC 7235 §4.1: several per row). Other schemes, unsupported algorithms,
+    /// challenges whose qop we cannot honour and semantically broken ones (missing realm or
+    /// nonce, bad stale/userhash/charset) are skipped (RFC 7616 §3.7); syntax errors are not.
     ///
     /// - Throws: a syntax error of any value, or `.noUsableChallenge` when none remains.
     public static func parseAll(_ headerValues: [String]) throws(DigestError) -> [DigestChallenge] {
@@ -66,7 +67,8 @@ public struct DigestChallenge: Sendable, Hashable {
                     result.append(try DigestChallenge(element: element))
                 } catch {
                     switch error.code {
-                    case .unsupportedScheme, .unsupportedAlgorithm, .unsupportedQoP:
+                    case .unsupportedScheme, .unsupportedAlgorithm, .unsupportedQoP, .missingParameter,
+                        .invalidParameterValue:
                         firstSkip = firstSkip ?? error
                     default:
                         throw error

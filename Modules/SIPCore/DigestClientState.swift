@@ -77,7 +77,8 @@ public struct DigestClientState: Sendable {
         var updated = entries
         for challenge in chosen {
             let fresh = Entry(kind: kind, challenge: challenge)
-            guard let at = updated.firstIndex(where: { $0.kind == kind && $0.challenge.realm == challenge.realm }) else {
+            guard let at = updated.firstIndex(where: { $0.kind == kind && $0.challenge.realm == challenge.realm })
+            else {
                 updated.append(fresh)
                 continue
             }

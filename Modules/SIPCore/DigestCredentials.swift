@@ -28,7 +28,8 @@ extension DigestCredentials: CustomStringConvertible, CustomDebugStringConvertib
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["username": username, "password": "<redacted>", "realm": realm as Any],
-               displayStyle: .struct)
+        Mirror(
+            self, children: ["username": username, "password": "<redacted>", "realm": realm as Any],
+            displayStyle: .struct)
     }
 }

@@ -19,7 +19,10 @@ import Testing
 
     @Test func serializesInTheOrderSIPServersExpect() throws {
         let auth = try answer()
-        #expect(auth.headerValue == #"Digest username="bob", realm="biloxi.com", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", uri="sip:bob@biloxi.com", qop=auth, nc=00000001, cnonce="0a4f113b", response="89eb0059246c02b2f6ee02c7961d5ea3", opaque="5ccc069c403ebaf9f0171e9517f40e41""#)
+        #expect(
+            auth.headerValue
+                == #"Digest username="bob", realm="biloxi.com", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", uri="sip:bob@biloxi.com", qop=auth, nc=00000001, cnonce="0a4f113b", response="89eb0059246c02b2f6ee02c7961d5ea3", opaque="5ccc069c403ebaf9f0171e9517f40e41""#
+        )
     }
 
     @Test func explicitAlgorithmIsEchoedUnquoted() throws {
@@ -35,7 +38,9 @@ import Testing
         challenge.qopOptions = []
         let auth = try answer(challenge, qop: nil)
         #expect(auth.response == "bf57e4e0d0bffc0fbaedce64d59add5e")  // draft-smith §3.1
-        #expect(!auth.headerValue.contains("nc=") && !auth.headerValue.contains("cnonce=") && !auth.headerValue.contains("qop="))
+        #expect(
+            !auth.headerValue.contains("nc=") && !auth.headerValue.contains("cnonce=")
+                && !auth.headerValue.contains("qop="))
     }
 
     @Test func sessionAlgorithmWithoutQoPStillSendsCnonce() throws {
@@ -84,7 +89,8 @@ import Testing
     }
 
     @Test func parsesServerSideAndVerifies() throws {
-        let value = #"digest USERNAME="bob",realm="biloxi.com",nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093",uri="sip:bob@biloxi.com",qop=auth,nc=00000001,cnonce="0a4f113b",response="89EB0059246C02B2F6EE02C7961D5EA3",opaque="5ccc069c403ebaf9f0171e9517f40e41",foo=bar"#
+        let value =
+            #"digest USERNAME="bob",realm="biloxi.com",nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093",uri="sip:bob@biloxi.com",qop=auth,nc=00000001,cnonce="0a4f113b",response="89EB0059246C02B2F6EE02C7961D5EA3",opaque="5ccc069c403ebaf9f0171e9517f40e41",foo=bar"#
         let auth = try DigestAuthorization(parsing: value)
         #expect(auth.username == "bob" && auth.qop == .auth && auth.nonceCount == 1)
         #expect(auth.otherParameters == [AuthParam(name: "foo", value: "bar", isQuoted: false)])
@@ -99,10 +105,22 @@ import Testing
         (#"Digest username="b", nonce="n", uri="u", response="x""#, .missingParameter),
         (#"Digest username="b", realm="r", nonce="n", uri="u""#, .missingParameter),
         (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, cnonce="c""#, .missingParameter),
-        (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=00000001"#, .missingParameter),
-        (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=1, cnonce="c""#, .invalidParameterValue),
-        (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=0000000g, cnonce="c""#, .invalidParameterValue),
-        (#"Digest username="b", username*=UTF-8''b, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
+        (
+            #"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=00000001"#,
+            .missingParameter
+        ),
+        (
+            #"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=1, cnonce="c""#,
+            .invalidParameterValue
+        ),
+        (
+            #"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=0000000g, cnonce="c""#,
+            .invalidParameterValue
+        ),
+        (
+            #"Digest username="b", username*=UTF-8''b, realm="r", nonce="n", uri="u", response="x""#,
+            .invalidParameterValue
+        ),
         (#"Digest username*=latin1''b, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
         (#"Digest username*=UTF-8''%C3, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
         (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", algorithm=SHA1"#, .unsupportedAlgorithm),
@@ -124,8 +142,10 @@ import Testing
         let field = DigestHeaderField(name: "Authorization", authorization: auth)
         var dumpedField = ""
         dump(field, to: &dumpedField)
-        for text in [auth.description, auth.debugDescription, "\(auth)", String(reflecting: auth), dumped,
-                     field.description, String(reflecting: field), dumpedField, "\([field])"] {
+        for text in [
+            auth.description, auth.debugDescription, "\(auth)", String(reflecting: auth), dumped,
+            field.description, String(reflecting: field), dumpedField, "\([field])",
+        ] {
             #expect(!text.contains(secret), "\(text)")
         }
         #expect(field.value == auth.headerValue)
@@ -135,16 +155,20 @@ import Testing
 
     @Test func passwordAndHA1AreNeverPrinted() throws {
         let creds = DigestCredentials(username: "bob", password: "zanzibar", realm: "biloxi.com")
-        let ha1 = try DigestMath.ha1(.md5, username: "bob", realm: "biloxi.com", password: "zanzibar", nonce: "", cnonce: "")
+        let ha1 = try DigestMath.ha1(
+            .md5, username: "bob", realm: "biloxi.com", password: "zanzibar", nonce: "", cnonce: "")
         var state = DigestClientState(credentials: creds)
         _ = state.receive(challenges: [#"Digest realm="biloxi.com", nonce="n", qop="auth""#], kind: .server)
-        _ = try state.authorizationHeaders(method: "REGISTER", uri: "sip:biloxi.com", ids: SeededIdentifierSource(seed: 1))
+        _ = try state.authorizationHeaders(
+            method: "REGISTER", uri: "sip:biloxi.com", ids: SeededIdentifierSource(seed: 1))
         var dumpedCreds = ""
         dump(creds, to: &dumpedCreds)
         var dumpedState = ""
         dump(state, to: &dumpedState)
-        for text in [creds.description, String(reflecting: creds), "\(creds)", dumpedCreds, state.description,
-                     String(reflecting: state), dumpedState, "\(Mirror(reflecting: state).children.map(\.value))"] {
+        for text in [
+            creds.description, String(reflecting: creds), "\(creds)", dumpedCreds, state.description,
+            String(reflecting: state), dumpedState, "\(Mirror(reflecting: state).children.map(\.value))",
+        ] {
             #expect(!text.contains("zanzibar"), "\(text)")
             #expect(!text.contains(ha1), "\(text)")
         }

@@ -18,9 +18,11 @@ import Testing
         #expect(c.userhash)
         #expect(c.charset == "utf-8")
         #expect(c.domain == ["sip:a.com", "sip:b.com"])
-        #expect(c.otherParameters == [
-            AuthParam(name: "x-ext", value: "tok", isQuoted: false), AuthParam(name: "y-ext", value: "q", isQuoted: true),
-        ])
+        #expect(
+            c.otherParameters == [
+                AuthParam(name: "x-ext", value: "tok", isQuoted: false),
+                AuthParam(name: "y-ext", value: "q", isQuoted: true),
+            ])
     }
 
     @Test func defaultsWhenOptionalParametersAreAbsent() throws {
@@ -100,6 +102,8 @@ import Testing
         #expect(throws: DigestError(.noUsableChallenge)) {
             try DigestChallenge.parseAll([#"Basic realm="x""#, #"Digest realm="r", nonce="n", algorithm=AKAv1-MD5"#])
         }
+        let usable = try? DigestChallenge.parseAll([#"Digest realm="r", stale=maybe"#, #"Digest realm="r", nonce="n""#])
+        #expect(usable?.map(\.nonce) == ["n"])
         #expect(throws: DigestError(.syntax)) {
             try DigestChallenge.parseAll([#"Digest realm="r", nonce="n""#, #"Digest realm="r" x"#])
         }
@@ -117,7 +121,8 @@ import Testing
 
     /// Every prefix and every single-byte mutation of a real challenge parses or throws; none traps.
     @Test func neverTrapsOnMangledInput() {
-        let base = Array(#"Digest realm="biloxi.com", qop="auth,auth-int", nonce="dcd9\"8b", opaque="5c", algorithm=MD5"#.utf8)
+        let base = Array(
+            #"Digest realm="biloxi.com", qop="auth,auth-int", nonce="dcd9\"8b", opaque="5c", algorithm=MD5"#.utf8)
         let specials: [UInt8] = [0, 0x0D, 0x0A, 0x22, 0x5C, 0x2C, 0x3D, 0x20, 0xFF, 0x41]
         for cut in 0...base.count {
             _ = try? DigestChallenge(parsing: String(decoding: base.prefix(cut), as: UTF8.self))

@@ -45,9 +45,11 @@ import Testing
         _ = try register(&state)
         // Same nonce, not stale (RFC 3261 §22.2).
         var same = state
-        #expect(same.receive(challenges: [challenge("n1")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
+        #expect(
+            same.receive(challenges: [challenge("n1")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
         // Fresh nonce right after our only answer (Asterisk style).
-        #expect(state.receive(challenges: [challenge("n2")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
+        #expect(
+            state.receive(challenges: [challenge("n2")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
         // The rejected realm is forgotten: a later attempt starts clean.
         #expect(state.realms.isEmpty)
     }
@@ -60,8 +62,9 @@ import Testing
             #expect(state.receive(challenges: [challenge("s\(i)", stale: true)], kind: .server) == .retry)
             #expect(try register(&state).nonce == "s\(i)")
         }
-        #expect(state.receive(challenges: [challenge("s-last", stale: true)], kind: .server)
-            == .giveUp(DigestError(.credentialsRejected)))
+        #expect(
+            state.receive(challenges: [challenge("s-last", stale: true)], kind: .server)
+                == .giveUp(DigestError(.credentialsRejected)))
         // stale=true with the very nonce we used is nonsense: give up.
         var other = DigestClientState(credentials: bob)
         _ = other.receive(challenges: [challenge("n1")], kind: .server)
@@ -76,14 +79,17 @@ import Testing
         _ = try register(&state)  // refresh, nc=2, refused with a new nonce and no stale flag
         #expect(state.receive(challenges: [challenge("n2")], kind: .server) == .retry)
         _ = try register(&state)
-        #expect(state.receive(challenges: [challenge("n3")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
+        #expect(
+            state.receive(challenges: [challenge("n3")], kind: .server) == .giveUp(DigestError(.credentialsRejected)))
     }
 
     @Test func strongestAlgorithmPerRealmAndOneHeaderPerRealm() throws {
         var state = DigestClientState(credentials: bob)
         let decision = state.receive(
-            challenges: [challenge("md5", algorithm: "MD5"), challenge("sha", algorithm: "SHA-512-256"),
-                         challenge("x", algorithm: "SHA-256", realm: "proxy.net")],
+            challenges: [
+                challenge("md5", algorithm: "MD5"), challenge("sha", algorithm: "SHA-512-256"),
+                challenge("x", algorithm: "SHA-256", realm: "proxy.net"),
+            ],
             kind: .proxy)
         #expect(decision == .retry)
         #expect(state.realms == ["biloxi.com", "proxy.net"])
@@ -97,20 +103,25 @@ import Testing
 
     @Test func realmRestrictedCredentials() {
         var state = DigestClientState(credentials: DigestCredentials(username: "bob", password: "z", realm: "other"))
-        #expect(state.receive(challenges: [challenge("n")], kind: .server) == .giveUp(DigestError(.noCredentialsForRealm)))
+        #expect(
+            state.receive(challenges: [challenge("n")], kind: .server) == .giveUp(DigestError(.noCredentialsForRealm)))
     }
 
     @Test func unparseableOrForeignChallengesGiveUp() {
         var state = DigestClientState(credentials: bob)
-        #expect(state.receive(challenges: [#"Digest realm="x"#], kind: .server) == .giveUp(DigestError(.unterminatedQuotedString)))
-        #expect(state.receive(challenges: [#"Basic realm="x""#], kind: .server) == .giveUp(DigestError(.noUsableChallenge)))
+        #expect(
+            state.receive(challenges: [#"Digest realm="x"#], kind: .server)
+                == .giveUp(DigestError(.unterminatedQuotedString)))
+        #expect(
+            state.receive(challenges: [#"Basic realm="x""#], kind: .server) == .giveUp(DigestError(.noUsableChallenge)))
     }
 
     @Test func authIntWhenPreferredAndABodyIsPresent() throws {
         var state = DigestClientState(credentials: bob, preferAuthInt: true)
         _ = state.receive(challenges: [#"Digest realm="r", nonce="n", qop="auth,auth-int""#], kind: .server)
         let body = Array("v=0\r\n".utf8)
-        let field = try #require(try state.authorizationHeaders(method: "INVITE", uri: "sip:b@r", body: body, ids: ids).first)
+        let field = try #require(
+            try state.authorizationHeaders(method: "INVITE", uri: "sip:b@r", body: body, ids: ids).first)
         let auth = try DigestAuthorization(parsing: field.value)
         #expect(auth.qop == .authInt)
         #expect(auth.verify(password: "zanzibar", method: "INVITE", body: body))

@@ -58,7 +58,8 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
 
     static func load() throws -> [DigestVector] {
         struct File: Decodable { var vectors: [DigestVector] }
-        let url = try #require(Bundle.module.url(forResource: "digest_vectors", withExtension: "json", subdirectory: "Vectors"))
+        let url = try #require(
+            Bundle.module.url(forResource: "digest_vectors", withExtension: "json", subdirectory: "Vectors"))
         return try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).vectors
     }
 
@@ -157,7 +158,8 @@ struct DigestVector: Decodable, Sendable, CustomTestStringConvertible {
     /// RFC 7616 §3.4 / RFC 5987: `username*=UTF-8''J%C3%A4s%C3%B8n%20Doe` decodes.
     @Test func extendedUsernameDecodes() throws {
         let v = try #require(DigestVector.all.first { $0.username_star != nil })
-        let header = "Digest username*=\(try #require(v.username_star)), realm=\"\(v.realm)\", uri=\"\(v.uri)\", "
+        let header =
+            "Digest username*=\(try #require(v.username_star)), realm=\"\(v.realm)\", uri=\"\(v.uri)\", "
             + "nonce=\"\(v.nonce)\", response=\"00\""
         #expect(try DigestAuthorization(parsing: header).username == v.username)
         #expect(Array(v.username.utf8) == hexBytes(try #require(v.username_utf8_hex)))
