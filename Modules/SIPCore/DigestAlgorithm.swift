@@ -34,7 +34,7 @@ public enum DigestAlgorithm: Sendable, Hashable, CaseIterable {
     }
 
     /// The hash function H (RFC 7616 §3.4).
-    public var hash: DigestHash {
+    package var hash: DigestHash {
         switch self {
         case .md5, .md5Sess: .md5
         case .sha256, .sha256Sess: .sha256

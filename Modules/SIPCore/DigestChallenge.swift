@@ -147,7 +147,7 @@ public struct DigestChallenge: Sendable, Hashable {
     /// SHA-256 > MD5); ties keep the server's order (RFC 7616 §3.7).
     public static func strongest(_ challenges: [DigestChallenge]) -> DigestChallenge? {
         var best: DigestChallenge?
-        for challenge in challenges where best == nil || challenge.algorithm.strength > best!.algorithm.strength {
+        for challenge in challenges where challenge.algorithm.strength > (best?.algorithm.strength ?? 0) {
             best = challenge
         }
         return best

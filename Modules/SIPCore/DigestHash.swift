@@ -4,8 +4,9 @@ import COpenSSL
 ///
 /// `sha512_256` is the real FIPS 180-4 SHA-512/256 (its own initial values), OpenSSL's
 /// "SHA512-256" — *not* SHA-512 truncated. RFC 7616 §3.9.2 prints values computed with the
-/// truncation (erratum 4897); we match FIPS 180-4.
-public enum DigestHash: Sendable, Hashable, CaseIterable {
+/// truncation (erratum 4897); we match FIPS 180-4. `package` access: the public digest API
+/// never needs it, other AstraSIP modules may.
+package enum DigestHash: Sendable, Hashable, CaseIterable {
     /// MD5 (RFC 1321): 32 hex digits.
     case md5
     /// SHA-256 (FIPS 180-4): 64 hex digits.
@@ -23,7 +24,7 @@ public enum DigestHash: Sendable, Hashable, CaseIterable {
     }
 
     /// Digest size in bytes.
-    public var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .md5: 16
         case .sha256, .sha512_256: 32
@@ -31,14 +32,14 @@ public enum DigestHash: Sendable, Hashable, CaseIterable {
     }
 
     /// Lower-case hex of the hash of `bytes` (used for H(entity-body), RFC 7616 §3.4.3).
-    public func hex(_ bytes: [UInt8]) throws(DigestError) -> String {
+    package func hex(_ bytes: [UInt8]) throws(DigestError) -> String {
         var hasher = try DigestHasher(self)
         hasher.update(bytes)
         return try hasher.finalizeHex()
     }
 
     /// Lower-case hex of the hash of the UTF-8 of `text`.
-    public func hex(_ text: String) throws(DigestError) -> String {
+    package func hex(_ text: String) throws(DigestError) -> String {
         var hasher = try DigestHasher(self)
         hasher.update(text)
         return try hasher.finalizeHex()
