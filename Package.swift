@@ -48,7 +48,7 @@ let package = Package(
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
-        tests("ToolsTests", ["ToolSupport"]),
+        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport"]),

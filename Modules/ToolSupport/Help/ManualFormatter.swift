@@ -47,7 +47,7 @@ public struct ManualFormatter: Sendable {
                 out.append(".PP")
                 out.append(".RS 4")
                 out.append(".nf")
-                out.append(escape(example.command))
+                out.append(escape(example.command).replacingHyphens())
                 out.append(".fi")
                 out.append(".RE")
             }

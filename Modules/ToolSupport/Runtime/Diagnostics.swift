@@ -45,7 +45,7 @@ public final class Diagnostics: Sendable {
     public func trace(_ block: @autoclosure () -> String) {
         guard sipTrace else { return }
         var text = Redaction.redact(block())
-        if !text.hasSuffix("\n") { text += "\n" }
+        if text.utf8.last != UInt8(ascii: "\n") { text += "\n" }
         sink.write(text)
     }
 

@@ -22,7 +22,7 @@ public enum Redaction {
         let quoted = try! Regex(#"(?i)(\b(?:\#(keys))"?\s*[=:]\s*")(?:[^"\\]|\\.)*""#)
         result = result.replacing(quoted) { match in "\(match.output[1].substring ?? "")\(placeholder)\"" }
         // password=…, password: …, ;pn-prid=…, "key":123 (stops at whitespace, quote, , ; & > } ]).
-        let bare = try! Regex(#"(?i)(\b(?:\#(keys))"?\s*[=:]\s*)[^\s",;&>}\]]+"#)
+        let bare = try! Regex(#"(?i)(\b(?:\#(keys))"?\s*[=:]\s*)(?!<redacted>)[^\s",;&>}\]]+"#)
         result = result.replacing(bare) { match in "\(match.output[1].substring ?? "")\(placeholder)" }
         // Digest response="…" (RFC 3261 §22.4, RFC 7616 §3.4): the secret-derived part of the header.
         let response = try! Regex(#"(?i)(\bresponse\s*=\s*")[^"]*""#)
