@@ -125,7 +125,8 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         ParseErrorCase(
             arguments: ["dial", "--format", "xml", "x"],
             message: "option --format: expected one of json, text, got 'xml'"),
-        ParseErrorCase(arguments: ["help", "nope"], message: "unknown subcommand 'nope' (expected one of dial, decode)"),
+        ParseErrorCase(
+            arguments: ["help", "nope"], message: "unknown subcommand 'nope' (expected one of dial, decode)"),
     ]
 
     @Test(arguments: nestedErrors)
@@ -159,7 +160,8 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
     }
 
     @Test func typedAccessorsReturnValuesAndDefaults() throws {
-        guard case .run(let parsed) = try CommandLineParser(DemoSpecs.flat).parse(["-c", "7", "--rate=2.5", "-vv"]) else {
+        guard case .run(let parsed) = try CommandLineParser(DemoSpecs.flat).parse(["-c", "7", "--rate=2.5", "-vv"])
+        else {
             Issue.record("expected .run")
             return
         }
@@ -177,7 +179,8 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
 
     @Test func realToolSpecsParse() throws {
         let parser = CommandLineParser(ToolSpecs.qr)
-        guard case .run(let parsed) = try parser.parse(["encode", "-tsvg", "-o", "-", "-s", "4", "--transport", "WSS"]) else {
+        guard case .run(let parsed) = try parser.parse(["encode", "-tsvg", "-o", "-", "-s", "4", "--transport", "WSS"])
+        else {
             Issue.record("expected .run")
             return
         }

@@ -10,7 +10,8 @@ enum DemoSpecs {
             .flag("keep", short: "k", help: "Keep going."),
             .counter("verbose", short: "v", help: "More output."),
             .value("output", short: "o", valueName: "file", help: "Output file."),
-            .value("type", short: "t", valueName: "type", kind: .choice(["PNG", "SVG"]), default: "PNG", help: "Type."),
+            .value(
+                "type", short: "t", valueName: "type", kind: .choice(["PNG", "SVG"]), default: "PNG", help: "Type."),
             .value("count", short: "c", valueName: "n", kind: .int, help: "How many."),
             .value("rate", valueName: "x", kind: .double, help: "Rate."),
             .value("header", short: "H", valueName: "h", repeating: true, help: "A header."),

@@ -41,14 +41,15 @@ import ToolSupport
         #expect(sink.text == #"{"v":1,"user":"alice"}"# + "\n")
     }
 
-    @Test(arguments: [
-        ([String](), false, OutputFormat.json),
-        ([], true, .text),
-        (["--json"], true, .json),
-        (["--format", "text"], false, .text),
-        (["--format=json"], true, .json),
-        (["--format", "text", "--json"], true, .json),
-    ] as [([String], Bool, OutputFormat)])
+    @Test(
+        arguments: [
+            ([String](), false, OutputFormat.json),
+            ([], true, .text),
+            (["--json"], true, .json),
+            (["--format", "text"], false, .text),
+            (["--format=json"], true, .json),
+            (["--format", "text", "--json"], true, .json),
+        ] as [([String], Bool, OutputFormat)])
     func formatFollowsFlagsThenTerminal(_ arguments: [String], _ isTerminal: Bool, _ expected: OutputFormat) throws {
         let spec = CommandSpec(name: "demo", abstract: "Demo.", options: CommonOptions.output)
         guard case .run(let parsed) = try CommandLineParser(spec).parse(arguments) else {

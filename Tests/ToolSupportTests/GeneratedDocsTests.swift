@@ -6,7 +6,9 @@ import ToolSupport
 @Suite struct GeneratedDocsTests {
     static let manDirectory: URL = {
         var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+        while url.path != "/"
+            && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
+        {
             url.deleteLastPathComponent()
         }
         return url.appendingPathComponent("docs/man")
@@ -18,6 +20,7 @@ import ToolSupport
         let troff = try String(contentsOf: Self.manDirectory.appendingPathComponent("\(name).1"), encoding: .utf8)
         #expect(troff == ManualFormatter().manual(for: spec), "docs/man/\(name).1 is stale: run scripts/gen-man.sh")
         let markdown = try String(contentsOf: Self.manDirectory.appendingPathComponent("\(name).md"), encoding: .utf8)
-        #expect(markdown == MarkdownFormatter().markdown(for: spec), "docs/man/\(name).md is stale: run scripts/gen-man.sh")
+        #expect(
+            markdown == MarkdownFormatter().markdown(for: spec), "docs/man/\(name).md is stale: run scripts/gen-man.sh")
     }
 }

@@ -54,7 +54,8 @@ import ToolSupport
         quiet.error("bad line: password=hunter2")
         quiet.warning("two\nlines")
         quiet.trace("not traced")
-        let loud = Diagnostics(tool: "astra-register", level: Diagnostics.Level(verbosity: 5), sipTrace: true, sink: sink)
+        let loud = Diagnostics(
+            tool: "astra-register", level: Diagnostics.Level(verbosity: 5), sipTrace: true, sink: sink)
         loud.info("shown")
         loud.debug("also shown")
         loud.trace("REGISTER sip:x SIP/2.0\r\nAuthorization: Digest response=\"abcd\"\r\n")

@@ -2,16 +2,17 @@ import Testing
 import ToolSupport
 
 @Suite struct ToolErrorTests {
-    @Test(arguments: [
-        (ToolError.Code.failed, 1),
-        (.network, 3),
-        (.timeout, 3),
-        (.noCodeFound, 4),
-        (.usage, 64),
-        (.unreadableInput, 64),
-        (.notImplemented, 70),
-        (.internal, 70),
-    ] as [(ToolError.Code, Int32)])
+    @Test(
+        arguments: [
+            (ToolError.Code.failed, 1),
+            (.network, 3),
+            (.timeout, 3),
+            (.noCodeFound, 4),
+            (.usage, 64),
+            (.unreadableInput, 64),
+            (.notImplemented, 70),
+            (.internal, 70),
+        ] as [(ToolError.Code, Int32)])
     func mapsEveryCodeToItsExitStatus(_ code: ToolError.Code, _ status: Int32) {
         #expect(ToolError(code, "x").exitCode.rawValue == status)
     }

@@ -3,7 +3,8 @@ import ToolSupport
 
 /// Runs ``ToolMain/execute`` in-process with buffers for stdout and stderr.
 private func execute(
-    _ spec: CommandSpec, _ arguments: [String], terminal: Bool = false, body: @escaping ToolMain.Body = { _ in .success }
+    _ spec: CommandSpec, _ arguments: [String], terminal: Bool = false,
+    body: @escaping ToolMain.Body = { _ in .success }
 ) async -> (code: ExitCode, stdout: String, stderr: String) {
     let stdout = BufferSink(isTerminal: terminal)
     let stderr = BufferSink()

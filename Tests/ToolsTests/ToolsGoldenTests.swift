@@ -18,13 +18,15 @@ import enum ToolSupport.PendingIssue
         [
             GoldenCase(tool: tool, arguments: ["--help"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),
             GoldenCase(tool: tool, arguments: ["-h"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),
-            GoldenCase(tool: tool, arguments: ["--version"], status: 0, stdout: .exact("\(tool) \(version)\n"), stderr: ""),
+            GoldenCase(
+                tool: tool, arguments: ["--version"], status: 0, stdout: .exact("\(tool) \(version)\n"), stderr: ""),
             GoldenCase(
                 tool: tool, arguments: ["--bogus"], status: 64, stdout: .exact(""),
                 stderr: "\(tool): unknown option --bogus\n"),
             GoldenCase(tool: tool, arguments: ["--generate-manual"], status: 0, stdout: .doc("\(tool).1"), stderr: ""),
             GoldenCase(
-                tool: tool, arguments: ["--generate-manual=markdown"], status: 0, stdout: .doc("\(tool).md"), stderr: ""),
+                tool: tool, arguments: ["--generate-manual=markdown"], status: 0, stdout: .doc("\(tool).md"), stderr: ""
+            ),
         ]
     }
 
@@ -33,7 +35,8 @@ import enum ToolSupport.PendingIssue
             tool: "astra-register", arguments: [], status: 70, stdout: .exact(""),
             stderr: notImplemented("astra-register", "register", .register)),
         GoldenCase(
-            tool: "astra-register", arguments: ["--password-file", "pw", "--transport", "wss", "sip:alice@pbx.example.com"],
+            tool: "astra-register",
+            arguments: ["--password-file", "pw", "--transport", "wss", "sip:alice@pbx.example.com"],
             status: 70, stdout: .exact(""), stderr: notImplemented("astra-register", "register", .register)),
         GoldenCase(
             tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 70,
@@ -50,8 +53,12 @@ import enum ToolSupport.PendingIssue
     ]
 
     static let call: [GoldenCase] = [
-        GoldenCase(tool: "astra-call", arguments: ["dial", "--help"], status: 0, stdout: .golden("astra-call.dial.help.txt"), stderr: ""),
-        GoldenCase(tool: "astra-call", arguments: ["help", "answer"], status: 0, stdout: .golden("astra-call.answer.help.txt"), stderr: ""),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--help"], status: 0, stdout: .golden("astra-call.dial.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-call", arguments: ["help", "answer"], status: 0, stdout: .golden("astra-call.answer.help.txt"),
+            stderr: ""),
         GoldenCase(
             tool: "astra-call", arguments: ["dial", "--tone", "440", "sip:1002@pbx.example.com"], status: 70,
             stdout: .exact(""), stderr: notImplemented("astra-call", "dial", .call)),
@@ -70,14 +77,21 @@ import enum ToolSupport.PendingIssue
     ]
 
     static let qr: [GoldenCase] = [
-        GoldenCase(tool: "astra-qr", arguments: ["encode", "--help"], status: 0, stdout: .golden("astra-qr.encode.help.txt"), stderr: ""),
-        GoldenCase(tool: "astra-qr", arguments: ["decode", "-h"], status: 0, stdout: .golden("astra-qr.decode.help.txt"), stderr: ""),
-        GoldenCase(tool: "astra-qr", arguments: ["help", "lines"], status: 0, stdout: .golden("astra-qr.lines.help.txt"), stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["encode", "--help"], status: 0, stdout: .golden("astra-qr.encode.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["decode", "-h"], status: 0, stdout: .golden("astra-qr.decode.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["help", "lines"], status: 0, stdout: .golden("astra-qr.lines.help.txt"),
+            stderr: ""),
         GoldenCase(
             tool: "astra-qr", arguments: ["encode", "-t", "JPG"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: option -t: expected one of PNG, SVG, ANSI, UTF8, ASCII, PGM, got 'JPG'\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 70, stdout: .exact(""),
+            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 70,
+            stdout: .exact(""),
             stderr: notImplemented("astra-qr", "encode", .qrEncode)),
         GoldenCase(
             tool: "astra-qr", arguments: ["decode", "a.png", "b.png"], status: 70, stdout: .exact(""),
@@ -94,7 +108,9 @@ import enum ToolSupport.PendingIssue
     ]
 
     static let pushsim: [GoldenCase] = [
-        GoldenCase(tool: "astra-pushsim", arguments: ["run", "--help"], status: 0, stdout: .golden("astra-pushsim.run.help.txt"), stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "--help"], status: 0,
+            stdout: .golden("astra-pushsim.run.help.txt"), stderr: ""),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["run", "killed"], status: 70, stdout: .exact(""),
             stderr: notImplemented("astra-pushsim", "run", .pushsim)),

@@ -14,13 +14,16 @@ public struct HelpFormatter: Sendable {
         var sections: [String] = []
         var overview = TextWrapper.wrap("OVERVIEW: " + command.abstract, width: width, indent: 0)
         if let discussion = command.discussion {
-            overview += "\n\n" + discussion.split(separator: "\n\n", omittingEmptySubsequences: false)
+            overview +=
+                "\n\n"
+                + discussion.split(separator: "\n\n", omittingEmptySubsequences: false)
                 .map { TextWrapper.wrap(String($0), width: width, indent: 0) }.joined(separator: "\n\n")
         }
         sections.append(overview)
         sections.append(TextWrapper.wrap("USAGE: " + Self.usage(fullName, command), width: width, indent: 7))
         if !command.arguments.isEmpty {
-            sections.append("ARGUMENTS:\n" + command.arguments.map { row("<\($0.name)>", $0.help) }.joined(separator: "\n"))
+            sections.append(
+                "ARGUMENTS:\n" + command.arguments.map { row("<\($0.name)>", $0.help) }.joined(separator: "\n"))
         }
         let options = command.visibleOptions(isRoot: path.isEmpty)
         sections.append("OPTIONS:\n" + options.map { row($0.helpLabel, $0.helpText) }.joined(separator: "\n"))
@@ -31,9 +34,10 @@ public struct HelpFormatter: Sendable {
         }
         if !command.examples.isEmpty {
             sections.append(
-                "EXAMPLES:\n" + command.examples.map {
-                    "  " + TextWrapper.wrap($0.title, width: width, indent: 2) + "\n    " + $0.command
-                }.joined(separator: "\n\n"))
+                "EXAMPLES:\n"
+                    + command.examples.map {
+                        "  " + TextWrapper.wrap($0.title, width: width, indent: 2) + "\n    " + $0.command
+                    }.joined(separator: "\n\n"))
         }
         return sections.joined(separator: "\n\n") + "\n"
     }

@@ -54,7 +54,8 @@ public struct CommandLineParser: Sendable {
         if !root.subcommands.isEmpty, beforeTerminator.first == "help" {
             let rest = Array(beforeTerminator.dropFirst())
             guard root.command(at: rest) != nil else {
-                throw .usage("unknown subcommand '\(rest.joined(separator: " "))' (expected one of \(Self.names(root)))")
+                throw .usage(
+                    "unknown subcommand '\(rest.joined(separator: " "))' (expected one of \(Self.names(root)))")
             }
             return .help(commandPath: rest)
         }
@@ -62,7 +63,9 @@ public struct CommandLineParser: Sendable {
         for token in beforeTerminator where token.hasPrefix(BuiltinOptions.generateManual) {
             let rest = token.dropFirst(BuiltinOptions.generateManual.count)
             if rest.isEmpty { return .manual(.troff) }
-            if rest.first == "=", let format = ManualFormat(rawValue: String(rest.dropFirst())) { return .manual(format) }
+            if rest.first == "=", let format = ManualFormat(rawValue: String(rest.dropFirst())) {
+                return .manual(format)
+            }
         }
         return nil
     }

@@ -18,7 +18,10 @@ public final class Diagnostics: Sendable {
     public let sipTrace: Bool
     private let sink: any OutputSink
 
-    public init(tool: String, level: Level = .normal, sipTrace: Bool = false, sink: any OutputSink = FileDescriptorSink.standardError) {
+    public init(
+        tool: String, level: Level = .normal, sipTrace: Bool = false,
+        sink: any OutputSink = FileDescriptorSink.standardError
+    ) {
         self.tool = tool
         self.level = level
         self.sipTrace = sipTrace

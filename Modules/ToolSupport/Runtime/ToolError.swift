@@ -60,7 +60,8 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func notImplemented(
         _ command: String, issue: PendingIssue, file: String = #fileID, line: Int = #line
     ) -> ToolError {
-        ToolError(.notImplemented, "\(command) is not implemented yet (issue \(issue.rawValue))", file: file, line: line)
+        ToolError(
+            .notImplemented, "\(command) is not implemented yet (issue \(issue.rawValue))", file: file, line: line)
     }
 
     /// Maps any error to a ``ToolError``: the one place other modules' errors are translated.

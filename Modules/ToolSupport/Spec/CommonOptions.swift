@@ -59,8 +59,11 @@ public enum CommonOptions {
         .value(Key.password, valueName: "password", help: "Digest password (prefer --password-file)."),
         .value(Key.passwordFile, valueName: "file", help: "Read the digest password from the first line of a file."),
         .value(Key.domain, valueName: "domain", help: "SIP domain (the host part of the address of record)."),
-        .value(Key.server, valueName: "host[:port]", help: "Registrar/proxy to connect to (default: the domain; port by transport: 5060, 5061, 80, 443)."),
-        .value(Key.transport, valueName: "transport", kind: .choice(transports), help: "Transport; udp when not given."),
+        .value(
+            Key.server, valueName: "host[:port]",
+            help: "Registrar/proxy to connect to (default: the domain; port by transport: 5060, 5061, 80, 443)."),
+        .value(
+            Key.transport, valueName: "transport", kind: .choice(transports), help: "Transport; udp when not given."),
         .value(Key.wsPath, valueName: "path", help: "WebSocket resource path for ws/wss (default: /ws)."),
         .value(Key.caFile, valueName: "file", help: "PEM file of trusted CA certificates for tls/wss."),
         .value(Key.expires, valueName: "seconds", kind: .int, help: "Requested registration expiry in seconds."),
@@ -69,6 +72,7 @@ public enum CommonOptions {
 
     /// The positional `sip:USER@DOMAIN` / `sips:…` that may stand for `--user` + `--domain`.
     public static func addressOfRecord(_ arity: ArgumentSpec.Arity = .optional) -> ArgumentSpec {
-        ArgumentSpec("aor", arity: arity, help: "Address of record sip:USER@DOMAIN or sips:…; stands for --user and --domain.")
+        ArgumentSpec(
+            "aor", arity: arity, help: "Address of record sip:USER@DOMAIN or sips:…; stands for --user and --domain.")
     }
 }

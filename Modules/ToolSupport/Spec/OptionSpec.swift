@@ -53,7 +53,8 @@ public struct OptionSpec: Sendable {
     }
 
     /// A flag: `--keep`.
-    public static func flag(_ long: String?, short: Character? = nil, help: String, hidden: Bool = false) -> OptionSpec {
+    public static func flag(_ long: String?, short: Character? = nil, help: String, hidden: Bool = false) -> OptionSpec
+    {
         OptionSpec(long: long, short: short, kind: .flag, help: help, isHidden: hidden)
     }
 

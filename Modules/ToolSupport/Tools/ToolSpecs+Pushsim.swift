@@ -7,9 +7,14 @@ extension ToolSpecs {
             CommandSpec(
                 name: "run",
                 abstract: "Run one scenario and print its timeline, with the verdict at the end.",
-                arguments: [ArgumentSpec("scenario", help: "A built-in scenario name or a scenario JSON file ('-' = standard input).")],
+                arguments: [
+                    ArgumentSpec(
+                        "scenario", help: "A built-in scenario name or a scenario JSON file ('-' = standard input).")
+                ],
                 options: [
-                    .value("strike-limit", valueName: "n", kind: .int, default: "3", help: "Unreported pushes before iOS stops delivering (R2).")
+                    .value(
+                        "strike-limit", valueName: "n", kind: .int, default: "3",
+                        help: "Unreported pushes before iOS stops delivering (R2).")
                 ] + [CommonOptions.seed] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("Replay the killed-app scenario:", "astra-pushsim run killed | jq .")]),
             CommandSpec(

@@ -7,22 +7,38 @@ extension ToolSpecs {
             CommandSpec(
                 name: "encode",
                 abstract: "Encode a line as a QR code.",
-                discussion: "The line comes from flags, then --line FILE, then standard input when it is not a terminal.",
+                discussion:
+                    "The line comes from flags, then --line FILE, then standard input when it is not a terminal.",
                 options: CommonOptions.line + [
-                    .value("output", short: "o", valueName: "file", help: "Write the image to this file ('-' = standard output)."),
-                    .value("type", short: "t", valueName: "type", kind: .choice(["PNG", "SVG", "ANSI", "UTF8", "ASCII", "PGM"]), default: "PNG", help: "Image type."),
-                    .value("level", short: "l", valueName: "level", kind: .choice(["L", "M", "Q", "H"]), default: "L", help: "Error correction level."),
-                    .value("size", short: "s", valueName: "pixels", kind: .int, default: "3", help: "Module size in pixels."),
-                    .value("margin", short: "m", valueName: "modules", kind: .int, default: "4", help: "Margin width in modules."),
+                    .value(
+                        "output", short: "o", valueName: "file",
+                        help: "Write the image to this file ('-' = standard output)."),
+                    .value(
+                        "type", short: "t", valueName: "type",
+                        kind: .choice(["PNG", "SVG", "ANSI", "UTF8", "ASCII", "PGM"]), default: "PNG",
+                        help: "Image type."),
+                    .value(
+                        "level", short: "l", valueName: "level", kind: .choice(["L", "M", "Q", "H"]), default: "L",
+                        help: "Error correction level."),
+                    .value(
+                        "size", short: "s", valueName: "pixels", kind: .int, default: "3",
+                        help: "Module size in pixels."),
+                    .value(
+                        "margin", short: "m", valueName: "modules", kind: .int, default: "4",
+                        help: "Margin width in modules."),
                 ] + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example("Encode a line file as PNG:", "astra-qr encode --line line.json -o line.png"),
-                    Example("Show a code in the terminal:", "astra-qr encode --user alice --domain pbx.example.com -t UTF8 -o -"),
+                    Example(
+                        "Show a code in the terminal:",
+                        "astra-qr encode --user alice --domain pbx.example.com -t UTF8 -o -"),
                 ]),
             CommandSpec(
                 name: "decode",
                 abstract: "Read QR codes from images and print one line JSON per code.",
-                arguments: [ArgumentSpec("file", arity: .oneOrMore, help: "Image files (PNG, PGM; '-' = standard input).")],
+                arguments: [
+                    ArgumentSpec("file", arity: .oneOrMore, help: "Image files (PNG, PGM; '-' = standard input).")
+                ],
                 options: [
                     .flag("raw", help: "Print the payload text only, one per line (like zbarimg --raw).")
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
@@ -37,7 +53,9 @@ extension ToolSpecs {
                     .value("token-file", valueName: "file", help: "Read the API bearer token from a file."),
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
-                    Example("Make a code for every line:", "astra-qr lines --api https://api.example.com | astra-qr encode -o line.png")
+                    Example(
+                        "Make a code for every line:",
+                        "astra-qr lines --api https://api.example.com | astra-qr encode -o line.png")
                 ]),
         ],
         exitStatuses: [

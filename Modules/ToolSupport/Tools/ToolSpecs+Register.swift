@@ -14,10 +14,16 @@ extension ToolSpecs {
         options: CommonOptions.line + [
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
-            .value("timeout", valueName: "seconds", kind: .double, default: "10", help: "Give up (exit 3) after this long."),
+            .value(
+                "timeout", valueName: "seconds", kind: .double, default: "10", help: "Give up (exit 3) after this long."
+            ),
             .flag("nagios", help: "Print one Nagios plugin status line instead of events."),
-            .value("load", valueName: "file", help: "Load mode: register every line of a JSON Lines file ('-' = standard input)."),
-            .value("concurrency", valueName: "n", kind: .int, default: "10", help: "Load mode: registrations in flight at once."),
+            .value(
+                "load", valueName: "file",
+                help: "Load mode: register every line of a JSON Lines file ('-' = standard input)."),
+            .value(
+                "concurrency", valueName: "n", kind: .int, default: "10",
+                help: "Load mode: registrations in flight at once."),
         ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),
@@ -30,7 +36,8 @@ extension ToolSpecs {
         exitStatuses: [
             ExitStatusDoc(.success, "Registered (and, with --expect-qualify, the qualify was answered)."),
             ExitStatusDoc(.failure, "Rejected: 401/403/404 after authentication, or another final failure response."),
-            ExitStatusDoc(.network, "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response)."),
+            ExitStatusDoc(
+                .network, "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response)."),
             usageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-register") + ["sipsak(1)"])
