@@ -121,7 +121,13 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         ParseErrorCase(arguments: ["dial"], message: "missing argument <target>"),
         ParseErrorCase(arguments: ["dial", "a", "b", "c"], message: "unexpected argument 'c'"),
         ParseErrorCase(arguments: ["decode"], message: "missing argument <file>"),
-        ParseErrorCase(arguments: ["--duration", "1", "dial", "x"], message: "unknown option --duration"),
+        ParseErrorCase(
+            arguments: ["--duration", "1", "dial", "x"],
+            message: "unknown option --duration (it is an option of 'demo dial': put it after the subcommand)"),
+        ParseErrorCase(
+            arguments: ["-v", "dial", "x"],
+            message: "unknown option -v (it is an option of 'demo dial': put it after the subcommand)"),
+        ParseErrorCase(arguments: ["--nothing", "dial"], message: "unknown option --nothing"),
         ParseErrorCase(
             arguments: ["dial", "--format", "xml", "x"],
             message: "option --format: expected one of json, text, got 'xml'"),

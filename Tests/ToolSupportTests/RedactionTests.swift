@@ -36,6 +36,10 @@ import ToolSupport
         ("wss://u:pw@ws.example.com/ws", "wss://u:\(r)@ws.example.com/ws"),
         ("sip:alice@pbx.example.com:5061;transport=tls", "sip:alice@pbx.example.com:5061;transport=tls"),
         ("REGISTER sip:pbx.example.com SIP/2.0", "REGISTER sip:pbx.example.com SIP/2.0"),
+        (
+            "key file:\n-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMG\nByqGSM49AgEG\n-----END PRIVATE KEY-----\nok",
+            "key file:\n-----BEGIN PRIVATE KEY-----\(r)-----END PRIVATE KEY-----\nok"
+        ),
     ])
     func redactsSecretsOnly(_ input: String, _ expected: String) {
         #expect(Redaction.redact(input) == expected)

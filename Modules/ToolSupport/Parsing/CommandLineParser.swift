@@ -123,7 +123,9 @@ public struct CommandLineParser: Sendable {
         while let letter = rest.first {
             rest = rest.dropFirst()
             guard let option = state.command.options.first(where: { $0.short == letter }) else {
-                throw .usage("unknown option -\(letter)")
+                let owner = state.command.subcommands.first { $0.options.contains { $0.short == letter } }
+                let hint = owner.map { " (it is an option of '\(root.name) \($0.name)': put it after the subcommand)" }
+                throw .usage("unknown option -\(letter)\(hint ?? "")")
             }
             let spelled = "-\(letter)"
             guard case .value(let kind) = option.kind else {
@@ -160,6 +162,9 @@ public struct CommandLineParser: Sendable {
     }
 
     private func suggestion(for name: String, in command: CommandSpec) -> String {
+        if let owner = command.subcommands.first(where: { $0.options.contains { $0.long == name } }) {
+            return " (it is an option of '\(root.name) \(owner.name)': put it after the subcommand)"
+        }
         let candidates = command.options.compactMap { $0.isHidden ? nil : $0.long }
         let best = candidates.map { ($0, Self.editDistance($0, name)) }.min { $0.1 < $1.1 }
         guard let best, best.1 <= 2, best.1 < name.count else { return "" }

@@ -1,5 +1,5 @@
 /// Removes secrets from diagnostic text: passwords, digest `response=`, bearer tokens, SDES keys,
-/// ICE passwords, push tokens, passwords in URIs, and secret fields of line JSON.
+/// ICE passwords, push tokens, passwords in URIs, PEM private keys, and secret fields of line JSON.
 ///
 /// Call it on anything that may reach stderr or a log: SIP traces, error messages, line JSON.
 /// Only the secret value is replaced (by ``placeholder``); names and structure stay readable.
@@ -40,6 +40,11 @@ public enum Redaction {
         // sip:user:password@host, https://user:password@host (RFC 3261 §19.1.1).
         let uriPassword = try! Regex(#"(?i)(\b(?:sips?:|(?:wss?|https?)://)[^\s:@/;<>"]+:)[^\s@/;<>"]+(@)"#)
         result = result.replacing(uriPassword) { match in
+            "\(match.output[1].substring ?? "")\(placeholder)\(match.output[2].substring ?? "")"
+        }
+        // PEM private keys (TLS keys, APNs .p8 auth keys): keep the armour lines, drop the body.
+        let pem = try! Regex(#"(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)"#)
+        result = result.replacing(pem) { match in
             "\(match.output[1].substring ?? "")\(placeholder)\(match.output[2].substring ?? "")"
         }
         return result
