@@ -39,7 +39,7 @@ import ToolSupport
 
     @Test func notImplementedNamesTheCommandAndIssue() {
         let error = ToolError.notImplemented("encode", issue: .qrEncode)
-        #expect(error.message == "encode is not implemented yet (issue \(PendingIssue.qrEncode.rawValue))")
+        #expect(error.message == "encode is not implemented yet (issue 5)")
         #expect(error.exitCode == .software)
     }
 

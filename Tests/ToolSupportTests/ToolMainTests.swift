@@ -51,7 +51,7 @@ private func execute(
         }
         #expect(result.code == .software)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "demo: decode is not implemented yet (issue \(PendingIssue.qrDecode.rawValue))\n")
+        #expect(result.stderr == "demo: decode is not implemented yet (issue \(PendingIssue.qrDecode.number))\n")
     }
 
     @Test func bodySeesParsedArgumentsFormatAndVerbosity() async {

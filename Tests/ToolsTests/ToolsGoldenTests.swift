@@ -11,7 +11,7 @@ import enum ToolSupport.PendingIssue
     static let version = AstraVersion.current
 
     static func notImplemented(_ tool: String, _ command: String, _ issue: PendingIssue) -> String {
-        "\(tool): \(command) is not implemented yet (issue \(issue.rawValue))\n"
+        "\(tool): \(command) is not implemented yet (issue \(issue.number))\n"
     }
 
     static let common: [GoldenCase] = ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].flatMap { tool in

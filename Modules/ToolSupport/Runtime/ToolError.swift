@@ -61,7 +61,7 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         _ command: String, issue: PendingIssue, file: String = #fileID, line: Int = #line
     ) -> ToolError {
         ToolError(
-            .notImplemented, "\(command) is not implemented yet (issue \(issue.rawValue))", file: file, line: line)
+            .notImplemented, "\(command) is not implemented yet (issue \(issue.number))", file: file, line: line)
     }
 
     /// Maps any error to a ``ToolError``: the one place other modules' errors are translated.
