@@ -45,5 +45,7 @@ let package = Package(
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        .executableTarget(name: "bench-sip", dependencies: ["SIPCore"], path: "Benchmarks/bench-sip", swiftSettings: strict),
     ]
 )
