@@ -135,26 +135,45 @@ extension SIPHeaders {
     /// Content-Type as written, e.g. `application/sdp` (RFC 3261 §20.15).
     public var contentType: String? { self[.contentType] }
 
-    /// The comma-separated tokens of every line with this name (Allow, Supported, Require,
-    /// Proxy-Require, Unsupported, Allow-Events; RFC 3261 §20.5, §20.37, §20.32).
-    public func tokens(_ name: SIPHeaderName) -> [String] {
+    /// The comma-separated elements of every line with this name, split only outside
+    /// quoted-strings and `<>` (RFC 3261 §7.3.1), each trimmed and unfolded; empty elements are
+    /// dropped. Do not use it for WWW-Authenticate and friends, whose commas separate parameters.
+    public func commaSeparatedValues(_ name: SIPHeaderName) -> [String] {
         var out = [String]()
         storage.withUnsafeBufferPointer { p in
             for slot in slots where name.matches(slot.known, p, slot.nameRange) {
-                var start = slot.valueRange.lowerBound
-                for i in slot.valueRange.lowerBound...slot.valueRange.upperBound
-                where i == slot.valueRange.upperBound || p[i] == ByteClass.comma {
-                    var s = start
-                    var e = i
-                    while s < e && ByteClass.isLinearWhitespace(p[s]) { s += 1 }
-                    while e > s && ByteClass.isLinearWhitespace(p[e - 1]) { e -= 1 }
-                    if e > s { out.append(p.string(s..<e)) }
-                    start = i + 1
+                let range = slot.valueRange
+                var start = range.lowerBound
+                var i = range.lowerBound
+                var inQuotes = false
+                var angle = false
+                while i <= range.upperBound {
+                    if i == range.upperBound || (!inQuotes && !angle && p[i] == ByteClass.comma) {
+                        var s = start
+                        var e = i
+                        while s < e && ByteClass.isLinearWhitespace(p[s]) { s += 1 }
+                        while e > s && ByteClass.isLinearWhitespace(p[e - 1]) { e -= 1 }
+                        if e > s { out.append(p.unfoldedString(s..<e)) }
+                        start = i + 1
+                    } else if inQuotes {
+                        if p[i] == ByteClass.backslash { i += 1 } else if p[i] == ByteClass.quote { inQuotes = false }
+                    } else if p[i] == ByteClass.quote {
+                        inQuotes = true
+                    } else if p[i] == ByteClass.lessThan {
+                        angle = true
+                    } else if p[i] == ByteClass.greaterThan {
+                        angle = false
+                    }
+                    i += 1
                 }
             }
         }
         return out
     }
+
+    /// The comma-separated tokens of every line with this name (Allow, Supported, Require,
+    /// Proxy-Require, Unsupported, Allow-Events; RFC 3261 §20.5, §20.37, §20.32).
+    public func tokens(_ name: SIPHeaderName) -> [String] { commaSeparatedValues(name) }
 
     /// Allow (RFC 3261 §20.5).
     public var allow: [SIPMethod] { tokens(.allow).map { SIPMethod($0) } }

@@ -55,8 +55,8 @@ public struct SIPParseError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// What is wrong.
     public var code: Code
-    /// Byte offset into the parsed input (for the framer: into the current message) where the
-    /// problem was found.
+    /// Byte offset from the first byte of the message (after any leading CRLFs; for the framer,
+    /// of the message being framed) where the problem was found.
     public var offset: Int
     /// The header name as written, when the problem is inside a header.
     public var headerName: String?

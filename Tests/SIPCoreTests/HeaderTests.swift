@@ -113,3 +113,13 @@ struct HeaderTests {
         #expect(m.headers[SIPHeaderName("x-empty")] == "")
     }
 }
+
+@Suite("Comma splitting")
+struct CommaSplittingTests {
+    @Test func splitsOutsideQuotesAndAngleBrackets() throws {
+        let m = try SIPMessage(parsing: "OPTIONS sip:a@b SIP/2.0\r\nP-Asserted-Identity: \"Doe, John\" <sip:j@x;a=1,2>, "
+                               + "<tel:+1555>\r\nX-Q: \"a\\\",b\", c ,, d\r\nContent-Length: 0\r\n\r\n")
+        #expect(m.headers.commaSeparatedValues("P-Asserted-Identity") == ["\"Doe, John\" <sip:j@x;a=1,2>", "<tel:+1555>"])
+        #expect(m.headers.commaSeparatedValues("x-q") == ["\"a\\\",b\"", "c", "d"])
+    }
+}
