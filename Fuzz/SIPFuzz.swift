@@ -3,8 +3,9 @@
 // Every invariant below is a `precondition`: a violation is reported by libFuzzer as a crash.
 
 /// Small limits so the fuzzer reaches every limit check quickly.
-private let limits = SIPParserLimits(maxHeaderCount: 40, maxLineLength: 512, maxHeaderSectionSize: 4096,
-                                     maxBodySize: 4096)
+private let limits = SIPParserLimits(
+    maxHeaderCount: 40, maxLineLength: 512, maxHeaderSectionSize: 4096,
+    maxBodySize: 4096)
 
 /// Touches every typed accessor; errors are fine, traps are not.
 private func exercise(_ message: SIPMessage) {
@@ -77,8 +78,9 @@ public func sipFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 break outer
             }
         }
-        precondition(framer.bufferedByteCount <= limits.maxHeaderSectionSize + limits.maxBodySize + 64,
-                     "framer buffer unbounded")
+        precondition(
+            framer.bufferedByteCount <= limits.maxHeaderSectionSize + limits.maxBodySize + 64,
+            "framer buffer unbounded")
     }
 
     // 3. The input as a URI and as a header name.

@@ -145,6 +145,7 @@ for (name, bytes) in messages {
 let all = messages.map(\.1)
 fields.append("\"mix_msgs_per_s\":\(Int(measure(all, rounds: 10_000, typed: false)))")
 fields.append("\"mix_with_typed_via_cseq_callid_msgs_per_s\":\(Int(measure(all, rounds: 10_000, typed: true)))")
-print("{\"benchmark\":\"bench-sip\",\"unit\":\"messages/s\",\"cores\":1,\"operation\":\"parse+serialize\","
-      + fields.joined(separator: ",") + "}")
+print(
+    "{\"benchmark\":\"bench-sip\",\"unit\":\"messages/s\",\"cores\":1,\"operation\":\"parse+serialize\","
+        + fields.joined(separator: ",") + "}")
 if sink == 42 { print("") }

@@ -19,8 +19,10 @@ struct ParsedHead: Sendable {
 /// and transaction matching depend on: Content-Length, CSeq, Max-Forwards, Via, From, To, Call-ID
 /// and Contact. Allocates only the slot array.
 enum MessageHeadParser {
-    static func parse(_ p: UnsafeBufferPointer<UInt8>, base: Int, end: Int, limits: SIPParserLimits,
-                      datagram: Bool) throws(SIPParseError) -> ParsedHead {
+    static func parse(
+        _ p: UnsafeBufferPointer<UInt8>, base: Int, end: Int, limits: SIPParserLimits,
+        datagram: Bool
+    ) throws(SIPParseError) -> ParsedHead {
         func fail(_ code: SIPParseError.Code, _ at: Int, _ name: Range<Int>? = nil, _ detail: String? = nil)
             -> SIPParseError
         {
@@ -66,8 +68,10 @@ enum MessageHeadParser {
             while j < end && ByteClass.isToken(p[j]) { j += 1 }
             let nameEnd = j
             guard nameEnd > lineStart else {
-                throw fail(.invalidHeaderLine, i, nil, ByteClass.isWhitespace(first)
-                           ? "line starts with whitespace" : "header name is not a token")
+                throw fail(
+                    .invalidHeaderLine, i, nil,
+                    ByteClass.isWhitespace(first)
+                        ? "line starts with whitespace" : "header name is not a token")
             }
             while j < end && ByteClass.isWhitespace(p[j]) { j += 1 }
             guard j < end, p[j] == ByteClass.colon else {
@@ -118,22 +122,28 @@ enum MessageHeadParser {
             guard slots.count < limits.maxHeaderCount else { throw fail(.tooManyHeaders, lineStart) }
             let known = KnownHeader.lookup(p, lineStart..<nameEnd)
             if let known {
-                try validate(known, p, valueStart..<valueEnd, base: base, limits: limits,
-                             contentLength: &contentLength)
+                try validate(
+                    known, p, valueStart..<valueEnd, base: base, limits: limits,
+                    contentLength: &contentLength)
             }
-            slots.append(HeaderSlot(lineStart: Int32(lineStart - base), nameEnd: Int32(nameEnd - base),
-                                    valueStart: Int32(valueStart - base), valueEnd: Int32(valueEnd - base),
-                                    lineEnd: Int32(lineEnd - base), known: known))
+            slots.append(
+                HeaderSlot(
+                    lineStart: Int32(lineStart - base), nameEnd: Int32(nameEnd - base),
+                    valueStart: Int32(valueStart - base), valueEnd: Int32(valueEnd - base),
+                    lineEnd: Int32(lineEnd - base), known: known))
             i = lineEnd
         }
         guard headerEnd <= sectionLimit else { throw fail(.headerSectionTooLarge, headerEnd) }
-        return ParsedHead(startLine: startLine, startLineRange: startLineRange, slots: slots,
-                          headerEnd: headerEnd - base, contentLength: contentLength)
+        return ParsedHead(
+            startLine: startLine, startLineRange: startLineRange, slots: slots,
+            headerEnd: headerEnd - base, contentLength: contentLength)
     }
 
     /// Eager checks of the headers framing and transactions rely on (RFC 3261 §8.1.1, §18.3).
-    private static func validate(_ known: KnownHeader, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
-                                 base: Int, limits: SIPParserLimits, contentLength: inout Int?) throws(SIPParseError) {
+    private static func validate(
+        _ known: KnownHeader, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
+        base: Int, limits: SIPParserLimits, contentLength: inout Int?
+    ) throws(SIPParseError) {
         switch known {
         case .contentLength:
             var c = ByteCursor(p, range, base: base, header: known)
@@ -196,12 +206,14 @@ enum MessageHeadParser {
             guard (100...699).contains(status) else { throw fail(.invalidStatusCode, i) }
             i += 3
             if i == end {
-                return .response(version: start - base..<versionEnd - base, status: status,
-                                 reason: end - base..<end - base)  // RFC 4475 noreason, liberally
+                return .response(
+                    version: start - base..<versionEnd - base, status: status,
+                    reason: end - base..<end - base)  // RFC 4475 noreason, liberally
             }
             guard p[i] == ByteClass.sp else { throw fail(.invalidStatusCode, i) }
-            return .response(version: start - base..<versionEnd - base, status: status,
-                             reason: i + 1 - base..<end - base)
+            return .response(
+                version: start - base..<versionEnd - base, status: status,
+                reason: i + 1 - base..<end - base)
         }
         guard i > start else { throw fail(.invalidMethod, start) }
         guard i < end, p[i] == ByteClass.sp else {
@@ -217,8 +229,9 @@ enum MessageHeadParser {
         let versionEnd = try scanVersion(p, i, end, base: base)
         guard versionEnd == end else { throw fail(.invalidVersion, versionEnd) }
         _ = try URIScanner.scan(p, uri, base: base, code: .invalidRequestURI)
-        return .request(method: method.lowerBound - base..<method.upperBound - base,
-                        uri: uri.lowerBound - base..<uri.upperBound - base, version: i - base..<end - base)
+        return .request(
+            method: method.lowerBound - base..<method.upperBound - base,
+            uri: uri.lowerBound - base..<uri.upperBound - base, version: i - base..<end - base)
     }
 
     /// `SIP-Version = "SIP" "/" 1*DIGIT "." 1*DIGIT`; returns the end offset.

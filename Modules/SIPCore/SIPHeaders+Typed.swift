@@ -4,8 +4,10 @@
 /// layer does not interpret (WWW-/Proxy-Authenticate, (Proxy-)Authorization, …) stay available
 /// as raw values through ``SIPHeaders/values(_:)`` and ``SIPHeaders/fields(_:)``.
 extension SIPHeaders {
-    private func withValues<T>(_ name: SIPHeaderName,
-                               _ body: (UnsafeBufferPointer<UInt8>, HeaderSlot) throws(SIPParseError) -> T?)
+    private func withValues<T>(
+        _ name: SIPHeaderName,
+        _ body: (UnsafeBufferPointer<UInt8>, HeaderSlot) throws(SIPParseError) -> T?
+    )
         throws(SIPParseError) -> [T]
     {
         var out = [T]()

@@ -80,8 +80,9 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         let valueEnd = storage.count
         storage.append(ByteClass.cr)
         storage.append(ByteClass.lf)
-        let slot = HeaderSlot(lineStart: Int32(lineStart), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart),
-                              valueEnd: Int32(valueEnd), lineEnd: Int32(storage.count), known: name.known)
+        let slot = HeaderSlot(
+            lineStart: Int32(lineStart), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart),
+            valueEnd: Int32(valueEnd), lineEnd: Int32(storage.count), known: name.known)
         slots.insert(slot, at: Swift.min(Swift.max(index, 0), slots.count))
     }
 

@@ -26,9 +26,10 @@ public enum SIPMessage: Sendable {
         let bodyLength: Int
         if let contentLength = head.contentLength {
             guard contentLength <= available else {
-                throw SIPParseError(.truncatedBody, offset: storage.count + start,
-                                    headerName: "Content-Length",
-                                    detail: "Content-Length \(contentLength) but \(available) octets follow")
+                throw SIPParseError(
+                    .truncatedBody, offset: storage.count + start,
+                    headerName: "Content-Length",
+                    detail: "Content-Length \(contentLength) but \(available) octets follow")
             }
             bodyLength = contentLength
         } else {
@@ -47,12 +48,16 @@ public enum SIPMessage: Sendable {
 
     init(storage: [UInt8], head: ParsedHead, body: Range<Int>) {
         switch head.startLine {
-        case let .request(method, uri, version):
-            self = .request(SIPRequest(storage: storage, head: head, method: method, uri: uri, version: version,
-                                       body: body))
-        case let .response(version, status, reason):
-            self = .response(SIPResponse(storage: storage, head: head, version: version, status: status,
-                                         reason: reason, body: body))
+        case .request(let method, let uri, let version):
+            self = .request(
+                SIPRequest(
+                    storage: storage, head: head, method: method, uri: uri, version: version,
+                    body: body))
+        case .response(let version, let status, let reason):
+            self = .response(
+                SIPResponse(
+                    storage: storage, head: head, version: version, status: status,
+                    reason: reason, body: body))
         }
     }
 

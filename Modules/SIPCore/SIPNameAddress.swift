@@ -71,13 +71,15 @@ extension SIPNameAddress {
                     // addr-spec: the URI runs to the first ';', ',' or whitespace.
                     c.i = start
                     while let b = c.peek, b != ByteClass.semicolon, b != ByteClass.comma,
-                          !ByteClass.isLinearWhitespace(b) { c.i += 1 }
+                        !ByteClass.isLinearWhitespace(b)
+                    { c.i += 1 }
                     let range = start..<c.i
                     _ = try URIScanner.scan(c.p, range, base: c.base)
                     let parametersStart = c.i
                     try c.parameters { _, _ in }
-                    return NameAddressRanges(displayName: nil, displayNameQuoted: false, uri: range,
-                                             parameters: parametersStart..<c.i)
+                    return NameAddressRanges(
+                        displayName: nil, displayNameQuoted: false, uri: range,
+                        parameters: parametersStart..<c.i)
                 }
                 first = false
                 lastWordEnd = c.i
@@ -91,8 +93,9 @@ extension SIPNameAddress {
         }
         let parametersStart = c.i
         try c.parameters { _, _ in }
-        return NameAddressRanges(displayName: display, displayNameQuoted: quoted, uri: uri,
-                                 parameters: parametersStart..<c.i)
+        return NameAddressRanges(
+            displayName: display, displayNameQuoted: quoted, uri: uri,
+            parameters: parametersStart..<c.i)
     }
 
     /// `LAQUOT addr-spec RAQUOT`; returns the URI range after validating it.
@@ -122,8 +125,10 @@ extension SIPNameAddress {
     }
 
     /// Validates a single-valued header (From, To).
-    static func validateSingle(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
-                               header: KnownHeader) throws(SIPParseError) {
+    static func validateSingle(
+        _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
+        header: KnownHeader
+    ) throws(SIPParseError) {
         var c = ByteCursor(p, range, base: base, header: header)
         _ = try scan(&c)
         c.skipLWS()
@@ -131,8 +136,10 @@ extension SIPNameAddress {
     }
 
     /// Parses a comma-separated list of addresses (Route, Record-Route, Contact without `*`).
-    static func parseList(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, header: KnownHeader?,
-                          into out: inout [SIPNameAddress]) throws(SIPParseError) {
+    static func parseList(
+        _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, header: KnownHeader?,
+        into out: inout [SIPNameAddress]
+    ) throws(SIPParseError) {
         var c = ByteCursor(p, range, header: header)
         repeat {
             let r = try scan(&c)

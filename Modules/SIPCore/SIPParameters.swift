@@ -24,7 +24,9 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
     public subscript(position: Int) -> SIPParameter { elements[position] }
 
     private func index(of name: String) -> Int? {
-        elements.firstIndex { $0.name.utf8.elementsEqual(name.utf8, by: { ByteClass.lower($0) == ByteClass.lower($1) }) }
+        elements.firstIndex {
+            $0.name.utf8.elementsEqual(name.utf8, by: { ByteClass.lower($0) == ByteClass.lower($1) })
+        }
     }
 
     /// Whether a parameter called `name` is present (with or without value).

@@ -11,8 +11,10 @@ public struct SIPParserLimits: Sendable, Hashable {
     /// Largest body, in octets.
     public let maxBodySize: Int
 
-    public init(maxHeaderCount: Int = 256, maxLineLength: Int = 16_384,
-                maxHeaderSectionSize: Int = 65_536, maxBodySize: Int = 1_048_576) {
+    public init(
+        maxHeaderCount: Int = 256, maxLineLength: Int = 16_384,
+        maxHeaderSectionSize: Int = 65_536, maxBodySize: Int = 1_048_576
+    ) {
         // Offsets inside a header section are stored as Int32; every limit stays far below that.
         let ceiling = 1 << 30
         self.maxHeaderCount = Swift.max(0, Swift.min(maxHeaderCount, ceiling))

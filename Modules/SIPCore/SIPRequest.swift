@@ -32,8 +32,10 @@ public struct SIPRequest: Sendable {
         self.headers.set(.contentLength, String(body.count))
     }
 
-    init(storage: [UInt8], head: ParsedHead, method: Range<Int>, uri: Range<Int>, version: Range<Int>,
-                 body: Range<Int>) {
+    init(
+        storage: [UInt8], head: ParsedHead, method: Range<Int>, uri: Range<Int>, version: Range<Int>,
+        body: Range<Int>
+    ) {
         self.method = SIPMethod(String(decoding: storage[method], as: UTF8.self))
         self.version = String(decoding: storage[version], as: UTF8.self)
         self.headers = SIPHeaders(storage: storage, slots: head.slots)

@@ -9,8 +9,10 @@ public struct SIPResponse: Sendable {
     package var original: ArraySlice<UInt8>?
 
     /// A new response. Content-Length is set from `body`.
-    public init(statusCode: Int, reasonPhrase: String? = nil, headers: SIPHeaders = SIPHeaders(),
-                body: [UInt8] = []) {
+    public init(
+        statusCode: Int, reasonPhrase: String? = nil, headers: SIPHeaders = SIPHeaders(),
+        body: [UInt8] = []
+    ) {
         self.statusCode = statusCode
         self.version = "SIP/2.0"
         self.headers = headers
@@ -23,8 +25,10 @@ public struct SIPResponse: Sendable {
 
     /// A response to `request` with Via, From, To, Call-ID and CSeq copied (RFC 3261 §8.2.6.2),
     /// `toTag` added to To when it has none (§8.2.6.2: required except for 100).
-    public init(to request: SIPRequest, statusCode: Int, reasonPhrase: String? = nil, toTag: String? = nil,
-                headers extra: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
+    public init(
+        to request: SIPRequest, statusCode: Int, reasonPhrase: String? = nil, toTag: String? = nil,
+        headers extra: SIPHeaders = SIPHeaders(), body: [UInt8] = []
+    ) {
         var headers = SIPHeaders()
         for field in request.headers {
             let name = field.name
@@ -42,8 +46,10 @@ public struct SIPResponse: Sendable {
         self.init(statusCode: statusCode, reasonPhrase: reasonPhrase, headers: headers, body: body)
     }
 
-    init(storage: [UInt8], head: ParsedHead, version: Range<Int>, status: Int, reason: Range<Int>,
-                 body: Range<Int>) {
+    init(
+        storage: [UInt8], head: ParsedHead, version: Range<Int>, status: Int, reason: Range<Int>,
+        body: Range<Int>
+    ) {
         self.statusCode = status
         self.version = String(decoding: storage[version], as: UTF8.self)
         self.headers = SIPHeaders(storage: storage, slots: head.slots)
@@ -57,7 +63,8 @@ public struct SIPResponse: Sendable {
     public var reasonPhrase: String {
         get { String(decoding: reasonStorage, as: UTF8.self) }
         set {
-            reasonStorage = Array(newValue.utf8.map { $0 == ByteClass.cr || $0 == ByteClass.lf ? ByteClass.sp : $0 })[...]
+            reasonStorage =
+                Array(newValue.utf8.map { $0 == ByteClass.cr || $0 == ByteClass.lf ? ByteClass.sp : $0 })[...]
             rawStartLine = nil
         }
     }

@@ -102,12 +102,14 @@ public struct SIPStreamFramer: Sendable {
             }
             pongAtEnd = false
             let head: ParsedHead = try buffer.withUnsafeBufferPointer { (p) throws(SIPParseError) -> ParsedHead in
-                try MessageHeadParser.parse(p, base: readIndex, end: readIndex + headerEnd, limits: limits,
-                                            datagram: false)
+                try MessageHeadParser.parse(
+                    p, base: readIndex, end: readIndex + headerEnd, limits: limits,
+                    datagram: false)
             }
             guard let contentLength = head.contentLength else {
-                throw SIPParseError(.missingContentLength, offset: head.headerEnd,
-                                    detail: "Content-Length is mandatory on stream transports")
+                throw SIPParseError(
+                    .missingContentLength, offset: head.headerEnd,
+                    detail: "Content-Length is mandatory on stream transports")
             }
             state = .body(head, total: head.headerEnd + contentLength)
             return try step()

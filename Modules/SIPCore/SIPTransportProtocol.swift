@@ -14,7 +14,8 @@ public enum SIPTransportProtocol: Sendable, Hashable, CustomStringConvertible {
         case "sctp": self = .sctp
         case "ws": self = .ws
         case "wss": self = .wss
-        default: self = .other(String(decoding: token.utf8.map { ByteClass.isAlpha($0) ? $0 & ~0x20 : $0 }, as: UTF8.self))
+        default:
+            self = .other(String(decoding: token.utf8.map { ByteClass.isAlpha($0) ? $0 & ~0x20 : $0 }, as: UTF8.self))
         }
     }
 

@@ -49,8 +49,10 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
     public var opaque: String?
 
     /// A `sip:` / `sips:` URI.
-    public init(scheme: Scheme = .sip, user: String? = nil, host: String, port: UInt16? = nil,
-                parameters: SIPParameters = [], headers: SIPParameters = []) {
+    public init(
+        scheme: Scheme = .sip, user: String? = nil, host: String, port: UInt16? = nil,
+        parameters: SIPParameters = [], headers: SIPParameters = []
+    ) {
         self.scheme = scheme
         self.user = user
         self.host = SIPHost(host)
@@ -74,7 +76,9 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
 
     init(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int = 0) throws(SIPParseError) {
         let r = try URIScanner.scan(p, range, base: base)
-        self.scheme = r.scheme == .other ? Scheme(kind: .other, name: p.string(r.schemeRange).lowercasedASCII)
+        self.scheme =
+            r.scheme == .other
+            ? Scheme(kind: .other, name: p.string(r.schemeRange).lowercasedASCII)
             : (r.scheme == .sip ? .sip : r.scheme == .sips ? .sips : .tel)
         self.user = r.user.map { URIScanner.percentDecoded(p, $0) }
         self.password = r.password.map { URIScanner.percentDecoded(p, $0) }
@@ -104,7 +108,9 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
         if let port { out += ":" + String(port) }
         out += parameters.serialized
         if !headers.isEmpty {
-            out += "?" + headers.elements.map { h in h.value.map { h.name + "=" + $0 } ?? h.name }
+            out +=
+                "?"
+                + headers.elements.map { h in h.value.map { h.name + "=" + $0 } ?? h.name }
                 .joined(separator: "&")
         }
         return out

@@ -21,8 +21,10 @@ public struct SIPVia: Sendable, Hashable, CustomStringConvertible {
     /// All `via-params` in order (branch, received, rport, maddr, ttl, extensions).
     public var parameters: SIPParameters
 
-    public init(transport: SIPTransportProtocol, host: String, port: UInt16? = nil, branch: String? = nil,
-                parameters: SIPParameters = []) {
+    public init(
+        transport: SIPTransportProtocol, host: String, port: UInt16? = nil, branch: String? = nil,
+        parameters: SIPParameters = []
+    ) {
         self.protocolName = "SIP"
         self.protocolVersion = "2.0"
         self.transport = transport
@@ -127,8 +129,9 @@ extension SIPVia {
         }
         let parametersStart = c.i
         try c.parameters { _, _ in }
-        return ViaRanges(protocolName: name, protocolVersion: version, transport: transport, host: host,
-                         hostKind: kind, port: port, parameters: parametersStart..<c.i)
+        return ViaRanges(
+            protocolName: name, protocolVersion: version, transport: transport, host: host,
+            hostKind: kind, port: port, parameters: parametersStart..<c.i)
     }
 
     /// Validates a whole Via header value (one or more comma-separated via-parms).
@@ -146,8 +149,9 @@ extension SIPVia {
             let r = try scan(&c)
             var pc = ByteCursor(p, r.parameters, header: .via)
             let parameters = try SIPParameters(p, cursor: &pc)
-            var via = SIPVia(transport: SIPTransportProtocol(p.string(r.transport)), host: "", port: r.port,
-                             parameters: parameters)
+            var via = SIPVia(
+                transport: SIPTransportProtocol(p.string(r.transport)), host: "", port: r.port,
+                parameters: parameters)
             via.protocolName = p.string(r.protocolName)
             via.protocolVersion = p.string(r.protocolVersion)
             via.host = SIPHost(p, r.host, kind: r.hostKind)

@@ -45,8 +45,10 @@ enum URIScanner {
         }
     }
 
-    static func scan(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int = 0,
-                     code: SIPParseError.Code = .invalidURI) throws(SIPParseError) -> URIRanges {
+    static func scan(
+        _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int = 0,
+        code: SIPParseError.Code = .invalidURI
+    ) throws(SIPParseError) -> URIRanges {
         func fail(_ at: Int, _ detail: String) -> SIPParseError {
             SIPParseError(code, offset: at - base, detail: detail)
         }
@@ -79,7 +81,9 @@ enum URIScanner {
             // RFC 3966: telephone-subscriber; we keep the number and split parameters on ';'.
             let start = i
             while i < end && p[i] != ByteClass.semicolon {
-                guard ByteClass.isURIChar(p[i]), p[i] != ByteClass.question else { throw fail(i, "invalid tel URI character") }
+                guard ByteClass.isURIChar(p[i]), p[i] != ByteClass.question else {
+                    throw fail(i, "invalid tel URI character")
+                }
                 i += 1
             }
             guard i > start else { throw fail(i, "empty tel number") }
@@ -169,8 +173,10 @@ enum URIScanner {
     }
 
     /// `*( ";" pname [ "=" pvalue ] )`.
-    private static func scanParameters(_ p: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int,
-                                       base: Int, code: SIPParseError.Code) throws(SIPParseError) {
+    private static func scanParameters(
+        _ p: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ end: Int,
+        base: Int, code: SIPParseError.Code
+    ) throws(SIPParseError) {
         while i < end && p[i] == ByteClass.semicolon {
             i += 1
             let nameStart = i
@@ -189,13 +195,15 @@ enum URIScanner {
     }
 
     /// Every `%` must start `%HH` (RFC 3261 §25.1 `escaped`).
-    private static func checkEscapes(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
-                                     code: SIPParseError.Code) throws(SIPParseError) {
+    private static func checkEscapes(
+        _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
+        code: SIPParseError.Code
+    ) throws(SIPParseError) {
         var j = range.lowerBound
         while j < range.upperBound {
             if p[j] == ByteClass.percent {
                 guard j + 2 < range.upperBound,
-                      ByteClass.isHexDigit(p[j + 1]), ByteClass.isHexDigit(p[j + 2])
+                    ByteClass.isHexDigit(p[j + 1]), ByteClass.isHexDigit(p[j + 2])
                 else { throw SIPParseError(code, offset: j - base, detail: "bad %-escape") }
                 j += 3
             } else {
@@ -218,7 +226,7 @@ enum URIScanner {
         var j = range.lowerBound
         while j < range.upperBound {
             if p[j] == ByteClass.percent, j + 2 < range.upperBound,
-               let h = ByteClass.hexValue(p[j + 1]), let l = ByteClass.hexValue(p[j + 2])
+                let h = ByteClass.hexValue(p[j + 1]), let l = ByteClass.hexValue(p[j + 2])
             {
                 out.append(h << 4 | l)
                 j += 3

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("Errors and limits")
@@ -71,10 +72,12 @@ struct ErrorTests {
         #expect(Self.error(Self.head + long + "\r\n", limits: small)?.code == .lineTooLong)
         let folded = "X: " + String(repeating: "a\r\n ", count: 30) + "\r\n"
         #expect(Self.error(Self.head + folded + "\r\n", limits: small)?.code == .lineTooLong)
-        #expect(Self.error("INVITE sip:" + String(repeating: "a", count: 80) + "@b SIP/2.0\r\n\r\n", limits: small)?.code
+        #expect(
+            Self.error("INVITE sip:" + String(repeating: "a", count: 80) + "@b SIP/2.0\r\n\r\n", limits: small)?.code
                 == .lineTooLong)
         let many = String(repeating: "Subject: 0123456789012345678901234567890123456789\r\n", count: 3)
-        let section = SIPParserLimits(maxHeaderCount: 100, maxLineLength: 100, maxHeaderSectionSize: 128, maxBodySize: 8)
+        let section = SIPParserLimits(
+            maxHeaderCount: 100, maxLineLength: 100, maxHeaderSectionSize: 128, maxBodySize: 8)
         #expect(Self.error(Self.head + many + "\r\n", limits: section)?.code == .headerSectionTooLarge)
         #expect(Self.error(Self.head + "Content-Length: 9\r\n\r\n123456789", limits: small)?.code == .bodyTooLarge)
         #expect(Self.error(Self.head + "\r\n123456789", limits: small)?.code == .bodyTooLarge)
@@ -97,7 +100,9 @@ struct ErrorTests {
                 switch Int.random(in: 0..<4, using: &rng) {
                 case 0: bytes[i] = UInt8.random(in: 0...255, using: &rng)
                 case 1: bytes.remove(at: i)
-                case 2: bytes.insert([13, 10, 32, 58, 59, 44, 34, 60, 62, 91, 93][Int.random(in: 0..<11, using: &rng)], at: i)
+                case 2:
+                    bytes.insert(
+                        [13, 10, 32, 58, 59, 44, 34, 60, 62, 91, 93][Int.random(in: 0..<11, using: &rng)], at: i)
                 default: bytes.removeSubrange(i..<min(bytes.count, i + Int.random(in: 1...40, using: &rng)))
                 }
             }

@@ -1,16 +1,20 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("SIPStreamFramer")
 struct FramerTests {
-    static let register = Array(("REGISTER sip:example.com SIP/2.0\r\nVia: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK1\r\n"
-        + "From: <sip:alice@example.com>;tag=1\r\nTo: <sip:alice@example.com>\r\nCall-ID: a1\r\nCSeq: 1 REGISTER\r\n"
-        + "Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n").utf8)
-    static let invite = Array(("INVITE sip:bob@example.com SIP/2.0\r\nv: SIP/2.0/TCP 192.0.2.1;branch=z9hG4bK2\r\n"
-        + "f: <sip:alice@example.com>;tag=2\r\nt: <sip:bob@example.com>\r\ni: b2\r\nCSeq: 2 INVITE\r\n"
-        + "c: application/sdp\r\nl: 12\r\n\r\nv=0\r\n\r\n\r\nx\r\n").utf8)
-    static let response = Array(("SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP 192.0.2.1;branch=z9hG4bK2\r\n"
-        + "Call-ID: b2\r\nCSeq: 2 INVITE\r\nContent-Length: 5\r\n\r\nhello").utf8)
+    static let register = Array(
+        ("REGISTER sip:example.com SIP/2.0\r\nVia: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK1\r\n"
+            + "From: <sip:alice@example.com>;tag=1\r\nTo: <sip:alice@example.com>\r\nCall-ID: a1\r\nCSeq: 1 REGISTER\r\n"
+            + "Max-Forwards: 70\r\nContent-Length: 0\r\n\r\n").utf8)
+    static let invite = Array(
+        ("INVITE sip:bob@example.com SIP/2.0\r\nv: SIP/2.0/TCP 192.0.2.1;branch=z9hG4bK2\r\n"
+            + "f: <sip:alice@example.com>;tag=2\r\nt: <sip:bob@example.com>\r\ni: b2\r\nCSeq: 2 INVITE\r\n"
+            + "c: application/sdp\r\nl: 12\r\n\r\nv=0\r\n\r\n\r\nx\r\n").utf8)
+    static let response = Array(
+        ("SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP 192.0.2.1;branch=z9hG4bK2\r\n"
+            + "Call-ID: b2\r\nCSeq: 2 INVITE\r\nContent-Length: 5\r\n\r\nhello").utf8)
 
     enum Event: Equatable {
         case message([UInt8])
@@ -36,8 +40,10 @@ struct FramerTests {
     }
 
     static let stream: [UInt8] = register + [13, 10, 13, 10] + invite + response + [13, 10] + register
-    static let expected: [Event] = [.message(register), .ping, .message(invite), .message(response), .pong,
-                                    .message(register)]
+    static let expected: [Event] = [
+        .message(register), .ping, .message(invite), .message(response), .pong,
+        .message(register),
+    ]
 
     @Test func wholeStreamInOneRead() throws {
         #expect(try Self.run([Self.stream[...]]) == Self.expected)
@@ -46,9 +52,11 @@ struct FramerTests {
     @Test func byteByByte() throws {
         let events = try Self.run(Self.stream.indices.map { Self.stream[$0...$0] })
         // A CRLFCRLF ping fed one byte at a time is first seen as a pong, then upgraded to a ping.
-        #expect(events.filter { if case .message = $0 { true } else { false } } == Self.expected.filter {
-            if case .message = $0 { true } else { false }
-        })
+        #expect(
+            events.filter { if case .message = $0 { true } else { false } }
+                == Self.expected.filter {
+                    if case .message = $0 { true } else { false }
+                })
         #expect(events.contains(.ping))
     }
 

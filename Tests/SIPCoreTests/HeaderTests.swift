@@ -1,11 +1,13 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("Typed headers")
 struct HeaderTests {
     static func parse(_ headerLines: String, body: String = "") throws -> SIPMessage {
-        try SIPMessage(parsing: "OPTIONS sip:bob@example.com SIP/2.0\r\n" + headerLines
-                       + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+        try SIPMessage(
+            parsing: "OPTIONS sip:bob@example.com SIP/2.0\r\n" + headerLines
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
     }
 
     @Test func namesAreCaseInsensitiveWithCompactForms() {
@@ -24,8 +26,9 @@ struct HeaderTests {
     }
 
     @Test func viaParameters() throws {
-        let m = try Self.parse("Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK776;rport;received=198.51.100.1\r\n"
-                               + "v: SIP/2.0/WSS [2001:db8::1]:443;rport=5070;branch=z9hG4bKx, SIP/2.0/WS h.invalid\r\n")
+        let m = try Self.parse(
+            "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK776;rport;received=198.51.100.1\r\n"
+                + "v: SIP/2.0/WSS [2001:db8::1]:443;rport=5070;branch=z9hG4bKx, SIP/2.0/WS h.invalid\r\n")
         let vias = try m.headers.vias()
         #expect(vias.count == 3)
         #expect(vias[0].host == SIPHost(kind: .ipv4, address: "192.0.2.1") && vias[0].port == 5060)
@@ -44,7 +47,8 @@ struct HeaderTests {
         #expect(SIPTransportProtocol("udp") == .udp)
         #expect(SIPTransportProtocol("Wss") == .wss)
         #expect(SIPTransportProtocol("tls-sctp") == .other("TLS-SCTP"))
-        #expect(SIPTransportProtocol.wss.isSecure && SIPTransportProtocol.tcp.isStream && !SIPTransportProtocol.ws.isStream)
+        #expect(
+            SIPTransportProtocol.wss.isSecure && SIPTransportProtocol.tcp.isStream && !SIPTransportProtocol.ws.isStream)
         #expect(SIPTransportProtocol.udp.isReliable == false && SIPTransportProtocol.tls.defaultPort == 5061)
     }
 
@@ -60,8 +64,8 @@ struct HeaderTests {
     @Test func contactsOutboundAndPush() throws {
         let m = try Self.parse(
             "Contact: <sip:a@192.0.2.1;transport=tcp;ob>;+sip.instance=\"<urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6>\""
-            + ";reg-id=1;expires=3600;q=0.7, \"B, C\" <sips:b@[2001:db8::2]:5061>\r\n"
-            + "m: <sip:c@example.com;pn-provider=apns;pn-prid=00fc1362:aa;pn-param=ABCD.com.example.voip>\r\n")
+                + ";reg-id=1;expires=3600;q=0.7, \"B, C\" <sips:b@[2001:db8::2]:5061>\r\n"
+                + "m: <sip:c@example.com;pn-provider=apns;pn-prid=00fc1362:aa;pn-param=ABCD.com.example.voip>\r\n")
         let contacts = try m.headers.contacts()
         #expect(contacts.count == 3)
         #expect(contacts[0].instance == "<urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6>")
@@ -77,18 +81,23 @@ struct HeaderTests {
     }
 
     @Test func routesAndRecordRoutes() throws {
-        let m = try Self.parse("Route: <sip:p1.example.com;lr>,<sip:p2.example.com;lr>\r\nRoute: <sip:p3.example.com>\r\n"
-                               + "Record-Route: <sip:rr.example.com;lr>\r\n")
-        #expect(try m.headers.routes().map { $0.uri.host?.address } == ["p1.example.com", "p2.example.com", "p3.example.com"])
+        let m = try Self.parse(
+            "Route: <sip:p1.example.com;lr>,<sip:p2.example.com;lr>\r\nRoute: <sip:p3.example.com>\r\n"
+                + "Record-Route: <sip:rr.example.com;lr>\r\n")
+        #expect(
+            try m.headers.routes().map { $0.uri.host?.address } == [
+                "p1.example.com", "p2.example.com", "p3.example.com",
+            ])
         #expect(try m.headers.routes().map(\.uri.isLooseRouter) == [true, true, false])
         #expect(try m.headers.recordRoutes().count == 1)
     }
 
     @Test func scalarsAndTokenLists() throws {
-        let m = try Self.parse("Max-Forwards: 70\r\nExpires: 600\r\nMin-Expires: 60\r\nCSeq: 4711 OPTIONS\r\n"
-                               + "Allow: INVITE, ACK,BYE\r\nSupported: path, outbound\r\nRequire: 100rel\r\n"
-                               + "User-Agent: AstraSIP/0.1 (test)\r\nServer: X\r\nContent-Type: application/sdp\r\n"
-                               + "Call-ID: abc@def\r\n")
+        let m = try Self.parse(
+            "Max-Forwards: 70\r\nExpires: 600\r\nMin-Expires: 60\r\nCSeq: 4711 OPTIONS\r\n"
+                + "Allow: INVITE, ACK,BYE\r\nSupported: path, outbound\r\nRequire: 100rel\r\n"
+                + "User-Agent: AstraSIP/0.1 (test)\r\nServer: X\r\nContent-Type: application/sdp\r\n"
+                + "Call-ID: abc@def\r\n")
         let h = m.headers
         #expect(try h.maxForwards() == 70 && h.callID == "abc@def")
         #expect(try h.expires() == 600 && h.minExpires() == 60)
@@ -117,9 +126,11 @@ struct HeaderTests {
 @Suite("Comma splitting")
 struct CommaSplittingTests {
     @Test func splitsOutsideQuotesAndAngleBrackets() throws {
-        let m = try SIPMessage(parsing: "OPTIONS sip:a@b SIP/2.0\r\nP-Asserted-Identity: \"Doe, John\" <sip:j@x;a=1,2>, "
-                               + "<tel:+1555>\r\nX-Q: \"a\\\",b\", c ,, d\r\nContent-Length: 0\r\n\r\n")
-        #expect(m.headers.commaSeparatedValues("P-Asserted-Identity") == ["\"Doe, John\" <sip:j@x;a=1,2>", "<tel:+1555>"])
+        let m = try SIPMessage(
+            parsing: "OPTIONS sip:a@b SIP/2.0\r\nP-Asserted-Identity: \"Doe, John\" <sip:j@x;a=1,2>, "
+                + "<tel:+1555>\r\nX-Q: \"a\\\",b\", c ,, d\r\nContent-Length: 0\r\n\r\n")
+        #expect(
+            m.headers.commaSeparatedValues("P-Asserted-Identity") == ["\"Doe, John\" <sip:j@x;a=1,2>", "<tel:+1555>"])
         #expect(m.headers.commaSeparatedValues("x-q") == ["\"a\\\",b\"", "c", "d"])
     }
 }

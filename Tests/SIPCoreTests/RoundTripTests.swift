@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("Serializer and builders")
@@ -34,15 +35,20 @@ struct RoundTripTests {
         var headers = SIPHeaders()
         headers.add(.via, SIPVia(transport: .udp, host: "192.0.2.1", port: 5060, branch: "z9hG4bKabc").description)
         headers.add(.maxForwards, "70")
-        headers.add(.from, SIPNameAddress(displayName: "Alice", uri: SIPURI(user: "alice", host: "example.com"),
-                                          parameters: [SIPParameter(name: "tag", value: "1")]).description)
+        headers.add(
+            .from,
+            SIPNameAddress(
+                displayName: "Alice", uri: SIPURI(user: "alice", host: "example.com"),
+                parameters: [SIPParameter(name: "tag", value: "1")]
+            ).description)
         headers.add(.to, "<sip:bob@example.com>")
         headers.add(.callID, "c1@example.com")
         headers.add(.cseq, SIPCSeq(1, .invite).description)
         var request = SIPRequest(method: .invite, uri: SIPURI(user: "bob", host: "example.com"), headers: headers)
         request.setBody(Array("v=0\r\n".utf8), contentType: "application/sdp")
         let text = String(decoding: request.serialized(), as: UTF8.self)
-        #expect(text == "INVITE sip:bob@example.com SIP/2.0\r\n"
+        #expect(
+            text == "INVITE sip:bob@example.com SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bKabc\r\nMax-Forwards: 70\r\n"
                 + "From: \"Alice\" <sip:alice@example.com>;tag=1\r\nTo: <sip:bob@example.com>\r\n"
                 + "Call-ID: c1@example.com\r\nCSeq: 1 INVITE\r\nContent-Length: 5\r\n"
@@ -53,8 +59,10 @@ struct RoundTripTests {
     }
 
     @Test func editHeaders() throws {
-        var headers = SIPHeaders([(.via, "SIP/2.0/UDP a;branch=z9hG4bK1"), (.via, "SIP/2.0/UDP b;branch=z9hG4bK2"),
-                                  ("X-A", "1")])
+        var headers = SIPHeaders([
+            (.via, "SIP/2.0/UDP a;branch=z9hG4bK1"), (.via, "SIP/2.0/UDP b;branch=z9hG4bK2"),
+            ("X-A", "1"),
+        ])
         headers.set(.via, "SIP/2.0/UDP c;branch=z9hG4bK3")
         #expect(headers.values(.via) == ["SIP/2.0/UDP c;branch=z9hG4bK3"])
         #expect(headers.first?.name == .via)
@@ -67,10 +75,14 @@ struct RoundTripTests {
     }
 
     @Test func respondToRequest() throws {
-        let request = try #require(try SIPMessage(parsing: Array(
-            ("REGISTER sip:example.com SIP/2.0\r\nVia: SIP/2.0/UDP 192.0.2.1;branch=z9hG4bK1;rport\r\n"
-             + "Via: SIP/2.0/UDP 192.0.2.9;branch=z9hG4bK0\r\nFrom: <sip:a@example.com>;tag=f\r\nTo: <sip:a@example.com>\r\n"
-             + "Call-ID: x\r\nCSeq: 7 REGISTER\r\nContact: <sip:a@192.0.2.1>\r\nContent-Length: 0\r\n\r\n").utf8)).request)
+        let request = try #require(
+            try SIPMessage(
+                parsing: Array(
+                    ("REGISTER sip:example.com SIP/2.0\r\nVia: SIP/2.0/UDP 192.0.2.1;branch=z9hG4bK1;rport\r\n"
+                        + "Via: SIP/2.0/UDP 192.0.2.9;branch=z9hG4bK0\r\nFrom: <sip:a@example.com>;tag=f\r\nTo: <sip:a@example.com>\r\n"
+                        + "Call-ID: x\r\nCSeq: 7 REGISTER\r\nContact: <sip:a@192.0.2.1>\r\nContent-Length: 0\r\n\r\n")
+                        .utf8)
+            ).request)
         var extra = SIPHeaders()
         extra.add(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n\"")
         let response = SIPResponse(to: request, statusCode: 401, toTag: "t1", headers: extra)
@@ -85,15 +97,19 @@ struct RoundTripTests {
     }
 
     @Test func editStartLine() throws {
-        var request = try #require(try SIPMessage(parsing: "OPTIONS sip:a@b SIP/2.0\r\nContent-Length: 0\r\n\r\n").request)
+        var request = try #require(
+            try SIPMessage(parsing: "OPTIONS sip:a@b SIP/2.0\r\nContent-Length: 0\r\n\r\n").request)
         request.uri = SIPURI(user: "c", host: "d", port: 5080)
-        #expect(String(decoding: request.serialized(), as: UTF8.self)
+        #expect(
+            String(decoding: request.serialized(), as: UTF8.self)
                 == "OPTIONS sip:c@d:5080 SIP/2.0\r\nContent-Length: 0\r\n\r\n")
-        var response = try #require(try SIPMessage(parsing: "SIP/2.0 180 Ringing\r\nContent-Length: 0\r\n\r\n").response)
+        var response = try #require(
+            try SIPMessage(parsing: "SIP/2.0 180 Ringing\r\nContent-Length: 0\r\n\r\n").response)
         response.statusCode = 183
         response.reasonPhrase = "Session Progress"
         response.body = Array("abc".utf8)
-        #expect(String(decoding: response.serialized(), as: UTF8.self)
+        #expect(
+            String(decoding: response.serialized(), as: UTF8.self)
                 == "SIP/2.0 183 Session Progress\r\nContent-Length: 3\r\n\r\nabc")
     }
 }

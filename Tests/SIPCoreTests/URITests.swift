@@ -1,16 +1,20 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("URIs")
 struct URITests {
     @Test func sipURIParts() throws {
-        let uri = try SIPURI(parsing: "sips:alice:secret@atlanta.example.com:5061;transport=tcp;lr?subject=project%20x&priority=urgent")
+        let uri = try SIPURI(
+            parsing: "sips:alice:secret@atlanta.example.com:5061;transport=tcp;lr?subject=project%20x&priority=urgent")
         #expect(uri.scheme == .sips && uri.user == "alice" && uri.password == "secret")
         #expect(uri.host == SIPHost(kind: .name, address: "atlanta.example.com") && uri.port == 5061)
         #expect(uri.transport == .tcp && uri.isLooseRouter)
         #expect(uri.headers.map(\.name) == ["subject", "priority"])
         #expect(uri.headers["subject"] == "project%20x")
-        #expect(uri.description == "sips:alice:secret@atlanta.example.com:5061;transport=tcp;lr?subject=project%20x&priority=urgent")
+        #expect(
+            uri.description
+                == "sips:alice:secret@atlanta.example.com:5061;transport=tcp;lr?subject=project%20x&priority=urgent")
     }
 
     @Test func escapingRoundTrip() throws {
@@ -45,8 +49,10 @@ struct URITests {
     }
 
     @Test func malformed() {
-        for text in ["", "sip:", "sip:@example.com", "sip:a@", "<sip:a@b>", "sip:a@b:99999", "sip:a@b;", "sip:a b@c",
-                     "sip:a@b:x", "1sip:a@b"] {
+        for text in [
+            "", "sip:", "sip:@example.com", "sip:a@", "<sip:a@b>", "sip:a@b:99999", "sip:a@b;", "sip:a b@c",
+            "sip:a@b:x", "1sip:a@b",
+        ] {
             #expect(throws: SIPParseError.self, "\(text)") { try SIPURI(parsing: text) }
         }
     }

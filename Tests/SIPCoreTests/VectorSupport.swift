@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SIPCore
 
 /// Loads the RFC 4475 / 5118 / 7118 vectors copied byte-exact into `Vectors/`.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SIPCore
 
 @Suite("RFC 4475 / 5118 / 7118 vectors")
