@@ -1,6 +1,10 @@
+import SIPCore
+
 // bench-sip: parse + serialize throughput of SIPCore on one core, as one JSON object on stdout.
 // Run: swift build -c release --product bench-sip && .build/release/bench-sip
-import SIPCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let register = """
     REGISTER sip:sip.example.com SIP/2.0\r
@@ -105,10 +109,19 @@ let messages: [(String, [UInt8])] = [
 /// Keeps results alive so the optimizer cannot drop the work.
 nonisolated(unsafe) var sink = 0
 
+/// The last serialized message, kept so the optimizer must materialize every output.
+nonisolated(unsafe) var lastOutput: [UInt8] = []
+
+@inline(never)
+func consume(_ bytes: [UInt8]) -> Int {
+    lastOutput = bytes
+    return bytes.count
+}
+
 func parseAndSerialize(_ bytes: [UInt8], typed: Bool) -> Int {
     do {
         let message = try SIPMessage(parsing: bytes)
-        var n = message.serialized().count
+        var n = consume(message.serialized())
         if typed {
             let headers = message.headers
             n &+= (try headers.topVia()?.branch?.utf8.count) ?? 0
@@ -135,6 +148,41 @@ func measure(_ set: [[UInt8]], rounds: Int, typed: Bool) -> Double {
         best = max(best, Double(rounds * set.count) / seconds)
     }
     return best
+}
+
+/// `--allocations`: heap allocations per parse+serialize, read from the LD_PRELOAD counter of
+/// scripts/bench-sip-allocs.sh (`astra_malloc_count`).
+func allocationReport() {
+    typealias Counter = @convention(c) () -> UInt
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "astra_malloc_count") else {
+        print("{\"error\":\"run under scripts/bench-sip-allocs.sh (LD_PRELOAD malloc counter)\"}")
+        return
+    }
+    let count = unsafeBitCast(symbol, to: Counter.self)
+    // The REGISTER with 30 more extension headers: allocations must not grow with the header count.
+    var many = register
+    many.removeLast()  // the empty line ("\r\n" is one Character)
+    for n in 0..<30 { many += "X-Extension-\(n): value number \(n)\r\n" }
+    many += "\r\n"
+    let cases = messages + [("register_plus_30_headers", Array(many.utf8))]
+    var fields = [String]()
+    for (name, bytes) in cases {
+        for typed in [false, true] {
+            sink &+= parseAndSerialize(bytes, typed: typed)  // warm up
+            let before = count()
+            for _ in 0..<1000 { sink &+= parseAndSerialize(bytes, typed: typed) }
+            let per = Double(count() - before) / 1000
+            fields.append("\"\(name)\(typed ? "_typed" : "")_allocs\":\(per)")
+        }
+    }
+    print(
+        "{\"benchmark\":\"bench-sip-allocations\",\"unit\":\"heap allocations per message\","
+            + fields.joined(separator: ",") + "}")
+}
+
+if CommandLine.arguments.contains("--allocations") {
+    allocationReport()
+    exit(0)
 }
 
 var fields = [String]()
