@@ -109,12 +109,15 @@ struct ByteCursor {
         }
     }
 
-    /// After one list element: `COMMA` → true (another element follows), end → false.
+    /// After one list element: `COMMA` → true (another element follows), end → false. Empty
+    /// elements (`a,,b`, a trailing comma as in the RFC 7118 §8.2 F6 example) are skipped.
     mutating func nextListElement() throws(SIPParseError) -> Bool {
-        if consumeSeparator(ByteClass.comma) { return true }
+        var sawComma = false
+        while consumeSeparator(ByteClass.comma) { sawComma = true }
         skipLWS()
-        guard atEnd else { throw error(.invalidHeaderValue, "unexpected character") }
-        return false
+        if atEnd { return false }
+        guard sawComma else { throw error(.invalidHeaderValue, "unexpected character") }
+        return true
     }
 
     /// An unsigned decimal of at most `max`, allowing leading zeros (RFC 4475 §3.1.1.1).

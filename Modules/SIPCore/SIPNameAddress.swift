@@ -65,7 +65,7 @@ extension SIPNameAddress {
             var first = true
             while true {
                 let wordStart = c.i
-                while let b = c.peek, ByteClass.isToken(b) { c.i += 1 }
+                while let b = c.peek, ByteClass.isToken(b) || b >= 0x80 { c.i += 1 }  // liberal: raw UTF-8
                 if c.i == wordStart { break }
                 if first && c.peek == ByteClass.colon {
                     // addr-spec: the URI runs to the first ';', ',' or whitespace.

@@ -134,3 +134,23 @@ struct CommaSplittingTests {
         #expect(m.headers.commaSeparatedValues("x-q") == ["\"a\\\",b\"", "c", "d"])
     }
 }
+
+@Suite("Liberal header forms")
+struct LiberalHeaderTests {
+    @Test func emptyListElementsAndTrailingCommas() throws {
+        let m = try SIPMessage(
+            parsing: "ACK sip:b@example.com SIP/2.0\r\nVia: SIP/2.0/WSS h.invalid;branch=z9hG4bK1,\r\n"
+                + "Route: <sip:p1.example.com;lr>,,<sip:p2.example.com;lr>,\r\nContent-Length: 0\r\n\r\n")
+        #expect(try m.headers.vias().count == 1)
+        #expect(try m.headers.routes().count == 2)
+        let f6 = try Vectors.message("rfc7118_8.2_F6_ACK")
+        #expect(try !f6.headers.routes().isEmpty)
+    }
+
+    @Test func unquotedUTF8DisplayName() throws {
+        let m = try SIPMessage(
+            parsing: "OPTIONS sip:b@example.com SIP/2.0\r\nFrom: José Núñez <sip:j@example.com>;tag=1\r\n"
+                + "Content-Length: 0\r\n\r\n")
+        #expect(try m.headers.from()?.displayName == "José Núñez")
+    }
+}
