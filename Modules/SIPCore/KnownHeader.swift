@@ -47,6 +47,7 @@ package enum KnownHeader: UInt8, Sendable, CaseIterable {
     @inline(__always)
     package static func lookup(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> KnownHeader? {
         let count = range.count
+        guard count > 0 else { return nil }
         if count == 1 {
             switch ByteClass.lower(bytes[range.lowerBound]) {
             case 0x61: return .acceptContact

@@ -23,6 +23,8 @@ struct HeaderTests {
         #expect(SIPHeaderName("X-Custom").canonicalName == "X-Custom")
         #expect(SIPHeaderName("n").canonicalName == "Identity-Info")
         #expect(SIPHeaderName.via.compactForm == "v")
+        #expect(SIPHeaderName("") == SIPHeaderName(""))
+        #expect(SIPHeaderName("").canonicalName == "")
     }
 
     @Test func viaParameters() throws {
