@@ -134,18 +134,29 @@ func parseAndSerialize(_ bytes: [UInt8], typed: Bool) -> Int {
     }
 }
 
-/// Messages per second over `rounds` passes of `set`, best of 5 runs.
-func measure(_ set: [[UInt8]], rounds: Int, typed: Bool) -> Double {
+/// CPU time of this thread in seconds: with 5 other engineers building on 2 shared cores, wall
+/// time measures the machine's load; thread CPU time measures the code on one core.
+func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// Messages per second over `rounds` passes of `set`, best of 5 runs: (per CPU second, per wall second).
+func measure(_ set: [[UInt8]], rounds: Int, typed: Bool) -> (cpu: Double, wall: Double) {
     let clock = ContinuousClock()
-    var best = 0.0
+    var best = (cpu: 0.0, wall: 0.0)
     for _ in 0..<5 {
         let start = clock.now
+        let cpuStart = threadCPUSeconds()
         for _ in 0..<rounds {
             for bytes in set { sink &+= parseAndSerialize(bytes, typed: typed) }
         }
+        let cpu = threadCPUSeconds() - cpuStart
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        best = max(best, Double(rounds * set.count) / seconds)
+        let count = Double(rounds * set.count)
+        best = (max(best.cpu, count / cpu), max(best.wall, count / seconds))
     }
     return best
 }
@@ -186,14 +197,18 @@ if CommandLine.arguments.contains("--allocations") {
 }
 
 var fields = [String]()
+func record(_ name: String, _ result: (cpu: Double, wall: Double), into fields: inout [String]) {
+    fields.append("\"\(name)_msgs_per_cpu_s\":\(Int(result.cpu))")
+    fields.append("\"\(name)_msgs_per_wall_s\":\(Int(result.wall))")
+}
 for (name, bytes) in messages {
     fields.append("\"\(name)_bytes\":\(bytes.count)")
-    fields.append("\"\(name)_msgs_per_s\":\(Int(measure([bytes], rounds: 40_000, typed: false)))")
+    record(name, measure([bytes], rounds: 40_000, typed: false), into: &fields)
 }
 let all = messages.map(\.1)
-fields.append("\"mix_msgs_per_s\":\(Int(measure(all, rounds: 10_000, typed: false)))")
-fields.append("\"mix_with_typed_via_cseq_callid_msgs_per_s\":\(Int(measure(all, rounds: 10_000, typed: true)))")
+record("mix", measure(all, rounds: 10_000, typed: false), into: &fields)
+record("mix_with_typed_via_cseq_callid", measure(all, rounds: 10_000, typed: true), into: &fields)
 print(
     "{\"benchmark\":\"bench-sip\",\"unit\":\"messages/s\",\"cores\":1,\"operation\":\"parse+serialize\","
-        + fields.joined(separator: ",") + "}")
+        + "\"target_mix_msgs_per_s\":300000," + fields.joined(separator: ",") + "}")
 if sink == 42 { print("") }

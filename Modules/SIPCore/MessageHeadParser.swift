@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The start line and header index of one message, as offsets from the message's first byte.
 struct ParsedHead: Sendable {
     enum StartLine: Sendable {
@@ -19,6 +25,22 @@ struct ParsedHead: Sendable {
 /// and transaction matching depend on: Content-Length, CSeq, Max-Forwards, Via, From, To, Call-ID
 /// and Contact. Allocates only the slot array.
 enum MessageHeadParser {
+    /// Index of the first `byte` in `p[from..<to]`, or `to` (memchr: vectorised by the C library).
+    @inline(__always)
+    static func firstByte(_ byte: UInt8, _ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int {
+        guard from < to, let base = p.baseAddress, let hit = memchr(base + from, Int32(byte), to - from) else {
+            return to
+        }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
+    }
+
+    /// Index of the first CR or LF in `p[from..<to]`, or `to`.
+    @inline(__always)
+    static func firstLineBreak(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int {
+        let lf = firstByte(ByteClass.lf, p, from, to)
+        return firstByte(ByteClass.cr, p, from, lf)
+    }
+
     static func parse(
         _ p: UnsafeBufferPointer<UInt8>, base: Int, end: Int, limits: SIPParserLimits,
         datagram: Bool
@@ -33,7 +55,7 @@ enum MessageHeadParser {
         var i = base
         let lineLimit = Swift.min(end, i + limits.maxLineLength + 2)
         var lf = i
-        while lf < lineLimit && p[lf] != ByteClass.lf { lf += 1 }
+        lf = firstByte(ByteClass.lf, p, lf, lineLimit)
         guard lf < lineLimit else {
             if lf >= end { throw fail(.unterminatedHeaderSection, lf) }
             throw fail(.lineTooLong, i)
@@ -96,7 +118,7 @@ enum MessageHeadParser {
             var lineEnd = j
             let scanLimit = Swift.min(end, lineStart + limits.maxLineLength + 2)
             while true {
-                while j < scanLimit && p[j] != ByteClass.cr && p[j] != ByteClass.lf { j += 1 }
+                j = firstLineBreak(p, j, scanLimit)
                 guard j < scanLimit else {
                     if j >= end { throw fail(.unterminatedHeaderSection, j, lineStart..<nameEnd) }
                     throw fail(.lineTooLong, lineStart, lineStart..<nameEnd)
