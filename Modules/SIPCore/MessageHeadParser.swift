@@ -233,6 +233,8 @@ enum MessageHeadParser {
                     reason: end - base..<end - base)  // RFC 4475 noreason, liberally
             }
             guard p[i] == ByteClass.sp else { throw fail(.invalidStatusCode, i) }
+            let cr = firstByte(ByteClass.cr, p, i + 1, end)
+            guard cr == end else { throw fail(.invalidReasonPhrase, cr) }
             return .response(
                 version: start - base..<versionEnd - base, status: status,
                 reason: i + 1 - base..<end - base)

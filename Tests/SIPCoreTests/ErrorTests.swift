@@ -25,7 +25,7 @@ struct ErrorTests {
             ("INVITE sip:a@b:70000 SIP/2.0\r\n\r\n", .invalidRequestURI),
             ("SIP/2.0 99 Low\r\n\r\n", .invalidStatusCode), ("SIP/2.0 700 High\r\n\r\n", .invalidStatusCode),
             ("SIP/2.0 2000 OK\r\n\r\n", .invalidStatusCode), ("SIP/x.0 200 OK\r\n\r\n", .invalidVersion),
-            ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", .invalidVersion),
+            ("GET / HTTP/1.1\r\nHost: a\r\n\r\n", .invalidVersion), ("SIP/2.0 200 O\rK\r\n\r\n", .invalidReasonPhrase),
         ]
         for (text, code) in cases {
             #expect(Self.error(text)?.code == code, "\(text.debugDescription)")
