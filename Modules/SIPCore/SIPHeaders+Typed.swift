@@ -25,6 +25,26 @@ extension SIPHeaders {
         return out
     }
 
+    /// Parses the first line with this name, if any, without collecting into an array.
+    private func withFirst<T>(
+        _ name: SIPHeaderName,
+        _ body: (UnsafeBufferPointer<UInt8>, HeaderSlot) throws(SIPParseError) -> T
+    )
+        throws(SIPParseError) -> T?
+    {
+        let result: Result<T?, SIPParseError> = storage.withUnsafeBufferPointer { p in
+            guard let slot = slots.first(where: { name.matches($0.known, p, $0.nameRange) }) else {
+                return .success(nil)
+            }
+            do throws(SIPParseError) {
+                return .success(try body(p, slot))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Every Via value in order, across lines and commas (RFC 3261 §20.42, §7.3.1).
     public func vias() throws(SIPParseError) -> [SIPVia] {
         var all = [SIPVia]()
@@ -48,10 +68,10 @@ extension SIPHeaders {
     }
 
     private func singleAddress(_ name: SIPHeaderName) throws(SIPParseError) -> SIPNameAddress? {
-        try withValues(name) { (p, slot) throws(SIPParseError) -> SIPNameAddress? in
+        try withFirst(name) { (p, slot) throws(SIPParseError) -> SIPNameAddress in
             var c = ByteCursor(p, slot.valueRange, header: slot.known)
             return try SIPNameAddress(p, try SIPNameAddress.scan(&c), header: slot.known)
-        }.first
+        }
     }
 
     /// From (RFC 3261 §20.20).
@@ -65,10 +85,10 @@ extension SIPHeaders {
 
     /// CSeq (RFC 3261 §20.16).
     public func cseq() throws(SIPParseError) -> SIPCSeq? {
-        try withValues(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq? in
+        try withFirst(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq in
             let (number, method) = try SIPCSeq.scan(p, slot.valueRange, base: 0)
             return SIPCSeq(number, SIPMethod(p.string(method)))
-        }.first
+        }
     }
 
     /// Every Contact value in order; `[.wildcard]` for `Contact: *` (RFC 3261 §20.10).
@@ -106,14 +126,14 @@ extension SIPHeaders {
     public func addresses(_ name: SIPHeaderName) throws(SIPParseError) -> [SIPNameAddress] { try addressList(name) }
 
     private func number(_ name: SIPHeaderName, max: UInt64) throws(SIPParseError) -> UInt64? {
-        try withValues(name) { (p, slot) throws(SIPParseError) -> UInt64? in
+        try withFirst(name) { (p, slot) throws(SIPParseError) -> UInt64 in
             var c = ByteCursor(p, slot.valueRange, header: slot.known)
             c.skipLWS()
             let value = try c.decimal(max: max)
             c.skipLWS()
             guard c.atEnd else { throw c.error(.invalidHeaderValue) }
             return value
-        }.first
+        }
     }
 
     /// Max-Forwards, 0...255 (RFC 3261 §20.22, §8.1.1.6).

@@ -19,6 +19,25 @@ public enum SIPTransportProtocol: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Classifies `p[range]` without building a string for the common tokens.
+    init(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        if p.equalsLowercase(range, "udp") {
+            self = .udp
+        } else if p.equalsLowercase(range, "tcp") {
+            self = .tcp
+        } else if p.equalsLowercase(range, "tls") {
+            self = .tls
+        } else if p.equalsLowercase(range, "wss") {
+            self = .wss
+        } else if p.equalsLowercase(range, "ws") {
+            self = .ws
+        } else if p.equalsLowercase(range, "sctp") {
+            self = .sctp
+        } else {
+            self.init(p.string(range))
+        }
+    }
+
     /// The token as written in a Via (`UDP`, `WSS`, …).
     public var token: String {
         switch self {

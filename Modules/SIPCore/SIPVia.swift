@@ -150,7 +150,7 @@ extension SIPVia {
             var pc = ByteCursor(p, r.parameters, header: .via)
             let parameters = try SIPParameters(p, cursor: &pc)
             var via = SIPVia(
-                transport: SIPTransportProtocol(p.string(r.transport)), host: "", port: r.port,
+                transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port,
                 parameters: parameters)
             via.protocolName = p.string(r.protocolName)
             via.protocolVersion = p.string(r.protocolVersion)
