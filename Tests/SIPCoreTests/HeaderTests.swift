@@ -156,3 +156,29 @@ struct LiberalHeaderTests {
         #expect(try m.headers.from()?.displayName == "José Núñez")
     }
 }
+
+@Suite("Top Via editing")
+struct TopViaTests {
+    @Test func setAndRemoveTopVia() throws {
+        let m = try SIPMessage(
+            parsing: "SIP/2.0 200 OK\r\nv: SIP/2.0/UDP a.example.com;branch=z9hG4bK1;rport, "
+                + "SIP/2.0/TCP b.example.com;branch=z9hG4bK2\r\nVia: SIP/2.0/UDP c.example.com;branch=z9hG4bK3\r\n"
+                + "Content-Length: 0\r\n\r\n")
+        var headers = m.headers
+        var top = try #require(try headers.topVia())
+        top.received = "198.51.100.1"
+        top.rport = .value(5070)
+        try headers.setTopVia(top)
+        #expect(
+            headers.values(.via)[0] == "SIP/2.0/UDP a.example.com;branch=z9hG4bK1;rport=5070;received=198.51.100.1, "
+                + "SIP/2.0/TCP b.example.com;branch=z9hG4bK2")
+        let removed = try headers.removeTopVia()
+        #expect(removed?.branch == "z9hG4bK1")
+        #expect(try headers.vias().map(\.branch) == ["z9hG4bK2", "z9hG4bK3"])
+        try headers.removeTopVia()
+        try headers.removeTopVia()
+        #expect(try headers.removeTopVia() == nil)
+        try headers.setTopVia(SIPVia(transport: .ws, host: "h.invalid", branch: "z9hG4bK9"))
+        #expect(headers.first?.name == .via)
+    }
+}
