@@ -54,6 +54,18 @@ public func sipFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         precondition(reparsed.headers[SIPHeaderName("X-Fuzz")] == "1")
         precondition(reparsed.bodyBytes == message.bodyBytes, "body changed by a header edit")
+        // Rewriting the top Via with its own parsed value keeps the message parseable.
+        var viaEdited = message
+        var viaHeaders = viaEdited.headers
+        if let top = try? viaHeaders.topVia() {
+            guard (try? viaHeaders.setTopVia(top)) != nil else { preconditionFailure("setTopVia failed") }
+            viaEdited.headers = viaHeaders
+            guard let again = try? SIPMessage(parsing: viaEdited.serialized()) else {
+                preconditionFailure("message with rewritten top Via does not re-parse")
+            }
+            precondition((try? again.headers.topVia()?.branch) == top.branch, "top Via branch changed")
+            _ = try? viaHeaders.removeTopVia()
+        }
     }
 
     // 2. Stream framing in chunks whose size comes from the first byte.
