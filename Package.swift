@@ -57,7 +57,6 @@ let package = Package(
         tool("astra-call", ["ToolSupport"]),
         tool("astra-qr", ["ToolSupport"]),
         tool("astra-pushsim", ["ToolSupport"]),
-        tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         .executableTarget(name: "bench-sip", dependencies: ["SIPCore"], path: "Benchmarks/bench-sip", swiftSettings: strict),
     ]
 )
