@@ -41,9 +41,12 @@ let package = Package(
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
-        // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
+        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux"]),
+        // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
     ]
 )

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import SIPTransport
+
+/// One test Kamailio started through scripts/kamailio.sh on its own random ports and run dir,
+/// so suites and concurrent runs never collide. Stop it with ``stop()``.
+final class KamailioServer: Sendable {
+    let sipPort: UInt16
+    let tlsPort: UInt16
+    let wsPort: UInt16
+    let wssPort: UInt16
+    let runDir: String
+    var caFile: String { runDir + "/ca.crt" }
+
+    static let repoRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    private init(base: UInt16, natping: Int) {
+        sipPort = base
+        tlsPort = base + 1
+        wsPort = base + 2
+        wssPort = base + 3
+        runDir = NSTemporaryDirectory() + "astra-kamailio-test-\(base)-\(getpid())"
+    }
+
+    /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
+    static func start(natping: Int = 30) throws -> KamailioServer {
+        var lastError = ""
+        for _ in 0..<8 {
+            let base = UInt16.random(in: 20_000...59_000) / 4 * 4
+            let server = KamailioServer(base: base, natping: natping)
+            let (status, output) = server.script("start", natping: natping)
+            if status == 0 { return server }
+            lastError = output
+            _ = server.script("stop")
+        }
+        throw KamailioError(message: "kamailio.sh start failed: \(lastError)")
+    }
+
+    @discardableResult
+    func script(_ command: String, natping: Int = 30) -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Self.repoRoot + "/scripts/kamailio.sh", command]
+        var env = ProcessInfo.processInfo.environment
+        env["KAMAILIO_SIP_PORT"] = String(sipPort)
+        env["KAMAILIO_TLS_PORT"] = String(tlsPort)
+        env["KAMAILIO_WS_PORT"] = String(wsPort)
+        env["KAMAILIO_WSS_PORT"] = String(wssPort)
+        env["KAMAILIO_NATPING"] = String(natping)
+        env["KAMAILIO_RUN_DIR"] = runDir
+        process.environment = env
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        do { try process.run() } catch { return (127, "\(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func stop() {
+        script("stop")
+        try? FileManager.default.removeItem(atPath: runDir)
+    }
+
+    func port(for transport: TransportKind) -> UInt16 {
+        switch transport {
+        case .udp, .tcp: sipPort
+        case .tls: tlsPort
+        case .ws: wsPort
+        case .wss: wssPort
+        }
+    }
+}
+
+struct KamailioError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// An OPTIONS request (RFC 3261 §11) for the given flow; Kamailio answers 200 itself.
+func optionsRequest(transport: TransportKind, sentBy: String, port: UInt16, seq: Int = 1) -> [UInt8] {
+    let branch = "z9hG4bK-astra-\(UInt32.random(in: 0...UInt32.max))-\(seq)"
+    let rport = transport == .udp ? ";rport" : ""
+    let text = "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
+        + "Via: SIP/2.0/\(transport.viaToken) \(sentBy);branch=\(branch)\(rport)\r\n"
+        + "Max-Forwards: 70\r\n"
+        + "From: <sip:1001@127.0.0.1>;tag=astra\(seq)\r\n"
+        + "To: <sip:127.0.0.1:\(port)>\r\n"
+        + "Call-ID: astra-options-\(branch)\r\n"
+        + "CSeq: \(seq) OPTIONS\r\n"
+        + "Contact: <sip:1001@\(sentBy);transport=\(transport.uriParameter)>\r\n"
+        + "Content-Length: 0\r\n\r\n"
+    return Array(text.utf8)
+}
