@@ -139,13 +139,13 @@ wait_gone() {
 stop() {
     local pid
     pid=$(pgid) || { rm -f "$pid_file"; return 0; }
-    signal_group CONT || true
-    signal_group TERM || true
+    # SIGTERM to the main process only (it stops its children); SIGKILL the group if slow.
+    kill -CONT -- "-$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
     wait_gone "$pid"
-    if kill -0 "$pid" 2>/dev/null || pgrep -g "$pid" >/dev/null 2>&1; then
-        kill -KILL -- "-$pid" 2>/dev/null || true
-        wait_gone "$pid"
-    fi
     rm -f "$pid_file"
     log "stopped"
 }

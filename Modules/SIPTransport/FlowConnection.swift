@@ -62,7 +62,7 @@ public final class UDPFlowConnection: FlowConnection {
 
     public init(remote: SocketAddress, trace: SIPTrace? = nil) throws(TransportError) {
         let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
-        let udp = try UDPTransport(local: any, trace: trace)
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace)
         self.udp = udp
         self.remote = remote
         let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)

@@ -73,3 +73,20 @@ enum Socket {
         return SocketChannel(fd: fd, datagram: true)
     }
 }
+
+extension Socket {
+    /// The local IP the kernel would use to reach `remote` (a connected UDP socket's
+    /// getsockname; nothing is sent). Used for the Via sent-by of a UDP flow.
+    static func sourceAddress(toward remote: SocketAddress) -> SocketAddress? {
+        guard let fd = try? make(family: remote.family, type: Int32(SOCK_DGRAM.rawValue)) else { return nil }
+        defer { Glibc.close(fd) }
+        guard remote.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard rc == 0, let address = SocketAddress(storage: storage) else { return nil }
+        return SocketAddress(ip: address.ip, port: 0)
+    }
+}
