@@ -48,5 +48,6 @@ let package = Package(
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
+        .executableTarget(name: "bench-transport", dependencies: ["SIPTransport"], path: "Benchmarks/bench-transport", swiftSettings: strict),
     ]
 )

@@ -85,6 +85,10 @@ extension StreamConnection {
                 await keepAliveEvent { $0.pongReceived() }
             case .closed(let code, let reason):
                 try? await flush()
+                if closingLocally {
+                    fail(TransportError(.closed, transport: transport, peer: remote.description, "WebSocket close handshake completed"))
+                    return
+                }
                 fail(TransportError(.peerClosed, transport: transport, peer: remote.description,
                                     "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
                 return

@@ -44,6 +44,8 @@ public actor StreamConnection {
     var opener: CheckedContinuation<TransportError?, Never>?
     var writeQueue: [UInt8] = []
     var writing = false
+    /// True once ``close()`` started: the peer's Close is then the expected answer.
+    var closingLocally = false
 
     /// Resolves `host`, connects (trying each address in turn), runs the TLS and WebSocket
     /// handshakes and starts keep-alive. Throws the first fatal error, or the last one.
@@ -124,6 +126,7 @@ public actor StreamConnection {
             fail(TransportError(.closed, transport: transport, peer: remote.description, "closed locally"))
             return
         }
+        closingLocally = true
         if var ws = webSocket, let frame = ws.close(code: .normal, reason: "bye") {
             webSocket = ws
             try? writeWire(frame)

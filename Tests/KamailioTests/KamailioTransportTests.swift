@@ -71,7 +71,7 @@ struct KamailioTransportTests {
     func optionsOverEveryTransport(transport: TransportKind) async throws {
         let server = try KamailioServer.start()
         defer { server.stop() }
-        var o = options(for: server)
+        let o = options(for: server)
         let flow = SIPFlow(target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
                            options: o)
         let events = EventLog(flow.events)
