@@ -48,7 +48,9 @@ extension StreamConnection {
         if let opener {
             self.opener = nil
             opener.resume(returning: error)
-        } else if !opening {
+        } else if opening {
+            openFailure = error
+        } else {
             eventSink.yield(.closed(error))
         }
         eventSink.finish()

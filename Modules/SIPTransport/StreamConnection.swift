@@ -46,6 +46,8 @@ public actor StreamConnection {
     var writing = false
     /// True once ``close()`` started: the peer's Close is then the expected answer.
     var closingLocally = false
+    /// Why the connection ended while opening, when no opener was waiting yet.
+    var openFailure: TransportError?
 
     /// Resolves `host`, connects (trying each address in turn), runs the TLS and WebSocket
     /// handshakes and starts keep-alive. Throws the first fatal error, or the last one.
@@ -169,6 +171,9 @@ public actor StreamConnection {
             fail(error)
             return error
         }
+        if phase == .closed {
+            return openFailure ?? TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
+        }
         if phase != .open {
             let timeout = options.handshakeTimeout
             let timer = Task { [weak self] in
@@ -180,9 +185,8 @@ public actor StreamConnection {
             timer.cancel()
             if let result { return result }
         }
-        if phase == .closed {
-            return TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
-        }
+        // Opened: bytes that followed the handshake may already have ended the connection;
+        // that is then reported as the `.closed` event, not as an opening failure.
         startKeepAlive()
         return nil
     }
