@@ -36,12 +36,13 @@ let package = Package(
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
+        .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
-        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux"]),
+        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),

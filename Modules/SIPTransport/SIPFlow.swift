@@ -71,13 +71,12 @@ public actor SIPFlow {
     public static func connect(
         _ target: FlowTarget, options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource
     ) async throws(TransportError) -> any FlowConnection {
-        let port = target.port ?? target.transport.defaultPort
         if target.transport == .udp {
-            let addresses = try await Resolver.resolve(host: target.host, port: port, transport: .udp)
+            let addresses = try await Resolver.resolve(server: target.host, port: target.port, transport: .udp)
             return try UDPFlowConnection(remote: addresses[0], trace: options.trace)
         }
         return try await StreamConnection.open(
-            host: target.host, port: port, transport: target.transport, options: options, clock: clock, ids: ids)
+            host: target.host, port: target.port, transport: target.transport, options: options, clock: clock, ids: ids)
     }
 
     /// Starts connecting; events follow.

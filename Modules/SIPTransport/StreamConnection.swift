@@ -58,8 +58,8 @@ public actor StreamConnection {
         guard transport != .udp else {
             throw TransportError(.invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
         }
-        let port = port ?? transport.defaultPort
-        let addresses = try await Resolver.resolve(host: host, port: port, transport: transport)
+        // No port: RFC 3263 SRV first (TCP/TLS), then A/AAAA on the default port.
+        let addresses = try await Resolver.resolve(server: host, port: port, transport: transport)
         var lastError = TransportError(.resolutionFailed, transport: transport, peer: host, "no address")
         for address in addresses {
             do throws(TransportError) {
