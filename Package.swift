@@ -41,14 +41,24 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
+        module("ToolSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
+        tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
         .executableTarget(name: "bench-transport", dependencies: ["SIPTransport"], path: "Benchmarks/bench-transport", swiftSettings: strict),
+        tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
+
+        // Command-line tools: thin mains over ToolSupport (docs/tools.md).
+        tool("astra-register", ["ToolSupport"]),
+        tool("astra-call", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-pushsim", ["ToolSupport"]),
     ]
 )
