@@ -99,6 +99,12 @@ start() {
     make_certs
     write_tls_cfg
     : > "$log_file"
+    # A parent such as a Swift test runner may start us with signals blocked (Dispatch
+    # threads block them); Kamailio would inherit the mask and its timers and SIGTERM would
+    # never fire. perl-base (essential) clears the mask and resets dispositions before exec.
+    perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die;
+        $SIG{$_} = "DEFAULT" for qw(PIPE TERM INT HUP ALRM CHLD USR1 USR2);
+        exec @ARGV or die "exec: $!"' -- \
     setsid "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
         -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \

@@ -41,11 +41,13 @@ final class KamailioServer: Sendable {
         throw KamailioError(message: "kamailio.sh start failed: \(lastError)")
     }
 
+    /// Runs `scripts/kamailio.sh <command>` for this instance; returns its exit status and
+    /// output. posix_spawn + waitpid (not Foundation's Process, which can hang when several
+    /// suites launch processes at once), with an empty signal mask for the child.
     @discardableResult
     func script(_ command: String, natping: Int = 30) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.repoRoot + "/scripts/kamailio.sh", command]
+        let output = runDir + ".\(command).out"
+        FileManager.default.createFile(atPath: output, contents: nil)
         var env = ProcessInfo.processInfo.environment
         env["KAMAILIO_SIP_PORT"] = String(sipPort)
         env["KAMAILIO_TLS_PORT"] = String(tlsPort)
@@ -53,19 +55,43 @@ final class KamailioServer: Sendable {
         env["KAMAILIO_WSS_PORT"] = String(wssPort)
         env["KAMAILIO_NATPING"] = String(natping)
         env["KAMAILIO_RUN_DIR"] = runDir
-        process.environment = env
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        do { try process.run() } catch { return (127, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let argv = ["/bin/bash", Self.repoRoot + "/scripts/kamailio.sh", command]
+        let envp = env.map { "\($0.key)=\($0.value)" }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var pid: pid_t = 0
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = envp.map { strdup($0) } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else { return (127, "posix_spawn failed") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: output)
+        let exited = status & 0x7F == 0
+        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
     }
 
     func stop() {
         script("stop")
-        try? FileManager.default.removeItem(atPath: runDir)
+        // ASTRA_KEEP_KAMAILIO_RUN=1 keeps the run dir (kamailio.log) for debugging.
+        if ProcessInfo.processInfo.environment["ASTRA_KEEP_KAMAILIO_RUN"] == nil {
+            try? FileManager.default.removeItem(atPath: runDir)
+        }
     }
 
     func port(for transport: TransportKind) -> UInt16 {
