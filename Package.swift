@@ -36,19 +36,24 @@ let package = Package(
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
+        .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
-        module("SIPDialog", ["SIPCore"]),
+        module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("ToolSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
-        // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
+        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
+        // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
+        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
+        .executableTarget(name: "bench-transport", dependencies: ["SIPTransport"], path: "Benchmarks/bench-transport", swiftSettings: strict),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 

@@ -1,0 +1,30 @@
+/// Settings for opening and running one flow.
+public struct ConnectionOptions: Sendable {
+    /// TCP connect timeout per resolved address.
+    public var connectTimeout: Duration = .seconds(10)
+    /// TLS + WebSocket handshakes must finish within this.
+    public var handshakeTimeout: Duration = .seconds(10)
+    public var tls = TLSOptions()
+    /// RFC 7118: the WebSocket resource path (a line's `ws_path`).
+    public var webSocketPath = "/ws"
+    /// `Origin` header for the WebSocket handshake (RFC 6455 §4.1 item 8), if any.
+    public var webSocketOrigin: String?
+    /// Largest SIP message (and WebSocket message) accepted; bigger ones end the connection.
+    public var maxMessageSize = 262_144
+    /// RFC 5626 §4.4 keep-alive; nil disables it.
+    public var keepAlive: KeepAliveConfiguration? = KeepAliveConfiguration()
+    public var log: TransportLog = .standardError()
+    /// `--sip-trace`: every SIP message sent and received.
+    public var trace: SIPTrace?
+
+    public init() {}
+}
+
+/// What a ``StreamConnection`` reports.
+public enum ConnectionEvent: Sendable {
+    /// One received SIP message.
+    case message(ReceivedMessage)
+    /// The connection ended (always the last event) and why: peer close, keep-alive
+    /// timeout, protocol violation, local close.
+    case closed(TransportError)
+}

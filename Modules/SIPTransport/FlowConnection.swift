@@ -1,0 +1,86 @@
+/// Where a ``SIPFlow`` connects: a line's server and transport.
+public struct FlowTarget: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    /// nil = the transport's default port.
+    public var port: UInt16?
+    public var transport: TransportKind
+
+    public init(host: String, port: UInt16? = nil, transport: TransportKind) {
+        self.host = host
+        self.port = port
+        self.transport = transport
+    }
+
+    public var description: String { "\(transport.rawValue)://\(host):\(port ?? transport.defaultPort)" }
+}
+
+/// What the layers above need to know about an established flow.
+public struct FlowInfo: Sendable, Hashable {
+    public var transport: TransportKind
+    public var local: SocketAddress?
+    public var remote: SocketAddress
+    /// False for UDP: the transaction layer must retransmit (RFC 3261 §17.1.1.2).
+    public var isReliable: Bool { transport.isReliable }
+    /// The Via `sent-by` for requests on this flow: `ip:port` of the local socket, or for
+    /// WS/WSS a random `.invalid` host (RFC 7118 §5.2).
+    public var viaSentBy: String
+    /// The host to put in a Contact URI on this flow (RFC 7118 §5.2: the same `.invalid` host).
+    public var contactHost: String
+
+    public init(transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String) {
+        self.transport = transport
+        self.local = local
+        self.remote = remote
+        self.viaSentBy = viaSentBy
+        self.contactHost = contactHost
+    }
+}
+
+/// One established connection as ``SIPFlow`` sees it (a ``StreamConnection``, UDP to one
+/// server, or a test double).
+public protocol FlowConnection: Sendable {
+    var transport: TransportKind { get }
+    var remote: SocketAddress { get }
+    var local: SocketAddress? { get }
+    /// Messages, then `.closed` as the last event.
+    var events: AsyncStream<ConnectionEvent> { get }
+    func send(_ message: [UInt8]) async throws(TransportError)
+    func close() async
+}
+
+extension StreamConnection: FlowConnection {}
+
+/// UDP to one server as a flow: it never dies by itself (RFC 5626 §4.4.2 STUN keep-alive is
+/// not implemented), and only messages from that server are delivered.
+public final class UDPFlowConnection: FlowConnection {
+    public let transport = TransportKind.udp
+    public let remote: SocketAddress
+    public var local: SocketAddress? { udp.local }
+    public let events: AsyncStream<ConnectionEvent>
+    private let udp: UDPTransport
+    private let pump: Task<Void, Never>
+
+    public init(remote: SocketAddress, trace: SIPTrace? = nil) throws(TransportError) {
+        let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace)
+        self.udp = udp
+        self.remote = remote
+        let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        self.events = events
+        pump = Task {
+            for await message in udp.events where message.remote == remote {
+                sink.yield(.message(message))
+            }
+            sink.yield(.closed(TransportError(.closed, transport: .udp, peer: remote.description, "socket closed")))
+            sink.finish()
+        }
+    }
+
+    deinit { pump.cancel() }
+
+    public func send(_ message: [UInt8]) async throws(TransportError) {
+        try await udp.send(message, to: remote)
+    }
+
+    public func close() async { await udp.close() }
+}

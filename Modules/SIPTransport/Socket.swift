@@ -1,0 +1,92 @@
+import CLinux
+import Glibc
+
+/// Creating and connecting non-blocking sockets (IPv4 and IPv6).
+enum Socket {
+    /// A non-blocking, close-on-exec socket of `type` for `family`.
+    static func make(family: Int32, type: Int32) throws(SocketErrno) -> Int32 {
+        let fd = socket(family, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketErrno(code: errno) }
+        return fd
+    }
+
+    /// Opens a TCP connection to `address` within `timeout`; returns a channel not yet reading.
+    static func connectStream(
+        to address: SocketAddress, timeout: Duration, transport: TransportKind
+    ) async throws(TransportError) -> SocketChannel {
+        let peer = address.description
+        let fd: Int32
+        do {
+            fd = try make(family: address.family, type: Int32(SOCK_STREAM.rawValue))
+        } catch {
+            throw TransportError(.socketFailed, transport: transport, peer: peer, "socket(): \(error)")
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        let channel = SocketChannel(fd: fd, datagram: false)
+        if rc != 0 {
+            let e = errno
+            guard e == EINPROGRESS || e == EINTR else {
+                channel.close()
+                throw TransportError(.connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: e))")
+            }
+            let writable = await withTaskGroup(of: Bool?.self) { group -> Bool in
+                group.addTask { await channel.waitWritable() }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                if first == nil { channel.close() }
+                group.cancelAll()
+                return first ?? false
+            }
+            guard writable else {
+                throw TransportError(.connectTimeout, transport: transport, peer: peer, "no connection within \(timeout)")
+            }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+            if soError != 0 {
+                channel.close()
+                throw TransportError(.connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: soError))")
+            }
+        }
+        return channel
+    }
+
+    /// A UDP socket bound to `local` (port 0 = any), ready for many peers.
+    static func bindDatagram(_ local: SocketAddress) throws(TransportError) -> SocketChannel {
+        let fd: Int32
+        do {
+            fd = try make(family: local.family, type: Int32(SOCK_DGRAM.rawValue))
+        } catch {
+            throw TransportError(.socketFailed, transport: .udp, peer: local.description, "socket(): \(error)")
+        }
+        let rc = local.withSockAddr { bind(fd, $0, $1) }
+        if rc != 0 {
+            let e = errno
+            Glibc.close(fd)
+            throw TransportError(.socketFailed, transport: .udp, peer: local.description, "bind(): \(SocketErrno(code: e))")
+        }
+        return SocketChannel(fd: fd, datagram: true)
+    }
+}
+
+extension Socket {
+    /// The local IP the kernel would use to reach `remote` (a connected UDP socket's
+    /// getsockname; nothing is sent). Used for the Via sent-by of a UDP flow.
+    static func sourceAddress(toward remote: SocketAddress) -> SocketAddress? {
+        guard let fd = try? make(family: remote.family, type: Int32(SOCK_DGRAM.rawValue)) else { return nil }
+        defer { Glibc.close(fd) }
+        guard remote.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard rc == 0, let address = SocketAddress(storage: storage) else { return nil }
+        return SocketAddress(ip: address.ip, port: 0)
+    }
+}

@@ -1,0 +1,135 @@
+import SIPCore
+
+extension StreamConnection {
+    /// Everything the socket reports goes through here, in order.
+    func process(_ event: ReadEvent) async {
+        guard phase != .closed else { return }
+        switch event {
+        case .data(let bytes):
+            var plain = bytes
+            if let tls {
+                tls.feed(bytes)
+                if phase == .tlsHandshake {
+                    do { try await advanceTLSHandshake() } catch {
+                        fail(error)
+                        return
+                    }
+                    if phase == .tlsHandshake || phase == .closed { return }
+                }
+                do { plain = try tls.readPlaintext() } catch {
+                    fail(error)
+                    return
+                }
+                writeQueue += tls.drainOutbound()
+            }
+            if !plain.isEmpty { await handlePlaintext(plain) }
+            if let tls, tls.peerClosed, phase != .closed {
+                fail(peerClosedError("TLS close_notify"))
+            }
+        case .datagram:
+            return
+        case .eof:
+            fail(peerClosedError("connection closed by the peer"))
+        case .error(let code):
+            fail(TransportError(.peerClosed, transport: transport, peer: remote.description, "read failed: \(SocketErrno(code: code))"))
+        }
+    }
+
+    private func peerClosedError(_ what: String) -> TransportError {
+        var detail = what
+        let pending = webSocket == nil ? framer.bufferedByteCount : 0
+        if pending > 0 { detail += " in the middle of a message (\(pending) bytes of it received)" }
+        if transport.isWebSocket && phase == .open { detail += " without a WebSocket Close (1006)" }
+        return TransportError(.peerClosed, transport: transport, peer: remote.description, detail)
+    }
+
+    private func handlePlaintext(_ bytes: [UInt8]) async {
+        switch phase {
+        case .webSocketHandshake:
+            guard var request = handshake else { return }
+            let outcome = request.receive(bytes)
+            handshake = request
+            switch outcome {
+            case .needMoreData:
+                return
+            case .refused(let error):
+                fail(error.with(transport: transport, peer: remote.description))
+            case .accepted(_, let leftover):
+                handshake = nil
+                webSocket = WebSocketSession(role: .client, maxMessageSize: options.maxMessageSize, maskSource: ids)
+                opened()
+                if !leftover.isEmpty { await handlePlaintext(leftover) }
+            }
+        case .open:
+            if webSocket != nil {
+                await receiveWebSocket(bytes)
+            } else {
+                await receiveStream(bytes)
+            }
+        case .tlsHandshake, .closed:
+            return
+        }
+    }
+
+    private func receiveWebSocket(_ bytes: [UInt8]) async {
+        guard var session = webSocket else { return }
+        let outputs = session.receive(bytes)
+        webSocket = session
+        for output in outputs {
+            switch output {
+            case .message(let payload, let binary):
+                deliver(payload, binary: binary)
+            case .send(let frame):
+                try? writeWire(frame)
+            case .pong:
+                await keepAliveEvent { $0.pongReceived() }
+            case .closed(let code, let reason):
+                try? await flush()
+                if closingLocally {
+                    fail(TransportError(.closed, transport: transport, peer: remote.description, "WebSocket close handshake completed"))
+                    return
+                }
+                fail(TransportError(.peerClosed, transport: transport, peer: remote.description,
+                                    "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
+                return
+            case .failed(let error):
+                try? await flush()
+                let code: TransportError.Code = error.closeCode == .messageTooBig ? .messageTooLarge : .protocolViolation
+                fail(TransportError(code, transport: transport, peer: remote.description, error.description))
+                return
+            }
+        }
+        try? await flush()
+    }
+
+    private func receiveStream(_ bytes: [UInt8]) async {
+        framer.append(bytes)
+        while phase == .open {
+            let output: InterimStreamFramer.Output?
+            do { output = try framer.next() } catch {
+                fail(TransportError(.protocolViolation, transport: transport, peer: remote.description, "SIP framing: \(error.reason)"))
+                return
+            }
+            guard let output else { break }
+            switch output {
+            case .message(let message):
+                deliver(message, binary: false)
+            case .keepAlivePing:
+                // RFC 5626 §4.4.1: answer a double-CRLF ping with a single CRLF pong.
+                try? writeWire([13, 10])
+            case .keepAlivePong:
+                await keepAliveEvent { $0.pongReceived() }
+            }
+        }
+        try? await flush()
+    }
+
+    private func deliver(_ message: [UInt8], binary: Bool) {
+        guard !message.isEmpty else { return }
+        options.trace?.record(.received, transport: transport, local: local, remote: remote, message: message)
+        eventSink.yield(.message(ReceivedMessage(bytes: message, transport: transport, local: local, remote: remote, binary: binary)))
+        if keepAlive != nil {
+            Task { await self.keepAliveEvent { $0.pongReceived() } }
+        }
+    }
+}

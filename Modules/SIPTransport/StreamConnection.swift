@@ -1,0 +1,242 @@
+import SIPCore
+
+/// One TCP, TLS, WS or WSS connection: an actor that owns the socket, the OpenSSL session,
+/// the WebSocket codec, the SIP stream framer and the keep-alive machine, and reports
+/// received messages and its end as ``events``.
+///
+/// Bad input (garbage, oversize frames or messages, a half-sent message then close) ends this
+/// connection with a logged reason and a `.closed` event; it never traps.
+public actor StreamConnection {
+    /// Connection phases, in order.
+    enum Phase {
+        /// RFC 5246/8446 handshake over the TCP connection (TLS, WSS).
+        case tlsHandshake
+        /// RFC 6455 §4.1 opening handshake (WS, WSS).
+        case webSocketHandshake
+        /// Messages flow; keep-alive runs.
+        case open
+        /// Finished; `.closed` was reported.
+        case closed
+    }
+
+    public nonisolated let transport: TransportKind
+    public nonisolated let remote: SocketAddress
+    public nonisolated let local: SocketAddress?
+    /// The host name used for SNI, certificate and `Host:` checks.
+    public nonisolated let host: String
+    /// Received messages, then one `.closed` as the last event.
+    public nonisolated let events: AsyncStream<ConnectionEvent>
+
+    let eventSink: AsyncStream<ConnectionEvent>.Continuation
+    let readSink: AsyncStream<ReadEvent>.Continuation
+    let readEvents: AsyncStream<ReadEvent>
+    let channel: SocketChannel
+    let options: ConnectionOptions
+    let clock: any Clock<Duration>
+    let ids: any IdentifierSource
+    var phase = Phase.open
+    var tls: TLSSession?
+    var handshake: WebSocketHandshake?
+    var webSocket: WebSocketSession?
+    var framer: InterimStreamFramer
+    var keepAlive: KeepAliveMachine?
+    var keepAliveTimer: Task<Void, Never>?
+    var opener: CheckedContinuation<TransportError?, Never>?
+    var writeQueue: [UInt8] = []
+    var writing = false
+    /// True once ``close()`` started: the peer's Close is then the expected answer.
+    var closingLocally = false
+    /// Why the connection ended while opening, when no opener was waiting yet.
+    var openFailure: TransportError?
+
+    /// Resolves `host`, connects (trying each address in turn), runs the TLS and WebSocket
+    /// handshakes and starts keep-alive. Throws the first fatal error, or the last one.
+    public static func open(
+        host: String, port: UInt16? = nil, transport: TransportKind, options: ConnectionOptions = ConnectionOptions(),
+        clock: any Clock<Duration> = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
+    ) async throws(TransportError) -> StreamConnection {
+        guard transport != .udp else {
+            throw TransportError(.invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
+        }
+        // No port: RFC 3263 SRV first (TCP/TLS), then A/AAAA on the default port.
+        let addresses = try await Resolver.resolve(server: host, port: port, transport: transport)
+        var lastError = TransportError(.resolutionFailed, transport: transport, peer: host, "no address")
+        for address in addresses {
+            do throws(TransportError) {
+                let channel = try await Socket.connectStream(to: address, timeout: options.connectTimeout, transport: transport)
+                let connection = StreamConnection(
+                    channel: channel, host: host, remote: address, transport: transport, options: options, clock: clock, ids: ids)
+                if let error = await connection.runHandshakes() { throw error }
+                return connection
+            } catch {
+                lastError = error
+                switch error.code {
+                case .certificateVerificationFailed, .subprotocolRefused, .webSocketHandshakeFailed, .invalidArgument:
+                    throw error  // The server answered: another address of it will answer the same.
+                default:
+                    continue
+                }
+            }
+        }
+        throw lastError
+    }
+
+    init(channel: SocketChannel, host: String, remote: SocketAddress, transport: TransportKind,
+         options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource) {
+        self.channel = channel
+        self.host = host
+        self.remote = remote
+        self.local = channel.localAddress
+        self.transport = transport
+        self.options = options
+        self.clock = clock
+        self.ids = ids
+        framer = InterimStreamFramer(maxMessageSize: options.maxMessageSize)
+        (events, eventSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        (readEvents, readSink) = AsyncStream.makeStream(of: ReadEvent.self)
+    }
+
+    deinit {
+        channel.close()
+        keepAliveTimer?.cancel()
+        eventSink.finish()
+        readSink.finish()
+    }
+
+    /// True until the connection ends.
+    public var isOpen: Bool { phase == .open }
+
+    /// Sends one SIP message: as is on TCP/TLS, as one WebSocket message on WS/WSS (text if
+    /// it is UTF-8, else binary — RFC 7118 §5.1).
+    public func send(_ message: [UInt8]) async throws(TransportError) {
+        guard phase == .open else {
+            throw TransportError(.notConnected, transport: transport, peer: remote.description, "connection is not open")
+        }
+        options.trace?.record(.sent, transport: transport, local: local, remote: remote, message: message)
+        if let webSocket {
+            let binary = String(validating: message, as: UTF8.self) == nil
+            try writeWire(webSocket.frame(message: message, binary: binary))
+        } else {
+            try writeWire(message)
+        }
+        try await flush()
+    }
+
+    /// Closes gracefully: WebSocket Close 1000 (RFC 6455 §7.1.2), TLS close_notify, then FIN.
+    public func close() async {
+        guard phase == .open else {
+            fail(TransportError(.closed, transport: transport, peer: remote.description, "closed locally"))
+            return
+        }
+        closingLocally = true
+        if var ws = webSocket, let frame = ws.close(code: .normal, reason: "bye") {
+            webSocket = ws
+            try? writeWire(frame)
+        }
+        if let tls {
+            tls.shutdown()
+            writeQueue += tls.drainOutbound()
+        }
+        try? await flush()
+        fail(TransportError(.closed, transport: transport, peer: remote.description, "closed locally"))
+    }
+
+    // MARK: Opening
+
+    private func runHandshakes() async -> TransportError? {
+        let stream = readEvents
+        Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.process(event)
+            }
+        }
+        let sink = readSink
+        channel.startReading { sink.yield($0) }
+        do {
+            if transport.isSecure {
+                if !options.tls.verifyPeer {
+                    options.log(.warning, "TLS certificate verification is DISABLED (insecure) for \(transport) \(remote)")
+                }
+                let session = try TLSSession(options: options.tls, host: host, transport: transport, peer: remote.description)
+                tls = session
+                phase = .tlsHandshake
+                try await advanceTLSHandshake()
+            } else if transport.isWebSocket {
+                try await startWebSocketHandshake()
+            } else {
+                phase = .open
+            }
+        } catch {
+            fail(error)
+            return error
+        }
+        if phase == .closed {
+            return openFailure ?? TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
+        }
+        if phase != .open {
+            let timeout = options.handshakeTimeout
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                await self?.handshakeTimedOut()
+            }
+            let result = await withCheckedContinuation { opener = $0 }
+            timer.cancel()
+            if let result { return result }
+        }
+        // Opened: bytes that followed the handshake may already have ended the connection;
+        // that is then reported as the `.closed` event, not as an opening failure.
+        startKeepAlive()
+        return nil
+    }
+
+    private func handshakeTimedOut() {
+        guard phase == .tlsHandshake || phase == .webSocketHandshake else { return }
+        fail(TransportError(.connectTimeout, transport: transport, peer: remote.description,
+                            "handshake not finished within \(options.handshakeTimeout)"))
+    }
+
+    func advanceTLSHandshake() async throws(TransportError) {
+        guard let tls else { return }
+        switch tls.handshake() {
+        case .wantMore:
+            writeQueue += tls.drainOutbound()
+            try await flush()
+        case .failed(let error):
+            throw error
+        case .done:
+            writeQueue += tls.drainOutbound()
+            options.log(.debug, "\(transport) \(remote): \(tls.version) established")
+            if transport.isWebSocket {
+                try await startWebSocketHandshake()
+            } else {
+                opened()
+            }
+            try await flush()
+        }
+    }
+
+    private func startWebSocketHandshake() async throws(TransportError) {
+        let defaultPort = transport == .wss ? 443 : 80
+        let hostHeader = remote.port == defaultPort ? uriHost(host) : "\(uriHost(host)):\(remote.port)"
+        let request = WebSocketHandshake(
+            host: hostHeader, path: options.webSocketPath, origin: options.webSocketOrigin, nonce: ids)
+        handshake = request
+        phase = .webSocketHandshake
+        try writeWire(request.request())
+        try await flush()
+    }
+
+    private func uriHost(_ name: String) -> String {
+        SocketAddress(ip: name, port: 0)?.uriHost ?? name
+    }
+
+    func opened() {
+        phase = .open
+        if let opener {
+            self.opener = nil
+            opener.resume(returning: nil)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import SIPCore
+import Testing
+
+@testable import SIPTransport
+
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String] = []
+    var log: TransportLog { TransportLog { _, text in self.lock.withLock { self.storage.append(text) } } }
+    var lines: [String] { lock.withLock { storage } }
+}
+
+let okResponse = "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+
+/// Opens a connection to `server`, collects events until the connection closes.
+func runClient(_ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil) async throws
+    -> (messages: [String], closed: TransportError?)
+{
+    var options = ConnectionOptions()
+    options.log = log.log
+    options.keepAlive = nil
+    options.maxMessageSize = 4096
+    let connection = try await StreamConnection.open(host: "127.0.0.1", port: port, transport: transport, options: options)
+    if let send { try await connection.send(send) }
+    var messages: [String] = []
+    var closed: TransportError?
+    for await event in connection.events {
+        switch event {
+        case .message(let m): messages.append(m.text)
+        case .closed(let e): closed = e
+        }
+    }
+    return (messages, closed)
+}
+
+@Suite("Bad input from the network ends that connection with a logged reason", .serialized)
+struct BadInputTests {
+    @Test("TCP: a good message, then garbage")
+    func tcpGarbage() async throws {
+        let server = try TestServer { peer in
+            peer.write(okResponse)
+            peer.write("\u{1}\u{2}GARBAGE without any header end" + String(repeating: "x", count: 5000))
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log)
+        #expect(messages.count == 1)
+        #expect(closed?.code == .protocolViolation)
+        #expect(log.lines.contains { $0.contains("ended") && $0.contains("protocolViolation") })
+    }
+
+    @Test("TCP: half a message, then close")
+    func tcpHalfMessage() async throws {
+        let server = try TestServer { peer in
+            peer.write("SIP/2.0 200 OK\r\nContent-Length: 100\r\n\r\nonly part of the body")
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log)
+        #expect(messages.isEmpty)
+        #expect(closed?.code == .peerClosed)
+        #expect(closed?.detail.contains("in the middle of a message") == true)
+        #expect(log.lines.contains { $0.contains("in the middle of a message") })
+    }
+
+    @Test("WS: a server answering without the sip subprotocol is refused")
+    func wsWithoutSubprotocol() async throws {
+        let server = try TestServer { peer in
+            let request = peer.read(until: [13, 10, 13, 10])
+            peer.write(TestServer.webSocketAnswer(to: request, subprotocol: nil))
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        await #expect {
+            _ = try await runClient(.ws, port: server.port, log: log)
+        } throws: { error in
+            (error as? TransportError)?.code == .subprotocolRefused
+        }
+        #expect(log.lines.contains { $0.contains("subprotocolRefused") && $0.contains("Sec-WebSocket-Protocol") })
+    }
+
+    @Test("WS: message, then an oversize frame", arguments: [false, true])
+    func wsOversize(halfFrameThenClose: Bool) async throws {
+        let server = try TestServer { peer in
+            let request = peer.read(until: [13, 10, 13, 10])
+            peer.write(TestServer.webSocketAnswer(to: request, subprotocol: "sip"))
+            peer.write(WebSocketFrame(opcode: .text, payload: Array(okResponse.utf8)).encoded())
+            if halfFrameThenClose {
+                peer.write(Array(WebSocketFrame(opcode: .text, payload: Array(okResponse.utf8)).encoded().prefix(20)))
+                return
+            }
+            peer.write(WebSocketFrame(opcode: .binary, payload: Array(repeating: 0x41, count: 10_000)).encoded())
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.ws, port: server.port, log: log)
+        #expect(messages.count == 1)
+        #expect(closed?.code == (halfFrameThenClose ? .peerClosed : .messageTooLarge))
+        #expect(!log.lines.isEmpty)
+    }
+
+    @Test("WS: garbage instead of frames")
+    func wsGarbage() async throws {
+        let server = try TestServer { peer in
+            let request = peer.read(until: [13, 10, 13, 10])
+            peer.write(TestServer.webSocketAnswer(to: request, subprotocol: "sip") + "GARBAGE")
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (_, closed) = try await runClient(.ws, port: server.port, log: log)
+        #expect(closed?.code == .protocolViolation)
+        #expect(log.lines.contains { $0.contains("protocolViolation") })
+    }
+
+    @Test("TCP: request goes out, response comes back")
+    func tcpRoundTrip() async throws {
+        let server = try TestServer { peer in
+            peer.read(until: [13, 10, 13, 10])
+            peer.write(okResponse)
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log, send: Array("OPTIONS sip:x SIP/2.0\r\nContent-Length: 0\r\n\r\n".utf8))
+        #expect(messages == [okResponse])
+        #expect(closed?.code == .peerClosed)
+    }
+}

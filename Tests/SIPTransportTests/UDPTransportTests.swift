@@ -1,0 +1,62 @@
+import Testing
+
+@testable import SIPTransport
+
+@Suite("UDP: one socket, many peers, IPv4 and IPv6")
+struct UDPTransportTests {
+    @Test("A server socket answers each peer at its source address", arguments: ["127.0.0.1", "::1"])
+    func manyPeers(loopback: String) async throws {
+        let server = try UDPTransport(local: SocketAddress(ip: loopback, port: 0)!)
+        let a = try UDPTransport(local: SocketAddress(ip: loopback, port: 0)!)
+        let b = try UDPTransport(local: SocketAddress(ip: loopback, port: 0)!)
+        #expect(server.local.port != 0 && server.local.isIPv6 == (loopback == "::1"))
+        try await a.send(Array("OPTIONS a".utf8), to: server.local)
+        try await b.send(Array("OPTIONS b".utf8), to: server.local)
+        var inbox = server.events.makeAsyncIterator()
+        for _ in 0..<2 {
+            guard let request = await inbox.next() else { Issue.record("no datagram"); return }
+            // RFC 3581: the source address is where the answer goes.
+            #expect(request.remote == (request.text.hasSuffix("a") ? a.local : b.local))
+            try await server.send(Array(("200 for " + request.text).utf8), to: request.remote)
+        }
+        var aInbox = a.events.makeAsyncIterator()
+        var bInbox = b.events.makeAsyncIterator()
+        #expect(await aInbox.next()?.text == "200 for OPTIONS a")
+        #expect(await bInbox.next()?.text == "200 for OPTIONS b")
+        await server.close()
+        await a.close()
+        await b.close()
+    }
+
+    @Test("Oversize datagrams and wrong address families are refused")
+    func refusals() async throws {
+        let udp = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        await #expect(throws: TransportError(.messageTooLarge, "")) {
+            try await udp.send([UInt8](repeating: 65, count: 70_000), to: SocketAddress(ip: "127.0.0.1", port: 9)!)
+        }
+        await #expect(throws: TransportError(.invalidArgument, "")) {
+            try await udp.send([65], to: SocketAddress(ip: "::1", port: 9)!)
+        }
+        await udp.close()
+    }
+
+    @Test("Transport facts visible to the layers above")
+    func kinds() {
+        #expect(!TransportKind.udp.isReliable)
+        #expect(TransportKind.allCases.filter(\.isReliable) == [.tcp, .tls, .ws, .wss])
+        #expect(TransportKind.wss.viaToken == "WSS" && TransportKind.ws.uriParameter == "ws")
+        #expect(TransportKind(name: "WSS") == .wss)
+        #expect(SocketAddress(ip: "::1", port: 5060)?.description == "[::1]:5060")
+        #expect(SocketAddress(ip: "sip.example.com", port: 5060) == nil)
+    }
+
+    @Test("Resolution: numeric addresses as is, localhost through getaddrinfo, unknown names fail")
+    func resolution() async throws {
+        #expect(try await Resolver.resolve(host: "[::1]", port: 5061, transport: .tls) == [SocketAddress(ip: "::1", port: 5061)!])
+        let local = try await Resolver.resolve(host: "localhost", port: 5060, transport: .udp)
+        #expect(local.contains(SocketAddress(ip: "127.0.0.1", port: 5060)!))
+        await #expect(throws: TransportError(.resolutionFailed, "")) {
+            _ = try await Resolver.resolve(host: "no-such-host.invalid", port: 5060, transport: .tcp)
+        }
+    }
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Starts/stops the AstraSIP test Kamailio on 127.0.0.1 (see docs/kamailio.md).
+#
+#   scripts/kamailio.sh start|stop|status|restart|kill|freeze|thaw|env
+#
+#   start   generate (once per run dir) a throw-away CA + server certificate, start Kamailio
+#           under setsid, wait until every listener answers; exit 0 when ready
+#   stop    SIGTERM the Kamailio process group, wait for it to go
+#   kill    SIGKILL the process group (a crash: the kernel closes the sockets)
+#   freeze  SIGSTOP the process group (a silent peer: nothing answers, nothing closes)
+#   thaw    SIGCONT
+#   status  exit 0 when running
+#   env     print the effective settings (KEY=VALUE)
+#
+# Environment (defaults in brackets):
+#   KAMAILIO_SIP_PORT [5060] UDP+TCP    KAMAILIO_TLS_PORT [5061]
+#   KAMAILIO_WS_PORT  [8080]            KAMAILIO_WSS_PORT [8089]
+#   KAMAILIO_NATPING  [30] seconds between OPTIONS pings to registered contacts
+#   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
+#   KAMAILIO_BIN      [kamailio]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+sip_port=${KAMAILIO_SIP_PORT:-5060}
+tls_port=${KAMAILIO_TLS_PORT:-5061}
+ws_port=${KAMAILIO_WS_PORT:-8080}
+wss_port=${KAMAILIO_WSS_PORT:-8089}
+natping=${KAMAILIO_NATPING:-30}
+run_dir=${KAMAILIO_RUN_DIR:-${TMPDIR:-/tmp}/astra-kamailio-$sip_port}
+kamailio_bin=${KAMAILIO_BIN:-kamailio}
+cfg="$here/config/kamailio/kamailio.cfg"
+pid_file="$run_dir/kamailio.pid"
+log_file="$run_dir/kamailio.log"
+
+log() { echo "kamailio.sh: $*" >&2; }
+
+pgid() {
+    [[ -f "$pid_file" ]] || return 1
+    local pid
+    pid=$(cat "$pid_file")
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
+    echo "$pid"
+}
+
+make_certs() {
+    [[ -f "$run_dir/server.crt" && -f "$run_dir/ca.crt" ]] && return 0
+    log "generating throw-away CA and server certificate in $run_dir"
+    (
+        cd "$run_dir"
+        openssl ecparam -name prime256v1 -genkey -noout -out ca.key 2>/dev/null
+        openssl req -x509 -new -key ca.key -days 2 -subj "/CN=AstraSIP throw-away test CA" \
+            -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+            -out ca.crt 2>/dev/null
+        openssl ecparam -name prime256v1 -genkey -noout -out server.key 2>/dev/null
+        openssl req -new -key server.key -subj "/CN=localhost" -out server.csr 2>/dev/null
+        printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' > server.ext
+        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile server.ext -out server.crt 2>/dev/null
+        rm -f server.csr server.ext ca.srl
+        chmod 600 ca.key server.key
+    )
+}
+
+write_tls_cfg() {
+    cat > "$run_dir/tls.cfg" <<TLS
+[server:default]
+method = TLSv1.2+
+verify_certificate = no
+require_certificate = no
+private_key = $run_dir/server.key
+certificate = $run_dir/server.crt
+
+[client:default]
+method = TLSv1.2+
+verify_certificate = no
+require_certificate = no
+TLS
+}
+
+tcp_up() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+port_busy() {
+    local p
+    for p in "$sip_port" "$tls_port" "$ws_port" "$wss_port"; do
+        if tcp_up "$p"; then echo "$p"; return 0; fi
+    done
+    return 1
+}
+
+start() {
+    if pgid >/dev/null; then
+        log "already running (pid $(cat "$pid_file"))"
+        return 0
+    fi
+    mkdir -p "$run_dir"
+    if busy=$(port_busy); then
+        log "port $busy on 127.0.0.1 is already in use"
+        return 2
+    fi
+    make_certs
+    write_tls_cfg
+    : > "$log_file"
+    # A parent such as a Swift test runner may start us with signals blocked (Dispatch
+    # threads block them); Kamailio would inherit the mask and its timers and SIGTERM would
+    # never fire. perl-base (essential) clears the mask and resets dispositions before exec.
+    perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die;
+        $SIG{$_} = "DEFAULT" for qw(PIPE TERM INT HUP ALRM CHLD USR1 USR2);
+        exec @ARGV or die "exec: $!"' -- \
+    setsid "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
+        -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
+        -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
+        -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" \
+        </dev/null >>"$log_file" 2>&1 &
+    echo $! > "$pid_file"
+    local deadline=$((SECONDS + 30))
+    while ((SECONDS < deadline)); do
+        if ! pgid >/dev/null; then
+            log "kamailio exited during start; last log lines:"
+            tail -n 20 "$log_file" >&2
+            return 1
+        fi
+        if tcp_up "$sip_port" && tcp_up "$tls_port" && tcp_up "$ws_port" && tcp_up "$wss_port"; then
+            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port (run dir $run_dir)"
+            return 0
+        fi
+        sleep 0.1
+    done
+    log "kamailio did not come up within 30 s"
+    stop
+    return 1
+}
+
+signal_group() {
+    local pid
+    pid=$(pgid) || return 1
+    kill "-$1" -- "-$pid" 2>/dev/null || kill "-$1" "$pid" 2>/dev/null || true
+}
+
+wait_gone() {
+    local pid=$1 deadline=$((SECONDS + 10))
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
+    # Children of the group may linger briefly after the main process.
+    while pgrep -g "$pid" >/dev/null 2>&1 && ((SECONDS < deadline)); do sleep 0.05; done
+}
+
+stop() {
+    local pid
+    pid=$(pgid) || { rm -f "$pid_file"; return 0; }
+    # SIGTERM to the main process only (it stops its children); SIGKILL the group if slow.
+    kill -CONT -- "-$pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    wait_gone "$pid"
+    rm -f "$pid_file"
+    log "stopped"
+}
+
+hard_kill() {
+    local pid
+    pid=$(pgid) || return 0
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    wait_gone "$pid"
+    rm -f "$pid_file"
+    log "killed (SIGKILL)"
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop ;;
+    restart) stop; start ;;
+    kill) hard_kill ;;
+    freeze) signal_group STOP && log "frozen (SIGSTOP)" ;;
+    thaw) signal_group CONT && log "thawed (SIGCONT)" ;;
+    status)
+        if pid=$(pgid); then echo "running pid $pid run dir $run_dir"; else echo "stopped"; exit 3; fi ;;
+    env)
+        echo "KAMAILIO_SIP_PORT=$sip_port"; echo "KAMAILIO_TLS_PORT=$tls_port"
+        echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
+        echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
+        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt" ;;
+    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+esac
