@@ -40,7 +40,7 @@ let package = Package(
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
-        module("AstraTestSupport", ["SIPCore"]),
+        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("ToolSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:

@@ -65,7 +65,7 @@ public enum TransactionTimer: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why a transaction ended (what the transaction user is told, RFC 3261 §17 and §8.1.3.1).
-public enum TransactionEnd: Sendable, Hashable {
+public enum TransactionEnd: Error, Sendable, Hashable {
     /// The transaction completed normally.
     case completed
     /// Timer B, F or H fired: the peer never answered (the TU treats it as a 408, §8.1.3.1).
