@@ -77,8 +77,10 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The final (or provisional, ignored) response to the REGISTER in flight.
+    /// Answers to an earlier REGISTER than the latest one (its CSeq is lower) are ignored.
     public mutating func receive(_ response: SIPResponse) -> [Action] {
         guard response.statusCode >= 200 else { return [] }
+        if let cseq = try? response.headers.cseq(), cseq.sequence != builder.cseq { return [] }
         switch state {
         case .registering:
             return registeringReceived(response)
@@ -91,7 +93,9 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The REGISTER's transaction ended without a final response (Timer F or transport error).
-    public mutating func transactionFailed(_ end: TransactionEnd) -> [Action] {
+    /// - Parameter cseq: the CSeq of the REGISTER whose transaction ended; an older one is ignored.
+    public mutating func transactionFailed(_ end: TransactionEnd, cseq: UInt32? = nil) -> [Action] {
+        if let cseq, cseq != builder.cseq { return [] }
         switch state {
         case .registering:
             return fail(end == .timeout ? .timeout : .transportError)
