@@ -40,10 +40,16 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
+        module("PushKitEmu", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
+
+        tool("astra-pushsim", ["PushKitEmu"]),
+        .executableTarget(name: "bench-pushsim", dependencies: ["PushKitEmu"], path: "Benchmarks/bench-pushsim",
+                          swiftSettings: strict),
     ]
 )

@@ -1,0 +1,84 @@
+/// A timer the client policy starts; the emulator fires it back through ``PushClientPolicy/timerFired(_:_:)``.
+public enum PolicyTimer: Sendable, Hashable {
+    /// R5: the placeholder for CallKit call `uuid` waits this long for its INVITE.
+    case placeholder(uuid: Int32)
+    /// The naive policy's PushKit-session merge (the ~10 s answer delay).
+    case merge(uuid: Int32)
+}
+
+/// One thing the client asked iOS, CallKit, or the network to do, in the order it asked.
+///
+/// The order matters: R1 is checked on it (report before any networking but the ack).
+public enum ClientOp: Sendable, Hashable {
+    /// `POST /voip-push-ack {push_id}`: the one network call allowed before reporting.
+    case ackPush(pushID: Int32)
+    /// `CXProvider.reportNewIncomingCall`: for a push (`pushID`) or an INVITE (`invite`), -1 = none.
+    case reportNewIncomingCall(uuid: Int32, pushID: Int32, invite: Int32)
+    /// `CXProvider.reportCall(with:updated:)` (caller name known after the INVITE).
+    case reportCallUpdated(uuid: Int32)
+    /// `CXProvider.reportCall(with:endedAt:reason:)`.
+    case reportCallEnded(uuid: Int32, reason: EndReason)
+    /// `CXAnswerCallAction.fulfill()`.
+    case fulfillAnswer(uuid: Int32)
+    /// `CXAnswerCallAction.fail()`.
+    case failAnswer(uuid: Int32)
+    /// The SIP stack binds the INVITE (server call) to an existing CallKit call: the R5 claim.
+    case claimInvite(call: Int32, uuid: Int32)
+    /// Send 200 OK for the INVITE of server call `call`.
+    case sendOK(call: Int32)
+    /// Send REGISTER, reading credentials stored with `protection` (networking).
+    case register(protection: KeychainProtection)
+    /// `POST /api/v1/users/voip-push-token` with the current token and environment (networking).
+    case uploadToken
+    /// `DELETE …/voip-push-token` (networking).
+    case deleteToken
+    /// Any other network request (e.g. fetching call details before reporting — the field bug).
+    case fetch
+    /// Start a timer.
+    case startTimer(PolicyTimer, afterMs: Int64)
+
+    /// Whether this op is networking that R1 forbids before the report (the ack is exempt).
+    public var isNetworking: Bool {
+        switch self {
+        case .sendOK, .register, .uploadToken, .deleteToken, .fetch: true
+        case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .reportCallEnded, .fulfillAnswer,
+             .failAnswer, .claimInvite, .startTimer: false
+        }
+    }
+}
+
+/// What a policy callback sees of the device, and where it records what it does.
+///
+/// The emulator reuses one context (and its op buffer) for every callback: no allocation per event.
+public struct ClientContext: Sendable {
+    /// Virtual time now (ms); the device clock.
+    public internal(set) var now: Int64 = 0
+    /// Whether the device is locked.
+    public internal(set) var deviceLocked = false
+    /// Whether the device has network.
+    public internal(set) var online = true
+    /// The app state while the callback runs.
+    public internal(set) var appState: AppState = .foreground
+    /// The ops recorded by the current callback, in order.
+    public internal(set) var ops: [ClientOp] = []
+    var nextUUID: Int32 = 0
+
+    init() { ops.reserveCapacity(16) }
+
+    /// A fresh CallKit call UUID (a small integer stands for the UUID).
+    public mutating func newCallUUID() -> Int32 {
+        defer { nextUUID += 1 }
+        return nextUUID
+    }
+
+    /// Records an op.
+    public mutating func perform(_ op: ClientOp) { ops.append(op) }
+
+    mutating func begin(now: Int64, locked: Bool, online: Bool, appState: AppState) {
+        self.now = now
+        deviceLocked = locked
+        self.online = online
+        self.appState = appState
+        ops.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,208 @@
+/// Why the server gave up on the phone and moved to the next target (voicemail, another device).
+public enum FailoverReason: String, Sendable, Hashable, Codable {
+    /// Step 3: no push-ack within the ack window — the phone is dead or offline.
+    case noAck = "no_ack"
+    /// Step 4: acked, but no fresh REGISTER (+qualify) within the register wait.
+    case noRegister = "no_register"
+    /// No registration and no push token: nothing to wake.
+    case noToken = "no_token"
+    /// APNs refused the push (bad headers, stale or wrong-environment token).
+    case apnsRejected = "apns_rejected"
+    /// The INVITE got no final answer from the phone before Timer B.
+    case inviteTimeout = "invite_timeout"
+}
+
+/// What the wake decision asks its shell (the simulation, or a live SIP proxy) to do.
+public enum WakeAction: Sendable, Hashable {
+    /// Nothing.
+    case none
+    /// Send OPTIONS to the registered contact and start the qualify timer.
+    case qualify
+    /// Send the INVITE to the registered contact (direct ring, or the held INVITE after wake).
+    case sendInvite(direct: Bool)
+    /// Send a VoIP push (`apns-expiration: 0`, priority 10, caller + push-id) and start the ack
+    /// window.
+    case sendPush
+    /// Start the register wait (the ack arrived).
+    case awaitRegister
+    /// Give up on this phone.
+    case failover(FailoverReason)
+    /// The caller left after the INVITE went out: send CANCEL.
+    case sendCancel
+    /// The caller left before any INVITE: stop, nothing to send.
+    case stop
+}
+
+/// The server's wake decision v2 for one incoming call (PUSH-RULES.md "Server side").
+///
+/// An action-returning state machine: one mutating func per event, no IO, no clock. The shell
+/// owns timers and transport, so the same machine can run in virtual time or, later, in front of
+/// a real SIP user agent (issue 10's live mode).
+public struct WakeDecision: Sendable, Hashable {
+    /// The machine's states.
+    public enum State: Sendable, Hashable {
+        /// Call not started.
+        case idle
+        /// Step 1: registration looks live; OPTIONS sent, waiting for 200 or timeout.
+        case qualifyingDirect
+        /// Step 1: INVITE sent straight to the live contact.
+        case ringingDirect
+        /// Step 2: push sent, waiting for `POST /voip-push-ack` within the ack window.
+        case awaitingAck
+        /// Step 4: acked, waiting for the fresh REGISTER.
+        case awaitingRegister
+        /// Step 4: fresh REGISTER in, OPTIONS sent to the new contact.
+        case qualifyingFresh
+        /// Step 4: held INVITE sent to the new contact.
+        case inviteSent
+        /// 200 OK received: connected.
+        case answered
+        /// Step 3 (or a dead end): moved to the next target.
+        case failedOver(FailoverReason)
+        /// The caller hung up first.
+        case cancelled
+    }
+
+    /// The current state.
+    public private(set) var state: State = .idle
+    /// Whether a push was sent for this call (and so whether an ack is meaningful).
+    public private(set) var pushed = false
+
+    public init() {}
+
+    /// Whether the call is over for the server (caller left, failed over, or answered elsewhere).
+    public var isOver: Bool {
+        switch state {
+        case .failedOver, .cancelled: true
+        case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
+             .inviteSent, .answered: false
+        }
+    }
+
+    /// The call arrives: step 1 if the registration looks live, else step 2, else failover.
+    public mutating func start(registrationLive: Bool, hasToken: Bool) -> WakeAction {
+        guard case .idle = state else { preconditionFailure("WakeDecision.start in \(state)") }
+        if registrationLive {
+            state = .qualifyingDirect
+            return .qualify
+        }
+        return pushOrFail(hasToken: hasToken)
+    }
+
+    private mutating func pushOrFail(hasToken: Bool) -> WakeAction {
+        guard hasToken else {
+            state = .failedOver(.noToken)
+            return .failover(.noToken)
+        }
+        state = .awaitingAck
+        pushed = true
+        return .sendPush
+    }
+
+    /// The contact answered OPTIONS.
+    public mutating func qualifyAnswered() -> WakeAction {
+        switch state {
+        case .qualifyingDirect:
+            state = .ringingDirect
+            return .sendInvite(direct: true)
+        case .qualifyingFresh:
+            state = .inviteSent
+            return .sendInvite(direct: false)
+        case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
+             .cancelled:
+            return .none
+        }
+    }
+
+    /// The qualify timer fired. Direct: fall back to push. Fresh contact: keep waiting for another
+    /// REGISTER until the register wait ends.
+    public mutating func qualifyTimedOut(hasToken: Bool) -> WakeAction {
+        switch state {
+        case .qualifyingDirect: return pushOrFail(hasToken: hasToken)
+        case .qualifyingFresh:
+            state = .awaitingRegister
+            return .none
+        case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
+             .cancelled:
+            return .none
+        }
+    }
+
+    /// APNs refused the push.
+    public mutating func pushRejected() -> WakeAction {
+        guard case .awaitingAck = state else { return .none }
+        state = .failedOver(.apnsRejected)
+        return .failover(.apnsRejected)
+    }
+
+    /// `POST /voip-push-ack {push_id}` arrived.
+    public mutating func ackReceived() -> WakeAction {
+        guard case .awaitingAck = state else { return .none }
+        state = .awaitingRegister
+        return .awaitRegister
+    }
+
+    /// The ack window ended.
+    public mutating func ackWindowExpired() -> WakeAction {
+        guard case .awaitingAck = state else { return .none }
+        state = .failedOver(.noAck)
+        return .failover(.noAck)
+    }
+
+    /// A fresh REGISTER from the phone arrived.
+    public mutating func registerReceived() -> WakeAction {
+        guard case .awaitingRegister = state else { return .none }
+        state = .qualifyingFresh
+        return .qualify
+    }
+
+    /// The register wait ended.
+    public mutating func registerWaitExpired() -> WakeAction {
+        switch state {
+        case .awaitingRegister, .qualifyingFresh:
+            state = .failedOver(.noRegister)
+            return .failover(.noRegister)
+        case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .inviteSent, .answered, .failedOver,
+             .cancelled:
+            return .none
+        }
+    }
+
+    /// Timer B fired for the INVITE.
+    public mutating func inviteTimedOut() -> WakeAction {
+        switch state {
+        case .ringingDirect, .inviteSent:
+            state = .failedOver(.inviteTimeout)
+            return .failover(.inviteTimeout)
+        case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
+             .failedOver, .cancelled:
+            return .none
+        }
+    }
+
+    /// The phone answered (200 OK).
+    public mutating func answered() -> WakeAction {
+        switch state {
+        case .ringingDirect, .inviteSent:
+            state = .answered
+            return .none
+        case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
+             .failedOver, .cancelled:
+            return .none
+        }
+    }
+
+    /// The caller hung up.
+    public mutating func callerLeft() -> WakeAction {
+        switch state {
+        case .ringingDirect, .inviteSent:
+            state = .cancelled
+            return .sendCancel
+        case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh:
+            state = .cancelled
+            return .stop
+        case .answered, .failedOver, .cancelled:
+            return .none
+        }
+    }
+}
