@@ -72,9 +72,11 @@ public enum Fuzzer {
             case 16: s.steps.append(ScenarioStep(at: t, .invalidateToken))
             case 17: s.steps.append(ScenarioStep(at: t, .message))
             default:
+                // A known-origin call push is indistinguishable from the server's: raw ones are foreign.
                 let contents: [PushContent] = [.unreadable, .call, .keepAlive, .message]
-                s.steps.append(ScenarioStep(at: t, .rawPush, content: contents[Int(g.below(4))],
-                                            origin: g.chance(50) ? .unknown : .known))
+                let content = contents[Int(g.below(4))]
+                s.steps.append(ScenarioStep(at: t, .rawPush, content: content,
+                                            origin: content == .call || g.chance(50) ? .unknown : .known))
             }
         }
         return s

@@ -42,6 +42,8 @@ public struct ReferencePolicy: PushClientPolicy {
     struct Tracked: Sendable, Hashable {
         var uuid: Int32
         var pushID: Int32
+        /// The Call-ID the push carried (PUSH-RULES R5), or -1.
+        var callID: Int32 = -1
         var invite: Int32 = -1
         var shadowOf: Int32 = -1
         var answerPending = false
@@ -105,12 +107,12 @@ public struct ReferencePolicy: PushClientPolicy {
         ctx.perform(.ackPush(pushID: push.pushID))
         if faults.contains(.reportAfterRegister) {
             ctx.perform(.register(protection: protection))
-            calls.append(Tracked(uuid: -1, pushID: push.pushID))
+            calls.append(Tracked(uuid: -1, pushID: push.pushID, callID: push.call))
             return
         }
         let uuid = ctx.newCallUUID()
         ctx.perform(.reportNewIncomingCall(uuid: uuid, pushID: push.pushID, invite: -1))
-        calls.append(Tracked(uuid: uuid, pushID: push.pushID))
+        calls.append(Tracked(uuid: uuid, pushID: push.pushID, callID: push.call))
         if !faults.contains(.noPlaceholderTimeout) {
             ctx.perform(.startTimer(.placeholder(uuid: uuid), afterMs: placeholderTimeoutMs))
         }
@@ -138,10 +140,10 @@ public struct ReferencePolicy: PushClientPolicy {
     }
 
     public mutating func didReceiveInvite(_ invite: IncomingInvite, _ ctx: inout ClientContext) {
-        // R5: claim by push-id; FIFO (oldest unclaimed placeholder) is the weak fallback.
-        let byID = calls.firstIndex { $0.pushID == invite.pushID && $0.invite < 0 && !$0.ended && $0.uuid >= 0 }
-        let match = invite.pushID >= 0 ? byID : calls.firstIndex {
-            $0.pushID >= 0 && $0.invite < 0 && !$0.ended && $0.uuid >= 0 && $0.shadowOf < 0
+        // R5: claim by the push-id the INVITE carries. An INVITE without one is a direct ring: FIFO
+        // matching (the weak fallback) would hand it a placeholder of another call.
+        let match = invite.pushID < 0 ? nil : calls.firstIndex {
+            $0.pushID == invite.pushID && $0.invite < 0 && !$0.ended && $0.uuid >= 0
         }
         if let i = match, !faults.contains(.secondCallForInvite) {
             calls[i].invite = invite.call
@@ -158,7 +160,7 @@ public struct ReferencePolicy: PushClientPolicy {
         let uuid = ctx.newCallUUID()
         ctx.perform(.reportNewIncomingCall(uuid: uuid, pushID: -1, invite: invite.call))
         ctx.perform(.claimInvite(call: invite.call, uuid: uuid))
-        var tracked = Tracked(uuid: uuid, pushID: -1)
+        var tracked = Tracked(uuid: uuid, pushID: -1, callID: invite.call)
         tracked.invite = invite.call
         if let i = match { tracked.shadowOf = calls[i].uuid }
         calls.append(tracked)
@@ -166,7 +168,8 @@ public struct ReferencePolicy: PushClientPolicy {
 
     public mutating func didReceiveCancel(call: Int32, _ ctx: inout ClientContext) {
         guard !faults.contains(.ignoreCallerLeft) else { return }
-        for i in calls.indices where calls[i].invite == call && !calls[i].ended {
+        // Match by the INVITE it cancels, or by the Call-ID the push carried (INVITE never arrived).
+        for i in calls.indices where (calls[i].invite == call || calls[i].callID == call) && !calls[i].ended {
             end(i, .remoteEnded, &ctx)
             if calls[i].shadowOf >= 0, let p = index(uuid: calls[i].shadowOf), !calls[p].ended {
                 end(p, .remoteEnded, &ctx)

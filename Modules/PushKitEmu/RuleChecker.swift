@@ -60,7 +60,7 @@ public struct RuleChecker: Sendable {
     /// R5/R6 after the handler: an unusable or late push must not still ring.
     public mutating func pushHandled(_ push: VoIPPush, deliveredAt t: Int64, stillRinging uuid: Int32?) {
         guard let uuid else { return }
-        if push.content != .call || push.origin == .unknown || push.call < 0 {
+        if push.content != .call || push.origin == .unknown {
             violations.append(Violation(.unusablePushNotEnded, t: t, call: push.call, push: push.pushID, uuid: uuid))
         } else if t - push.sentAt > settings.staleAfterMs {
             violations.append(Violation(.staleDeliveryRang, t: t, call: push.call, push: push.pushID, uuid: uuid))

@@ -29,6 +29,10 @@ extension Simulation {
     mutating func transition(to state: AppState) {
         let wasRunning = phone.appRunning
         let old = phone.app
+        var state = state
+        // iOS keeps an app with a CallKit call running (and its SIP flow up) in the background.
+        let inCall = callkit.contains { $0.active } && wasRunning
+        if inCall && state == .suspended { state = .background }
         record(.appState(state))
         switch state {
         case .foreground, .background:
@@ -37,7 +41,7 @@ extension Simulation {
             } else {
                 phone.app = state
                 if !wasRunning { deliverPendingTokenChange() }
-                if state == .foreground { notifyConnectivity() } else { phone.sipConnected = false }
+                if state == .foreground { notifyConnectivity() } else if !inCall { phone.sipConnected = false }
             }
         case .suspended:
             phone.app = .suspended
@@ -45,8 +49,18 @@ extension Simulation {
         case .killed:
             phone.app = .killed
             phone.sipConnected = false
-            policy = pristinePolicy
-            processGeneration &+= 1
+            processDied()
+        }
+    }
+
+    /// The process died: its policy state and timers are gone, and iOS ends its CallKit calls.
+    mutating func processDied() {
+        policy = pristinePolicy
+        processGeneration &+= 1
+        for i in callkit.indices where callkit[i].active {
+            callkit[i].ended = true
+            if callkit[i].answer == .pending { callkit[i].answer = .failed }
+            record(.callkitEnd(uuid: Int32(i), reason: .failed))
         }
     }
 
@@ -84,8 +98,7 @@ extension Simulation {
         checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKitCall(push: p))
         if killed {
             let strikes = phone.killedForR1()
-            policy = pristinePolicy
-            processGeneration &+= 1
+            processDied()
             record(.appKilled(strikes: strikes))
             if checker.strikeCounted(strikes, t: now) {
                 phone.startBlackout()
