@@ -45,6 +45,7 @@ let package = Package(
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
+        tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
 
