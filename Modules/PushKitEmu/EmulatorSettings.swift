@@ -17,7 +17,8 @@ public struct EmulatorSettings: Sendable, Hashable {
     /// On-demand qualify (OPTIONS) timeout before choosing push over direct ring. Assumption:
     /// 2× a 250 ms RTT budget; Asterisk's `qualify_timeout` default (3 s) is far too slow here.
     public var qualifyTimeoutMs: Int64 = 500
-    /// Held/direct INVITE with no answer from the phone's stack: RFC 3261 §17.1.1.2 Timer B = 64·T1.
+    /// INVITE without a final answer → CANCEL and fail over (the proxy's ring timeout). Default
+    /// RFC 3261 §17.1.1.2 Timer B = 64·T1 = 32 s.
     public var inviteTimeoutMs: Int64 = 32_000
     /// Registration expiry cap (product: 300 s).
     public var expiryCapSeconds: Int = 300

@@ -9,8 +9,53 @@ public struct PushSimOutput: Sendable, Hashable {
     public var exitCode: Int32 = 0
 }
 
+/// The options every `astra-pushsim` command takes, already parsed.
+public struct PushSimOptions: Sendable, Hashable {
+    /// `--policy naive|correct` (default correct).
+    public var policy: PolicyChoice = .correct
+    /// `--seed N`: tokens in `run`/`check`, the case sequence in `fuzz` (default 1).
+    public var seed: UInt64 = 1
+    /// `fuzz --count N` (default 1000).
+    public var count = 1_000
+    /// Output format.
+    public var format: PushSimCommand.Format = .json
+    /// `--strike-limit N`: overrides ``EmulatorSettings/strikeThreshold`` (R2).
+    public var strikeLimit: Int?
+
+    public init() {}
+}
+
 /// The `astra-pushsim` commands (docs/man/astra-pushsim.md), independent of argument parsing.
 public enum PushSimCommand {
+    /// Runs `command` (`run`, `check`, `fuzz`); `scenario` is `run`'s argument; `load` reads a
+    /// scenario file (`-` = standard input, the caller decides).
+    public static func execute(_ command: String, scenario argument: String?, options: PushSimOptions,
+                               load: (String) throws -> [UInt8]) -> PushSimOutput {
+        switch command {
+        case "run":
+            guard let argument else { return usage("run needs a SCENARIO (built-in name or JSON file)") }
+            do {
+                var scenario = try scenario(argument, load: load)
+                if let limit = options.strikeLimit { scenario.settings.strikeThreshold = limit }
+                return run(scenario, policy: options.policy, seed: options.seed, format: options.format)
+            } catch {
+                return usage(error.reason)
+            }
+        case "check":
+            return check(policy: options.policy, seed: options.seed, format: options.format,
+                         strikeLimit: options.strikeLimit)
+        case "fuzz":
+            guard options.count >= 0 else { return usage("--count must not be negative") }
+            return fuzz(seed: options.seed, count: options.count, policy: options.policy, format: options.format)
+        default:
+            return usage("unknown command '\(command)' (run, check, fuzz)")
+        }
+    }
+
+    static func usage(_ reason: String) -> PushSimOutput {
+        PushSimOutput(stdout: [], stderr: ["astra-pushsim: " + reason], exitCode: exitUsage)
+    }
+
     /// Exit codes.
     public static let exitOK: Int32 = 0
     /// A rule was broken (or an expected outcome was not met).
@@ -55,8 +100,12 @@ public enum PushSimCommand {
     }
 
     /// `check`: every built-in; exit 1 naming the rules broken.
-    public static func check(policy: PolicyChoice, seed: UInt64, format: Format) -> PushSimOutput {
-        let reports = ScenarioRunner.checkAll(policy: policy, seed: seed)
+    public static func check(policy: PolicyChoice, seed: UInt64, format: Format, strikeLimit: Int? = nil) -> PushSimOutput {
+        let reports = BuiltInScenarios.all.map { builtIn in
+            var scenario = builtIn
+            if let strikeLimit { scenario.settings.strikeThreshold = strikeLimit }
+            return ScenarioRunner.run(scenario, policy: policy, seed: seed)
+        }
         var out = PushSimOutput()
         var rules = Set<RuleID>()
         var failed: [String] = []

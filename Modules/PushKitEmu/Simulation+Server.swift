@@ -90,6 +90,9 @@ extension Simulation {
                 // The REGISTER overtook the ack (sent before it): it is already fresh.
                 perform(calls[Int(c)].machine.registerReceived(), call: c)
             }
+        case .cancelAndFailover(let reason):
+            perform(.sendCancel, call: c)
+            perform(.failover(reason), call: c)
         case .failover(let reason):
             let after = now - calls[Int(c)].startedAt
             record(.failover(call: c, reason: reason, afterMs: after, boundMs: settings.failoverBoundMs))

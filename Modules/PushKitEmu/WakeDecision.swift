@@ -27,6 +27,8 @@ public enum WakeAction: Sendable, Hashable {
     case awaitRegister
     /// Give up on this phone.
     case failover(FailoverReason)
+    /// Give up on a phone that has the INVITE: CANCEL it (so it stops ringing), then fail over.
+    case cancelAndFailover(FailoverReason)
     /// The caller left after the INVITE went out: send CANCEL.
     case sendCancel
     /// The caller left before any INVITE: stop, nothing to send.
@@ -168,12 +170,12 @@ public struct WakeDecision: Sendable, Hashable {
         }
     }
 
-    /// Timer B fired for the INVITE.
+    /// The INVITE got no final answer in time (Timer B / the proxy's ring timeout).
     public mutating func inviteTimedOut() -> WakeAction {
         switch state {
         case .ringingDirect, .inviteSent:
             state = .failedOver(.inviteTimeout)
-            return .failover(.inviteTimeout)
+            return .cancelAndFailover(.inviteTimeout)
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
              .failedOver, .cancelled:
             return .none

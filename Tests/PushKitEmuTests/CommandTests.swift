@@ -108,3 +108,35 @@ import Testing
         #expect(out.stdout.contains("    3500 ms  failover  call=0 reason=no_ack after_ms=2500 bound_ms=3000"))
     }
 }
+
+@Suite struct ExecuteTests {
+    static func noFile(_ path: String) throws -> [UInt8] { throw ScenarioError(.invalidJSON, "cannot read '\(path)'") }
+
+    /// Exit codes: 0 ok, 1 violation, 64 usage (TOOLS.md).
+    @Test(arguments: [
+        ("run", String?("killed"), PolicyChoice.correct, Int32(0)), ("run", "killed", .naive, 1), ("run", nil, .correct, 64),
+        ("run", "no-such-scenario", .correct, 64), ("dance", nil, .correct, 64), ("check", nil, .correct, 0),
+        ("check", nil, .naive, 1), ("fuzz", nil, .correct, 0),
+    ])
+    func exitCodes(_ command: String, _ scenario: String?, _ policy: PolicyChoice, _ exitCode: Int32) {
+        var options = PushSimOptions()
+        options.policy = policy
+        options.count = 200
+        let out = PushSimCommand.execute(command, scenario: scenario, options: options, load: Self.noFile)
+        #expect(out.exitCode == exitCode)
+        if exitCode == 64 {
+            #expect(out.stdout.isEmpty)
+            #expect(out.stderr.count == 1 && out.stderr[0].hasPrefix("astra-pushsim: "))
+        }
+    }
+
+    /// `--strike-limit` reaches R2: with 4, three dropped pushes do not black out the app.
+    @Test(arguments: [(3, true), (4, false)])
+    func strikeLimitOption(_ limit: Int, _ blackout: Bool) {
+        var options = PushSimOptions()
+        options.policy = .naive
+        options.strikeLimit = limit
+        let out = PushSimCommand.execute("run", scenario: "strike-out", options: options, load: Self.noFile)
+        #expect(out.stdout.contains { $0.contains("\"event\":\"push_blackout\"") } == blackout)
+    }
+}

@@ -40,7 +40,7 @@ import Testing
         ([.start(live: true, token: true), .qualifyOK, .callerLeft], [.qualify, .sendInvite(direct: true), .sendCancel],
          .cancelled),
         ([.start(live: true, token: true), .qualifyOK, .inviteTimeout], [.qualify, .sendInvite(direct: true),
-                                                                         .failover(.inviteTimeout)], .failedOver(.inviteTimeout)),
+                                                                         .cancelAndFailover(.inviteTimeout)], .failedOver(.inviteTimeout)),
     ])
     func paths(_ inputs: [Input], _ actions: [WakeAction], _ final: WakeDecision.State) {
         var machine = WakeDecision()
