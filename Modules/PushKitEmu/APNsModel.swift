@@ -74,8 +74,10 @@ public struct APNsModel: Sendable {
     }
 
     /// A request arrives. `tokenValid`: the token is the device's current, non-invalidated token.
-    public mutating func submit(_ request: APNsRequest, push: Int32, now: Int64, tokenValid: Bool,
-                                tokenEnvironment: APNsEnvironment, deviceOnline: Bool) -> APNsAction {
+    public mutating func submit(
+        _ request: APNsRequest, push: Int32, now: Int64, tokenValid: Bool,
+        tokenEnvironment: APNsEnvironment, deviceOnline: Bool
+    ) -> APNsAction {
         if request.pushType != "voip" { return .reject(.invalidPushType) }
         if request.topic != bundleID + ".voip" { return .reject(.badTopic) }
         if request.priority != 10 { return .reject(.badPriority) }

@@ -5,8 +5,10 @@
 public enum BuiltInScenarios {
     /// Every built-in, in `check` order.
     public static var all: [Scenario] {
-        [killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
-         unknownOrigin, cancelBeforeWake, answerBeforeInvite, noInvite, strikeOut, message]
+        [
+            killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
+            unknownOrigin, cancelBeforeWake, answerBeforeInvite, noInvite, strikeOut, message,
+        ]
     }
 
     /// The names, in `check` order.
@@ -32,8 +34,10 @@ public enum BuiltInScenarios {
 
     /// Background app whose binding still looks live: qualify fails → push.
     public static var background: Scenario {
-        make("background", "binding looks live but the backgrounded app has no socket: qualify times out, push",
-             app: .background) {
+        make(
+            "background", "binding looks live but the backgrounded app has no socket: qualify times out, push",
+            app: .background
+        ) {
             $0.phone.registered = true
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 2_000)]
             $0.expect = [.connected]
@@ -51,8 +55,10 @@ public enum BuiltInScenarios {
 
     /// Locked device: answer from the lock screen; credentials readable after first unlock.
     public static var locked: Scenario {
-        make("locked", "device locked: push, report, REGISTER with AfterFirstUnlock credentials, answer",
-             app: .suspended) {
+        make(
+            "locked", "device locked: push, report, REGISTER with AfterFirstUnlock credentials, answer",
+            app: .suspended
+        ) {
             $0.phone.locked = true
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 2_500)]
             $0.expect = [.connected]
@@ -61,8 +67,10 @@ public enum BuiltInScenarios {
 
     /// Device offline during the call: push dropped, failover after the ack window.
     public static var offline: Scenario {
-        make("offline", "device offline: apns-expiration 0 drops the push, failover after the ack window",
-             app: .suspended) {
+        make(
+            "offline", "device offline: apns-expiration 0 drops the push, failover after the ack window",
+            app: .suspended
+        ) {
             $0.phone.online = false
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000)]
             $0.expect = [.failedOver]
@@ -71,11 +79,15 @@ public enum BuiltInScenarios {
 
     /// Offline during the call, back online later with `apns-expiration: 0`: nothing rings.
     public static var reconnect: Scenario {
-        make("reconnect", "offline during the call, online after it: apns-expiration 0, so no ring on reconnect",
-             app: .suspended) {
+        make(
+            "reconnect", "offline during the call, online after it: apns-expiration 0, so no ring on reconnect",
+            app: .suspended
+        ) {
             $0.phone.online = false
-            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
-                        ScenarioStep(at: 20_000, .online)]
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
+                ScenarioStep(at: 20_000, .online),
+            ]
             $0.expect = [.failedOver]
         }
     }
@@ -83,20 +95,26 @@ public enum BuiltInScenarios {
     /// A legacy server sets a non-zero expiration: APNs stores the push and delivers it on
     /// reconnect; the client must spot it is late (report, then end at once).
     public static var reconnectStored: Scenario {
-        make("reconnect-stored", "legacy apns-expiration 3600: stored push arrives on reconnect, must not ring",
-             app: .suspended) {
+        make(
+            "reconnect-stored", "legacy apns-expiration 3600: stored push arrives on reconnect, must not ring",
+            app: .suspended
+        ) {
             $0.phone.online = false
             $0.server.request.expirationSeconds = 3_600
-            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
-                        ScenarioStep(at: 20_000, .online)]
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
+                ScenarioStep(at: 20_000, .online),
+            ]
             $0.expect = [.failedOver]
         }
     }
 
     /// Dead phone whose binding still looks live: qualify timeout + ack window ≤ bound.
     public static var deadPhone: Scenario {
-        make("dead-phone", "phone dead (battery), binding not expired: qualify timeout, push, no ack, failover",
-             app: .killed) {
+        make(
+            "dead-phone", "phone dead (battery), binding not expired: qualify timeout, push, no ack, failover",
+            app: .killed
+        ) {
             $0.phone.online = false
             $0.phone.registered = true
             $0.steps = [ScenarioStep(at: 1_000, .call)]
@@ -106,38 +124,52 @@ public enum BuiltInScenarios {
 
     /// Token rotated while running; the server gets the new one; a later call wakes the phone.
     public static var tokenRotated: Scenario {
-        make("token-rotated", "PushKit rotates the token; the app uploads it; the next call pushes to the new one",
-             app: .foreground) {
+        make(
+            "token-rotated", "PushKit rotates the token; the app uploads it; the next call pushes to the new one",
+            app: .foreground
+        ) {
             $0.phone.registered = true
-            $0.steps = [ScenarioStep(at: 500, .rotateToken), ScenarioStep(at: 2_000, .app, state: .suspended),
-                        ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000)]
+            $0.steps = [
+                ScenarioStep(at: 500, .rotateToken), ScenarioStep(at: 2_000, .app, state: .suspended),
+                ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000),
+            ]
             $0.expect = [.connected]
         }
     }
 
     /// A VoIP push from an unknown server: report, then end at once; a real call still works.
     public static var unknownOrigin: Scenario {
-        make("unknown-origin", "push from an unknown server: report, end at once (failed); then a real call",
-             app: .suspended) {
-            $0.steps = [ScenarioStep(at: 1_000, .rawPush, content: .call, origin: .unknown),
-                        ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000)]
+        make(
+            "unknown-origin", "push from an unknown server: report, end at once (failed); then a real call",
+            app: .suspended
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .rawPush, content: .call, origin: .unknown),
+                ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000),
+            ]
             $0.expect = [.connected]
         }
     }
 
     /// The caller hangs up before the app woke: report, then end with remoteEnded.
     public static var cancelBeforeWake: Scenario {
-        make("cancel-before-wake", "caller hangs up during the cold launch: report, ack says gone, end remoteEnded",
-             app: .killed) {
-            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 1_300, .hangup, call: 0)]
+        make(
+            "cancel-before-wake", "caller hangs up during the cold launch: report, ack says gone, end remoteEnded",
+            app: .killed
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 1_300, .hangup, call: 0),
+            ]
             $0.expect = [.cancelled]
         }
     }
 
     /// Answer tapped before the INVITE: the action waits for the 200 OK (no 10 s delay).
     public static var answerBeforeInvite: Scenario {
-        make("answer-before-invite", "user answers the placeholder before the INVITE: fulfil only after 200 OK",
-             app: .killed) {
+        make(
+            "answer-before-invite", "user answers the placeholder before the INVITE: fulfil only after 200 OK",
+            app: .killed
+        ) {
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 100)]
             $0.expect = [.connected]
         }
@@ -145,8 +177,10 @@ public enum BuiltInScenarios {
 
     /// Acked, then the network dies: no INVITE, the placeholder must end (`failed`) in time.
     public static var noInvite: Scenario {
-        make("no-invite", "woken and acked, then offline: no INVITE, the placeholder times out with failed",
-             app: .killed) {
+        make(
+            "no-invite", "woken and acked, then offline: no INVITE, the placeholder times out with failed",
+            app: .killed
+        ) {
             $0.steps = [ScenarioStep(at: 1_000, .call), ScenarioStep(at: 2_000, .offline)]
             $0.expect = [.failedOver]
         }
@@ -154,12 +188,16 @@ public enum BuiltInScenarios {
 
     /// Unusable pushes left unreported → strikes → blackout; the real call then never arrives.
     public static var strikeOut: Scenario {
-        make("strike-out", "three unreadable pushes, then a call: unreported pushes earn strikes and a blackout",
-             app: .suspended) {
-            $0.steps = [ScenarioStep(at: 1_000, .rawPush, content: .unreadable),
-                        ScenarioStep(at: 3_000, .rawPush, content: .unreadable),
-                        ScenarioStep(at: 5_000, .rawPush, content: .unreadable),
-                        ScenarioStep(at: 8_000, .call, answerAfterMs: 2_000)]
+        make(
+            "strike-out", "three unreadable pushes, then a call: unreported pushes earn strikes and a blackout",
+            app: .suspended
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 3_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 5_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 8_000, .call, answerAfterMs: 2_000),
+            ]
             $0.expect = [.connected]
         }
     }

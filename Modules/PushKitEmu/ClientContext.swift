@@ -42,7 +42,8 @@ public enum ClientOp: Sendable, Hashable {
         switch self {
         case .sendOK, .register, .uploadToken, .deleteToken, .fetch: true
         case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .reportCallEnded, .fulfillAnswer,
-             .failAnswer, .claimInvite, .startTimer: false
+            .failAnswer, .claimInvite, .startTimer:
+            false
         }
     }
 }

@@ -75,16 +75,20 @@ public enum Fuzzer {
                 // A known-origin call push is indistinguishable from the server's: raw ones are foreign.
                 let contents: [PushContent] = [.unreadable, .call, .keepAlive, .message]
                 let content = contents[Int(g.below(4))]
-                s.steps.append(ScenarioStep(at: t, .rawPush, content: content,
-                                            origin: content == .call || g.chance(50) ? .unknown : .known))
+                s.steps.append(
+                    ScenarioStep(
+                        at: t, .rawPush, content: content,
+                        origin: content == .call || g.chance(50) ? .unknown : .known))
             }
         }
         return s
     }
 
     /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`.
-    public static func run<P: PushClientPolicy>(seed: UInt64, count: Int, policy: (EmulatorSettings) -> P,
-                                                 maxFailures: Int = 20) -> FuzzReport {
+    public static func run<P: PushClientPolicy>(
+        seed: UInt64, count: Int, policy: (EmulatorSettings) -> P,
+        maxFailures: Int = 20
+    ) -> FuzzReport {
         var report = FuzzReport(seed: seed, count: count, events: 0, failures: [])
         for index in 0..<count {
             let cs = caseSeed(seed, index)

@@ -77,8 +77,10 @@ public struct VoIPPush: Sendable, Hashable {
     /// The iOS 26.4 `mustReport` metadata (R4); `nil` on the older delegate (R1 always applies).
     public var mustReport: Bool?
 
-    public init(pushID: Int32, call: Int32, content: PushContent, origin: PushOrigin, sentAt: Int64,
-                mustReport: Bool?) {
+    public init(
+        pushID: Int32, call: Int32, content: PushContent, origin: PushOrigin, sentAt: Int64,
+        mustReport: Bool?
+    ) {
         self.pushID = pushID
         self.call = call
         self.content = content

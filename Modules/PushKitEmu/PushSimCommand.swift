@@ -29,8 +29,10 @@ public struct PushSimOptions: Sendable, Hashable {
 public enum PushSimCommand {
     /// Runs `command` (`run`, `check`, `fuzz`); `scenario` is `run`'s argument; `load` reads a
     /// scenario file (`-` = standard input, the caller decides).
-    public static func execute(_ command: String, scenario argument: String?, options: PushSimOptions,
-                               load: (String) throws -> [UInt8]) -> PushSimOutput {
+    public static func execute(
+        _ command: String, scenario argument: String?, options: PushSimOptions,
+        load: (String) throws -> [UInt8]
+    ) -> PushSimOutput {
         switch command {
         case "run":
             guard let argument else { return usage("run needs a SCENARIO (built-in name or JSON file)") }
@@ -42,8 +44,9 @@ public enum PushSimCommand {
                 return usage(error.reason)
             }
         case "check":
-            return check(policy: options.policy, seed: options.seed, format: options.format,
-                         strikeLimit: options.strikeLimit)
+            return check(
+                policy: options.policy, seed: options.seed, format: options.format,
+                strikeLimit: options.strikeLimit)
         case "fuzz":
             guard options.count >= 0 else { return usage("--count must not be negative") }
             return fuzz(seed: options.seed, count: options.count, policy: options.policy, format: options.format)
@@ -72,7 +75,8 @@ public enum PushSimCommand {
     }
 
     /// Resolves a scenario argument: a built-in name, `fuzz:SEED`, or a JSON file read by `load`.
-    public static func scenario(_ argument: String, load: (String) throws -> [UInt8]) throws(ScenarioError) -> Scenario {
+    public static func scenario(_ argument: String, load: (String) throws -> [UInt8]) throws(ScenarioError) -> Scenario
+    {
         if let builtIn = BuiltInScenarios.named(argument) { return builtIn }
         if argument.hasPrefix("fuzz:"), let seed = UInt64(argument.dropFirst(5)) {
             return Fuzzer.scenario(caseSeed: seed)
@@ -81,7 +85,10 @@ public enum PushSimCommand {
         do {
             bytes = try load(argument)
         } catch {
-            throw ScenarioError(.invalidJSON, "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))) and not a readable file")
+            throw ScenarioError(
+                .invalidJSON,
+                "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))) and not a readable file"
+            )
         }
         return try Scenario.decode(json: bytes)
     }
@@ -100,7 +107,9 @@ public enum PushSimCommand {
     }
 
     /// `check`: every built-in; exit 1 naming the rules broken.
-    public static func check(policy: PolicyChoice, seed: UInt64, format: Format, strikeLimit: Int? = nil) -> PushSimOutput {
+    public static func check(policy: PolicyChoice, seed: UInt64, format: Format, strikeLimit: Int? = nil)
+        -> PushSimOutput
+    {
         let reports = BuiltInScenarios.all.map { builtIn in
             var scenario = builtIn
             if let strikeLimit { scenario.settings.strikeThreshold = strikeLimit }
@@ -126,7 +135,9 @@ public enum PushSimCommand {
         if !failed.isEmpty {
             out.exitCode = exitViolation
             let broken = names.isEmpty ? "no rule (outcomes differ)" : names.joined(separator: ", ")
-            out.stderr.append("astra-pushsim check: policy \(policy.rawValue) broke \(broken) in \(failed.count) of \(reports.count) scenarios: \(failed.joined(separator: ", "))")
+            out.stderr.append(
+                "astra-pushsim check: policy \(policy.rawValue) broke \(broken) in \(failed.count) of \(reports.count) scenarios: \(failed.joined(separator: ", "))"
+            )
         }
         return out
     }
@@ -154,7 +165,9 @@ public enum PushSimCommand {
         out.stdout.append(render(line.string, format))
         if report.failingCases > 0 {
             out.exitCode = exitViolation
-            out.stderr.append("astra-pushsim fuzz: \(report.failingCases) of \(count) cases broke an invariant; replay with `astra-pushsim run fuzz:SEED`")
+            out.stderr.append(
+                "astra-pushsim fuzz: \(report.failingCases) of \(count) cases broke an invariant; replay with `astra-pushsim run fuzz:SEED`"
+            )
         }
         return out
     }
@@ -179,7 +192,8 @@ public enum PushSimCommand {
             parts.append("broke " + report.rulesBroken.map(\.rawValue).joined(separator: ", "))
         }
         if !report.expectationMet {
-            parts.append("outcomes \(report.outcomes.map(\.rawValue)) != expected \((report.expected ?? []).map(\.rawValue))")
+            parts.append(
+                "outcomes \(report.outcomes.map(\.rawValue)) != expected \((report.expected ?? []).map(\.rawValue))")
         }
         return parts.joined(separator: "; ")
     }

@@ -142,9 +142,12 @@ public struct ReferencePolicy: PushClientPolicy {
     public mutating func didReceiveInvite(_ invite: IncomingInvite, _ ctx: inout ClientContext) {
         // R5: claim by the push-id the INVITE carries. An INVITE without one is a direct ring: FIFO
         // matching (the weak fallback) would hand it a placeholder of another call.
-        let match = invite.pushID < 0 ? nil : calls.firstIndex {
-            $0.pushID == invite.pushID && $0.invite < 0 && !$0.ended && $0.uuid >= 0
-        }
+        let match =
+            invite.pushID < 0
+            ? nil
+            : calls.firstIndex {
+                $0.pushID == invite.pushID && $0.invite < 0 && !$0.ended && $0.uuid >= 0
+            }
         if let i = match, !faults.contains(.secondCallForInvite) {
             calls[i].invite = invite.call
             ctx.perform(.claimInvite(call: invite.call, uuid: calls[i].uuid))

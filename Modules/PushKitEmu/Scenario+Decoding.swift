@@ -41,8 +41,12 @@ extension Scenario {
         }
         for (i, step) in scenario.steps.enumerated() {
             if step.at < 0 { throw ScenarioError(.invalidStep, "step \(i): negative time") }
-            if step.action == .hangup, step.call == nil { throw ScenarioError(.invalidStep, "step \(i): hangup needs call") }
-            if step.action == .app, step.state == nil { throw ScenarioError(.invalidStep, "step \(i): app needs state") }
+            if step.action == .hangup, step.call == nil {
+                throw ScenarioError(.invalidStep, "step \(i): hangup needs call")
+            }
+            if step.action == .app, step.state == nil {
+                throw ScenarioError(.invalidStep, "step \(i): app needs state")
+            }
         }
         return scenario
     }

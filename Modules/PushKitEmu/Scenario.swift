@@ -41,8 +41,10 @@ public struct ScenarioStep: Sendable, Hashable, Codable {
     /// For `raw_push`: the origin.
     public var origin: PushOrigin?
 
-    public init(at: Int64, _ action: StepAction, call: Int? = nil, answerAfterMs: Int64? = nil, state: AppState? = nil,
-                content: PushContent? = nil, origin: PushOrigin? = nil) {
+    public init(
+        at: Int64, _ action: StepAction, call: Int? = nil, answerAfterMs: Int64? = nil, state: AppState? = nil,
+        content: PushContent? = nil, origin: PushOrigin? = nil
+    ) {
         self.at = at
         self.action = action
         self.call = call

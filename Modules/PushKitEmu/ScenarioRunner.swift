@@ -47,9 +47,10 @@ public enum ScenarioRunner {
     public static func run<P: PushClientPolicy>(_ scenario: Scenario, policy: P, seed: UInt64 = 1) -> ScenarioReport {
         var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed)
         sim.run()
-        return ScenarioReport(scenario: scenario.name, policy: policy.name, timeline: sim.sink.events,
-                              violations: sim.checker.violations, outcomes: sim.outcomes, expected: scenario.expect,
-                              events: sim.processed, endTime: sim.sink.events.last?.t ?? sim.now)
+        return ScenarioReport(
+            scenario: scenario.name, policy: policy.name, timeline: sim.sink.events,
+            violations: sim.checker.violations, outcomes: sim.outcomes, expected: scenario.expect,
+            events: sim.processed, endTime: sim.sink.events.last?.t ?? sim.now)
     }
 
     /// Runs `scenario` with a preset policy built from the scenario's settings.

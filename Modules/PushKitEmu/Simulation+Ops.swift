@@ -29,8 +29,10 @@ extension Simulation {
             record(.answerFulfilled(uuid: uuid))
             let c = callkit[Int(uuid)].call
             if c < 0 || !calls[Int(c)].okSent {
-                checker.record(Violation(.answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push,
-                                         uuid: uuid))
+                checker.record(
+                    Violation(
+                        .answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push,
+                        uuid: uuid))
             }
         case .failAnswer(let uuid):
             guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
@@ -62,7 +64,7 @@ extension Simulation {
         case .deleteToken:
             if phone.online { schedule(.tokenDeleteArrives, after: oneWay) }
         case .fetch:
-            break
+            record(.fetchSent)
         case .startTimer(let timer, let after):
             schedule(.policyTimer(timer, generation: processGeneration), after: after)
         }
@@ -79,8 +81,10 @@ extension Simulation {
         let validPush = p >= 0 && Int(p) < pushes.count
         let c = validPush ? pushes[Int(p)].call : (invite >= 0 && Int(invite) < calls.count ? invite : -1)
         if let other = activeCallKitCall(call: c) {
-            checker.record(Violation(.duplicateSession, t: now, call: c, push: validPush ? p : calls[Int(c)].push,
-                                     uuid: max(uuid, other)))
+            checker.record(
+                Violation(
+                    .duplicateSession, t: now, call: c, push: validPush ? p : calls[Int(c)].push,
+                    uuid: max(uuid, other)))
         }
         callkit[Int(uuid)] = CallKitCall(used: true, call: c, push: validPush ? p : -1, invite: invite)
         record(.callkitReport(uuid: uuid, call: c, push: validPush ? p : -1))

@@ -54,8 +54,9 @@ extension Simulation {
                 record(.alertSent)
             }
         case .rawPush:
-            _ = sendPush(call: -1, content: step.content ?? .unreadable, origin: step.origin ?? .known,
-                         fromServer: false)
+            _ = sendPush(
+                call: -1, content: step.content ?? .unreadable, origin: step.origin ?? .known,
+                fromServer: false)
         }
     }
 
@@ -106,8 +107,10 @@ extension Simulation {
     /// Sends a VoIP push through APNs; returns its push-id.
     mutating func sendPush(call c: Int32, content: PushContent, origin: PushOrigin, fromServer: Bool) -> Int32 {
         let p = Int32(pushes.count)
-        pushes.append(VoIPPush(pushID: p, call: c, content: content, origin: origin, sentAt: now,
-                               mustReport: scenario.phone.mustReport))
+        pushes.append(
+            VoIPPush(
+                pushID: p, call: c, content: content, origin: origin, sentAt: now,
+                mustReport: scenario.phone.mustReport))
         var request = scenario.server.request
         var token = phone.token
         var environment = phone.environment
@@ -122,8 +125,9 @@ extension Simulation {
             request.topic = scenario.server.bundleID + ".voip"
         }
         record(.pushSent(call: c, push: p, content: content, expiration: request.expirationSeconds, token: token))
-        let action = apns.submit(request, push: p, now: now, tokenValid: token == phone.token && phone.tokenValid,
-                                 tokenEnvironment: environment, deviceOnline: phone.online)
+        let action = apns.submit(
+            request, push: p, now: now, tokenValid: token == phone.token && phone.tokenValid,
+            tokenEnvironment: environment, deviceOnline: phone.online)
         applyAPNs(action, call: c)
         return p
     }

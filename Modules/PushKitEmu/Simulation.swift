@@ -44,16 +44,18 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
         rng = SplitMix64(seed: seed)
         let token = PushToken(using: &rng)
         phone = PhoneModel(setup: scenario.phone, token: token)
-        apns = APNsModel(bundleID: scenario.server.bundleID, environment: scenario.server.apnsEnvironment,
-                         settings: scenario.settings)
+        apns = APNsModel(
+            bundleID: scenario.server.bundleID, environment: scenario.server.apnsEnvironment,
+            settings: scenario.settings)
         pristinePolicy = policy
         self.policy = policy
         checker = RuleChecker(settings: scenario.settings)
         self.sink = sink
         serverToken = scenario.phone.tokenOnServer ? token : nil
         serverTokenEnvironment = scenario.phone.environment
-        expiry = ExpiryPolicy(floorSeconds: scenario.settings.expiryFloorSeconds,
-                              capSeconds: scenario.settings.expiryCapSeconds)
+        expiry = ExpiryPolicy(
+            floorSeconds: scenario.settings.expiryFloorSeconds,
+            capSeconds: scenario.settings.expiryCapSeconds)
         if scenario.phone.registered { regExpiresAt = Int64(expiry.capSeconds) * 1_000 }
         var last: Int64 = 0
         for (i, step) in scenario.steps.enumerated() {
@@ -85,7 +87,8 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             case .failedOver: .failedOver
             case .cancelled: .cancelled
             case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
-                 .inviteSent: .pending
+                .inviteSent:
+                .pending
             }
         }
     }

@@ -1,84 +1,127 @@
+/// One field value of a timeline line.
+public enum JSONField: Sendable, Hashable {
+    /// An integer.
+    case number(Int64)
+    /// A string.
+    case text(String)
+    /// A boolean.
+    case flag(Bool)
+
+    /// An integer field from any integer type.
+    public static func int<I: BinaryInteger>(_ value: I) -> JSONField { .number(Int64(value)) }
+}
+
 extension TimelineEvent {
     /// The event as one JSON Lines object (`event`, `t`, then the event's fields). Push tokens
     /// appear only in redacted form.
     public func jsonLine(t: Int64) -> String {
-        var j: JSONLine
-        switch self {
-        case .callStart(let call): j = JSONLine(event: "call_start", t: t); j.add("call", call)
-        case .qualifySent(let call): j = JSONLine(event: "qualify_sent", t: t); j.add("call", call)
-        case .qualifyOK(let call): j = JSONLine(event: "qualify_ok", t: t); j.add("call", call)
-        case .qualifyTimeout(let call): j = JSONLine(event: "qualify_timeout", t: t); j.add("call", call)
-        case .inviteSent(let call, let direct):
-            j = JSONLine(event: "invite_sent", t: t); j.add("call", call); j.add("direct", direct)
-        case .inviteReceived(let call): j = JSONLine(event: "invite_received", t: t); j.add("call", call)
-        case .sipLost(let call): j = JSONLine(event: "sip_lost", t: t); j.add("call", call)
-        case .pushSent(let call, let push, let content, let expiration, let token):
-            j = JSONLine(event: "push_sent", t: t); j.add("call", call); j.add("push_id", push)
-            j.add("content", content.rawValue); j.add("apns_expiration", expiration); j.add("token", token.redacted)
-        case .alertSent: j = JSONLine(event: "alert_sent", t: t)
-        case .apnsRejected(let push, let reason):
-            j = JSONLine(event: "apns_rejected", t: t); j.add("push_id", push); j.add("reason", reason.rawValue)
-        case .apnsStored(let push): j = JSONLine(event: "apns_stored", t: t); j.add("push_id", push)
-        case .apnsDropped(let push): j = JSONLine(event: "apns_dropped", t: t); j.add("push_id", push)
-        case .apnsDelivered(let push, let age):
-            j = JSONLine(event: "apns_delivered", t: t); j.add("push_id", push); j.add("age_ms", age)
-        case .pushSuppressed(let push): j = JSONLine(event: "push_suppressed", t: t); j.add("push_id", push)
-        case .appLaunch(let from, let push):
-            j = JSONLine(event: "app_launch", t: t); j.add("from", from.rawValue); j.add("push_id", push)
-        case .handlerStart(let push): j = JSONLine(event: "handler_start", t: t); j.add("push_id", push)
-        case .handlerReturn(let push, let reported):
-            j = JSONLine(event: "handler_return", t: t); j.add("push_id", push); j.add("reported", reported)
-        case .ackSent(let push): j = JSONLine(event: "ack_sent", t: t); j.add("push_id", push)
-        case .ackReceived(let call, let push):
-            j = JSONLine(event: "ack_received", t: t); j.add("call", call); j.add("push_id", push)
-        case .ackWindowExpired(let call): j = JSONLine(event: "ack_window_expired", t: t); j.add("call", call)
-        case .ackResponse(let push, let active):
-            j = JSONLine(event: "ack_response", t: t); j.add("push_id", push); j.add("call_active", active)
-        case .callkitReport(let uuid, let call, let push):
-            j = JSONLine(event: "callkit_report", t: t); j.add("uuid", uuid); j.add("call", call); j.add("push_id", push)
-        case .callkitUpdate(let uuid): j = JSONLine(event: "callkit_update", t: t); j.add("uuid", uuid)
-        case .callkitEnd(let uuid, let reason):
-            j = JSONLine(event: "callkit_end", t: t); j.add("uuid", uuid); j.add("reason", reason.rawValue)
-        case .inviteClaimed(let call, let uuid):
-            j = JSONLine(event: "invite_claimed", t: t); j.add("call", call); j.add("uuid", uuid)
-        case .userAnswer(let uuid): j = JSONLine(event: "user_answer", t: t); j.add("uuid", uuid)
-        case .answerFulfilled(let uuid): j = JSONLine(event: "answer_fulfilled", t: t); j.add("uuid", uuid)
-        case .answerFailed(let uuid): j = JSONLine(event: "answer_failed", t: t); j.add("uuid", uuid)
-        case .answerTimedOut(let uuid): j = JSONLine(event: "answer_timed_out", t: t); j.add("uuid", uuid)
-        case .okSent(let call): j = JSONLine(event: "ok_sent", t: t); j.add("call", call)
-        case .callConnected(let call, let delay):
-            j = JSONLine(event: "call_connected", t: t); j.add("call", call); j.add("answer_delay_ms", delay)
-        case .appKilled(let strikes):
-            j = JSONLine(event: "app_killed", t: t); j.add("strikes", strikes)
-            j.add("reason", "never posted an incoming call to the system after receiving a PushKit VoIP push")
-        case .blackout(let strikes): j = JSONLine(event: "push_blackout", t: t); j.add("strikes", strikes)
-        case .registerSent: j = JSONLine(event: "register_sent", t: t)
-        case .keychainDenied: j = JSONLine(event: "keychain_denied", t: t)
-        case .registerReceived(let granted):
-            j = JSONLine(event: "register_received", t: t); j.add("granted_expires", granted)
-        case .registrationResult(let ok): j = JSONLine(event: "registration_result", t: t); j.add("success", ok)
-        case .registerWaitExpired(let call): j = JSONLine(event: "register_wait_expired", t: t); j.add("call", call)
-        case .callerLeft(let call): j = JSONLine(event: "caller_left", t: t); j.add("call", call)
-        case .cancelSent(let call): j = JSONLine(event: "cancel_sent", t: t); j.add("call", call)
-        case .cancelReceived(let call): j = JSONLine(event: "cancel_received", t: t); j.add("call", call)
-        case .failover(let call, let reason, let after, let bound):
-            j = JSONLine(event: "failover", t: t); j.add("call", call); j.add("reason", reason.rawValue)
-            j.add("after_ms", after); j.add("bound_ms", bound)
-        case .violation(let v):
-            j = JSONLine(event: "violation", t: t); j.add("rule", v.rule.rawValue); j.add("kind", v.kind.rawValue)
-            if v.call >= 0 { j.add("call", v.call) }
-            if v.push >= 0 { j.add("push_id", v.push) }
-            if v.uuid >= 0 { j.add("uuid", v.uuid) }
-            j.add("detail", v.kind.detail)
-        case .connectivity(let online): j = JSONLine(event: "connectivity", t: t); j.add("online", online)
-        case .appState(let state): j = JSONLine(event: "app_state", t: t); j.add("state", state.rawValue)
-        case .deviceLock(let locked): j = JSONLine(event: "device_lock", t: t); j.add("locked", locked)
-        case .tokenIssued(let token): j = JSONLine(event: "token_issued", t: t); j.add("token", token.redacted)
-        case .tokenInvalidated: j = JSONLine(event: "token_invalidated", t: t)
-        case .tokenUploaded(let token): j = JSONLine(event: "token_uploaded", t: t); j.add("token", token.redacted)
-        case .tokenDeleted: j = JSONLine(event: "token_deleted", t: t)
+        let (name, fields) = jsonFields
+        var line = JSONLine(event: name, t: t)
+        for (key, value) in fields {
+            switch value {
+            case .number(let n): line.add(key, n)
+            case .text(let s): line.add(key, s)
+            case .flag(let b): line.add(key, b)
+            }
         }
-        return j.string
+        return line.string
+    }
+
+    /// The stable `event` name and the fields, in output order (docs/man/astra-pushsim.md).
+    public var jsonFields: (name: String, fields: [(String, JSONField)]) {
+        switch self {
+        case .callStart(let call): return ("call_start", [("call", .int(call))])
+        case .qualifySent(let call): return ("qualify_sent", [("call", .int(call))])
+        case .qualifyOK(let call): return ("qualify_ok", [("call", .int(call))])
+        case .qualifyTimeout(let call): return ("qualify_timeout", [("call", .int(call))])
+        case .inviteSent(let call, let direct):
+            return ("invite_sent", [("call", .int(call)), ("direct", .flag(direct))])
+        case .inviteReceived(let call): return ("invite_received", [("call", .int(call))])
+        case .sipLost(let call): return ("sip_lost", [("call", .int(call))])
+        case .pushSent(let call, let push, let content, let expiration, let token):
+            return (
+                "push_sent",
+                [
+                    ("call", .int(call)), ("push_id", .int(push)), ("content", .text(content.rawValue)),
+                    ("apns_expiration", .int(expiration)), ("token", .text(token.redacted)),
+                ]
+            )
+        case .alertSent: return ("alert_sent", [])
+        case .apnsRejected(let push, let reason):
+            return ("apns_rejected", [("push_id", .int(push)), ("reason", .text(reason.rawValue))])
+        case .apnsStored(let push): return ("apns_stored", [("push_id", .int(push))])
+        case .apnsDropped(let push): return ("apns_dropped", [("push_id", .int(push))])
+        case .apnsDelivered(let push, let age):
+            return ("apns_delivered", [("push_id", .int(push)), ("age_ms", .int(age))])
+        case .pushSuppressed(let push): return ("push_suppressed", [("push_id", .int(push))])
+        case .appLaunch(let from, let push):
+            return ("app_launch", [("from", .text(from.rawValue)), ("push_id", .int(push))])
+        case .handlerStart(let push): return ("handler_start", [("push_id", .int(push))])
+        case .handlerReturn(let push, let reported):
+            return ("handler_return", [("push_id", .int(push)), ("reported", .flag(reported))])
+        case .ackSent(let push): return ("ack_sent", [("push_id", .int(push))])
+        case .ackReceived(let call, let push): return ("ack_received", [("call", .int(call)), ("push_id", .int(push))])
+        case .ackWindowExpired(let call): return ("ack_window_expired", [("call", .int(call))])
+        case .ackResponse(let push, let active):
+            return ("ack_response", [("push_id", .int(push)), ("call_active", .flag(active))])
+        case .callkitReport(let uuid, let call, let push):
+            return ("callkit_report", [("uuid", .int(uuid)), ("call", .int(call)), ("push_id", .int(push))])
+        case .callkitUpdate(let uuid): return ("callkit_update", [("uuid", .int(uuid))])
+        case .callkitEnd(let uuid, let reason):
+            return ("callkit_end", [("uuid", .int(uuid)), ("reason", .text(reason.rawValue))])
+        case .inviteClaimed(let call, let uuid):
+            return ("invite_claimed", [("call", .int(call)), ("uuid", .int(uuid))])
+        case .userAnswer(let uuid): return ("user_answer", [("uuid", .int(uuid))])
+        case .answerFulfilled(let uuid): return ("answer_fulfilled", [("uuid", .int(uuid))])
+        case .answerFailed(let uuid): return ("answer_failed", [("uuid", .int(uuid))])
+        case .answerTimedOut(let uuid): return ("answer_timed_out", [("uuid", .int(uuid))])
+        case .okSent(let call): return ("ok_sent", [("call", .int(call))])
+        case .callConnected(let call, let delay):
+            return ("call_connected", [("call", .int(call)), ("answer_delay_ms", .int(delay))])
+        case .appKilled(let strikes):
+            return (
+                "app_killed",
+                [
+                    ("strikes", .int(strikes)),
+                    (
+                        "reason",
+                        .text("never posted an incoming call to the system after receiving a PushKit VoIP push")
+                    ),
+                ]
+            )
+        case .blackout(let strikes): return ("push_blackout", [("strikes", .int(strikes))])
+        case .fetchSent: return ("fetch_sent", [])
+        case .registerSent: return ("register_sent", [])
+        case .keychainDenied: return ("keychain_denied", [])
+        case .registerReceived(let granted): return ("register_received", [("granted_expires", .int(granted))])
+        case .registrationResult(let ok): return ("registration_result", [("success", .flag(ok))])
+        case .registerWaitExpired(let call): return ("register_wait_expired", [("call", .int(call))])
+        case .callerLeft(let call): return ("caller_left", [("call", .int(call))])
+        case .cancelSent(let call): return ("cancel_sent", [("call", .int(call))])
+        case .cancelReceived(let call): return ("cancel_received", [("call", .int(call))])
+        case .failover(let call, let reason, let after, let bound):
+            return (
+                "failover",
+                [
+                    ("call", .int(call)), ("reason", .text(reason.rawValue)), ("after_ms", .int(after)),
+                    ("bound_ms", .int(bound)),
+                ]
+            )
+        case .violation(let v):
+            var fields: [(String, JSONField)] = [("rule", .text(v.rule.rawValue)), ("kind", .text(v.kind.rawValue))]
+            if v.call >= 0 { fields.append(("call", .int(v.call))) }
+            if v.push >= 0 { fields.append(("push_id", .int(v.push))) }
+            if v.uuid >= 0 { fields.append(("uuid", .int(v.uuid))) }
+            fields.append(("detail", .text(v.kind.detail)))
+            return ("violation", fields)
+        case .connectivity(let online): return ("connectivity", [("online", .flag(online))])
+        case .appState(let state): return ("app_state", [("state", .text(state.rawValue))])
+        case .deviceLock(let locked): return ("device_lock", [("locked", .flag(locked))])
+        case .tokenIssued(let token): return ("token_issued", [("token", .text(token.redacted))])
+        case .tokenInvalidated: return ("token_invalidated", [])
+        case .tokenUploaded(let token): return ("token_uploaded", [("token", .text(token.redacted))])
+        case .tokenDeleted: return ("token_deleted", [])
+        }
     }
 }
 

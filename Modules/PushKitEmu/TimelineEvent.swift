@@ -68,6 +68,8 @@ public enum TimelineEvent: Sendable, Hashable {
     case appKilled(strikes: Int)
     /// iOS stopped delivering VoIP pushes (R2).
     case blackout(strikes: Int)
+    /// Some other request (e.g. fetching call details) went out.
+    case fetchSent
     /// REGISTER sent.
     case registerSent
     /// The keychain refused the credentials (device locked, `whenUnlocked`).

@@ -59,7 +59,8 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
         case .pushBlackout: .r2
         case .nonCallVoIPPush: .r3
         case .duplicateSession, .placeholderNotEnded, .answerFulfilledBeforeOK, .answerActionTimedOut,
-             .callerLeftStillRinging, .unusablePushNotEnded: .r5
+            .callerLeftStillRinging, .unusablePushNotEnded:
+            .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake
         }

@@ -77,7 +77,8 @@ public struct WakeDecision: Sendable, Hashable {
         switch state {
         case .failedOver, .cancelled: true
         case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
-             .inviteSent, .answered: false
+            .inviteSent, .answered:
+            false
         }
     }
 
@@ -111,7 +112,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .inviteSent
             return .sendInvite(direct: false)
         case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
-             .cancelled:
+            .cancelled:
             return .none
         }
     }
@@ -125,7 +126,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .awaitingRegister
             return .none
         case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
-             .cancelled:
+            .cancelled:
             return .none
         }
     }
@@ -165,7 +166,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .failedOver(.noRegister)
             return .failover(.noRegister)
         case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .inviteSent, .answered, .failedOver,
-             .cancelled:
+            .cancelled:
             return .none
         }
     }
@@ -177,7 +178,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .failedOver(.inviteTimeout)
             return .cancelAndFailover(.inviteTimeout)
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
-             .failedOver, .cancelled:
+            .failedOver, .cancelled:
             return .none
         }
     }
@@ -189,7 +190,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .answered
             return .none
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
-             .failedOver, .cancelled:
+            .failedOver, .cancelled:
             return .none
         }
     }

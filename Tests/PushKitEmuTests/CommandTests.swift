@@ -28,7 +28,9 @@ import Testing
         let scenario = try PushSimCommand.scenario(name, load: Self.noFile)
         for policy in PolicyChoice.allCases {
             let out = PushSimCommand.run(scenario, policy: policy, seed: 3, format: .json)
-            #expect(out.stdout.allSatisfy { $0.hasPrefix("{\"event\":\"") && $0.contains("\",\"t\":") && $0.hasSuffix("}") })
+            #expect(
+                out.stdout.allSatisfy { $0.hasPrefix("{\"event\":\"") && $0.contains("\",\"t\":") && $0.hasSuffix("}") }
+            )
             #expect(out.stdout.last?.hasPrefix("{\"event\":\"verdict\"") == true)
             #expect(out.exitCode == (out.stdout.last!.contains("\"ok\":true") ? 0 : 1))
         }
@@ -36,12 +38,15 @@ import Testing
 
     /// Push tokens never print in clear: not in JSON, not in text, not in `description`.
     @Test func tokensAreRedactedEverywhere() {
-        let token = PushToken(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x1111_2222_3333_4444, 0x5555_6666_7777_8888)
+        let token = PushToken(
+            0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x1111_2222_3333_4444, 0x5555_6666_7777_8888)
         let raw = token.rawHexForAPNsRequestOnlyForTests
         #expect(raw.count == 64)
-        let rendered = ["\(token)", String(describing: token), String(reflecting: token),
-                        TimelineEvent.tokenIssued(token: token).jsonLine(t: 0),
-                        TimelineEvent.pushSent(call: 0, push: 0, content: .call, expiration: 0, token: token).jsonLine(t: 0)]
+        let rendered = [
+            "\(token)", String(describing: token), String(reflecting: token),
+            TimelineEvent.tokenIssued(token: token).jsonLine(t: 0),
+            TimelineEvent.pushSent(call: 0, push: 0, content: .call, expiration: 0, token: token).jsonLine(t: 0),
+        ]
         for text in rendered {
             #expect(!text.lowercased().contains("0123456789abcdef"))
             #expect(!text.contains(raw))
@@ -65,8 +70,10 @@ import Testing
         #expect(throws: ScenarioError(.invalidJSON, "")) { try PushSimCommand.scenario("nope", load: Self.noFile) }
     }
 
-    @Test(arguments: ["{", "{\"steps\": 3}", "{\"steps\": [{\"at\": 0, \"action\": \"dance\"}]}",
-                      "{\"steps\": [{\"at\": 0, \"action\": \"hangup\"}]}"])
+    @Test(arguments: [
+        "{", "{\"steps\": 3}", "{\"steps\": [{\"at\": 0, \"action\": \"dance\"}]}",
+        "{\"steps\": [{\"at\": 0, \"action\": \"hangup\"}]}",
+    ])
     func badScenarioFilesAreRejected(_ json: String) {
         #expect(throws: ScenarioError.self) {
             try PushSimCommand.scenario("file.json") { _ in Array(json.utf8) }
@@ -114,7 +121,8 @@ import Testing
 
     /// Exit codes: 0 ok, 1 violation, 64 usage (TOOLS.md).
     @Test(arguments: [
-        ("run", String?("killed"), PolicyChoice.correct, Int32(0)), ("run", "killed", .naive, 1), ("run", nil, .correct, 64),
+        ("run", String?("killed"), PolicyChoice.correct, Int32(0)), ("run", "killed", .naive, 1),
+        ("run", nil, .correct, 64),
         ("run", "no-such-scenario", .correct, 64), ("dance", nil, .correct, 64), ("check", nil, .correct, 0),
         ("check", nil, .naive, 1), ("fuzz", nil, .correct, 0),
     ])

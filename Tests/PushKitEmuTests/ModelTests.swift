@@ -4,7 +4,7 @@ import Testing
 @Suite struct WakeDecisionTests {
     enum Input: Sendable {
         case start(live: Bool, token: Bool), qualifyOK, qualifyTimeout, ack, ackWindow, register, registerWait, ok,
-             callerLeft, rejected, inviteTimeout
+            callerLeft, rejected, inviteTimeout
     }
 
     static func feed(_ machine: inout WakeDecision, _ input: Input) -> WakeAction {
@@ -25,22 +25,45 @@ import Testing
 
     /// PUSH-RULES.md server side, v2: each path's actions and final state.
     @Test(arguments: [
-        ([Input.start(live: true, token: true), .qualifyOK, .ok],
-         [WakeAction.qualify, .sendInvite(direct: true), .none], WakeDecision.State.answered),
-        ([.start(live: true, token: true), .qualifyTimeout, .ack, .register, .qualifyOK, .ok],
-         [.qualify, .sendPush, .awaitRegister, .qualify, .sendInvite(direct: false), .none], .answered),
-        ([.start(live: false, token: true), .ackWindow, .ack], [.sendPush, .failover(.noAck), .none], .failedOver(.noAck)),
+        (
+            [Input.start(live: true, token: true), .qualifyOK, .ok],
+            [WakeAction.qualify, .sendInvite(direct: true), .none], WakeDecision.State.answered
+        ),
+        (
+            [.start(live: true, token: true), .qualifyTimeout, .ack, .register, .qualifyOK, .ok],
+            [.qualify, .sendPush, .awaitRegister, .qualify, .sendInvite(direct: false), .none], .answered
+        ),
+        (
+            [.start(live: false, token: true), .ackWindow, .ack], [.sendPush, .failover(.noAck), .none],
+            .failedOver(.noAck)
+        ),
         ([.start(live: false, token: false)], [.failover(.noToken)], .failedOver(.noToken)),
-        ([.start(live: false, token: true), .rejected], [.sendPush, .failover(.apnsRejected)], .failedOver(.apnsRejected)),
-        ([.start(live: false, token: true), .ack, .registerWait], [.sendPush, .awaitRegister, .failover(.noRegister)],
-         .failedOver(.noRegister)),
-        ([.start(live: false, token: true), .ack, .register, .qualifyTimeout, .register, .qualifyOK],
-         [.sendPush, .awaitRegister, .qualify, .none, .qualify, .sendInvite(direct: false)], .inviteSent),
+        (
+            [.start(live: false, token: true), .rejected], [.sendPush, .failover(.apnsRejected)],
+            .failedOver(.apnsRejected)
+        ),
+        (
+            [.start(live: false, token: true), .ack, .registerWait],
+            [.sendPush, .awaitRegister, .failover(.noRegister)],
+            .failedOver(.noRegister)
+        ),
+        (
+            [.start(live: false, token: true), .ack, .register, .qualifyTimeout, .register, .qualifyOK],
+            [.sendPush, .awaitRegister, .qualify, .none, .qualify, .sendInvite(direct: false)], .inviteSent
+        ),
         ([.start(live: false, token: true), .callerLeft, .ack], [.sendPush, .stop, .none], .cancelled),
-        ([.start(live: true, token: true), .qualifyOK, .callerLeft], [.qualify, .sendInvite(direct: true), .sendCancel],
-         .cancelled),
-        ([.start(live: true, token: true), .qualifyOK, .inviteTimeout], [.qualify, .sendInvite(direct: true),
-                                                                         .cancelAndFailover(.inviteTimeout)], .failedOver(.inviteTimeout)),
+        (
+            [.start(live: true, token: true), .qualifyOK, .callerLeft],
+            [.qualify, .sendInvite(direct: true), .sendCancel],
+            .cancelled
+        ),
+        (
+            [.start(live: true, token: true), .qualifyOK, .inviteTimeout],
+            [
+                .qualify, .sendInvite(direct: true),
+                .cancelAndFailover(.inviteTimeout),
+            ], .failedOver(.inviteTimeout)
+        ),
     ])
     func paths(_ inputs: [Input], _ actions: [WakeAction], _ final: WakeDecision.State) {
         var machine = WakeDecision()
@@ -67,8 +90,9 @@ import Testing
         var apns = APNsModel(bundleID: "com.example.astra", environment: .production, settings: Self.settings)
         var request = APNsRequest()
         request.expirationSeconds = expiration
-        let action = apns.submit(request, push: 0, now: 0, tokenValid: true, tokenEnvironment: .production,
-                                 deviceOnline: online)
+        let action = apns.submit(
+            request, push: 0, now: 0, tokenValid: true, tokenEnvironment: .production,
+            deviceOnline: online)
         #expect(action == expected)
     }
 
@@ -78,18 +102,22 @@ import Testing
         var request = APNsRequest()
         request.expirationSeconds = 10
         _ = apns.submit(request, push: 0, now: 0, tokenValid: true, tokenEnvironment: .production, deviceOnline: false)
-        _ = apns.submit(request, push: 1, now: 1_000, tokenValid: true, tokenEnvironment: .production, deviceOnline: false)
+        _ = apns.submit(
+            request, push: 1, now: 1_000, tokenValid: true, tokenEnvironment: .production, deviceOnline: false)
         #expect(apns.deviceCameOnline(now: 5_000) == .deliver(push: 1, afterMs: 250))
         #expect(apns.deviceCameOnline(now: 6_000) == .none)
         _ = apns.submit(request, push: 2, now: 0, tokenValid: true, tokenEnvironment: .production, deviceOnline: false)
         #expect(apns.deviceCameOnline(now: 10_001) == .drop(push: 2))
     }
 
-    @Test(arguments: [(APNsEnvironment.sandbox, true, APNsRejection.badDeviceToken), (.production, false, .unregistered)])
+    @Test(arguments: [
+        (APNsEnvironment.sandbox, true, APNsRejection.badDeviceToken), (.production, false, .unregistered),
+    ])
     func tokenProblems(_ environment: APNsEnvironment, _ valid: Bool, _ reason: APNsRejection) {
         var apns = APNsModel(bundleID: "com.example.astra", environment: .production, settings: Self.settings)
-        let action = apns.submit(APNsRequest(), push: 0, now: 0, tokenValid: valid, tokenEnvironment: environment,
-                                 deviceOnline: true)
+        let action = apns.submit(
+            APNsRequest(), push: 0, now: 0, tokenValid: valid, tokenEnvironment: environment,
+            deviceOnline: true)
         #expect(action == .reject(reason))
         #expect(!reason.isHeaderProblem)
     }

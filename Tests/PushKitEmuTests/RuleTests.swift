@@ -17,24 +17,31 @@ import Testing
         Case(scenario: BuiltInScenarios.killed, faults: .networkBeforeReport, expected: .networkingBeforeReport),
         Case(scenario: BuiltInScenarios.killed, faults: .reportAfterRegister, expected: .notReportedBeforeReturn),
         Case(scenario: BuiltInScenarios.strikeOut, faults: .dropOddPushes, expected: .pushBlackout),
-        Case(scenario: BuiltInScenarios.message, faults: [], breakServer: { $0.server.messagesViaVoIP = true },
-             expected: .nonCallVoIPPush),
-        Case(scenario: with(BuiltInScenarios.killed) { $0.phone.mustReport = true }, faults: .reportAfterRegister,
-             expected: .mustReportNotReported),
+        Case(
+            scenario: BuiltInScenarios.message, faults: [], breakServer: { $0.server.messagesViaVoIP = true },
+            expected: .nonCallVoIPPush),
+        Case(
+            scenario: with(BuiltInScenarios.killed) { $0.phone.mustReport = true }, faults: .reportAfterRegister,
+            expected: .mustReportNotReported),
         Case(scenario: BuiltInScenarios.killed, faults: .secondCallForInvite, expected: .duplicateSession),
         Case(scenario: BuiltInScenarios.noInvite, faults: .noPlaceholderTimeout, expected: .placeholderNotEnded),
-        Case(scenario: BuiltInScenarios.answerBeforeInvite, faults: .fulfillAnswerEarly,
-             expected: .answerFulfilledBeforeOK),
-        Case(scenario: with(BuiltInScenarios.answerBeforeInvite) { $0.settings.naiveMergeDelayMs = 15_000 },
-             faults: [.secondCallForInvite, .noPlaceholderTimeout], expected: .answerActionTimedOut),
+        Case(
+            scenario: BuiltInScenarios.answerBeforeInvite, faults: .fulfillAnswerEarly,
+            expected: .answerFulfilledBeforeOK),
+        Case(
+            scenario: with(BuiltInScenarios.answerBeforeInvite) { $0.settings.naiveMergeDelayMs = 15_000 },
+            faults: [.secondCallForInvite, .noPlaceholderTimeout], expected: .answerActionTimedOut),
         Case(scenario: BuiltInScenarios.cancelBeforeWake, faults: .ignoreCallerLeft, expected: .callerLeftStillRinging),
         Case(scenario: BuiltInScenarios.unknownOrigin, faults: .ringOddPushes, expected: .unusablePushNotEnded),
         Case(scenario: BuiltInScenarios.strikeOut, faults: .ringOddPushes, expected: .unusablePushNotEnded),
         Case(scenario: BuiltInScenarios.reconnectStored, faults: .ringStalePushes, expected: .staleDeliveryRang),
-        Case(scenario: BuiltInScenarios.killed, faults: [], breakServer: { $0.server.request.topic = "com.example.astra" },
-             expected: .apnsRequestRejected),
-        Case(scenario: BuiltInScenarios.deadPhone, faults: [], breakServer: { $0.settings.ackWindowMs = 4_000 },
-             expected: .failoverTooSlow),
+        Case(
+            scenario: BuiltInScenarios.killed, faults: [],
+            breakServer: { $0.server.request.topic = "com.example.astra" },
+            expected: .apnsRequestRejected),
+        Case(
+            scenario: BuiltInScenarios.deadPhone, faults: [], breakServer: { $0.settings.ackWindowMs = 4_000 },
+            expected: .failoverTooSlow),
     ]
 
     static func with(_ scenario: Scenario, _ change: (inout Scenario) -> Void) -> Scenario {
@@ -47,10 +54,13 @@ import Testing
     func brokenRuleIsFlagged(_ c: Case) {
         var scenario = c.scenario
         c.breakServer(&scenario)
-        let report = ScenarioRunner.run(scenario, policy: ReferencePolicy(faults: c.faults, settings: scenario.settings))
+        let report = ScenarioRunner.run(
+            scenario, policy: ReferencePolicy(faults: c.faults, settings: scenario.settings))
         #expect(report.violations.contains { $0.kind == c.expected }, "\(report.violations.map(\.kind))")
         #expect(report.rulesBroken.contains(c.expected.rule))
-        let line = report.timeline.first { if case .violation(let v) = $0.event { v.kind == c.expected } else { false } }
+        let line = report.timeline.first {
+            if case .violation(let v) = $0.event { v.kind == c.expected } else { false }
+        }
         #expect(line != nil, "violation is on the timeline with its time")
     }
 
@@ -62,22 +72,28 @@ import Testing
     }
 
     /// R4: `mustReport: false` waives R1 by default; the waiver is a setting.
-    @Test(arguments: [(Bool?.none, true, ViolationKind?.some(.notReportedBeforeReturn)),
-                      (true, true, .mustReportNotReported),
-                      (false, true, nil),
-                      (false, false, .mustReportNotReported)])
+    @Test(arguments: [
+        (Bool?.none, true, ViolationKind?.some(.notReportedBeforeReturn)),
+        (true, true, .mustReportNotReported),
+        (false, true, nil),
+        (false, false, .mustReportNotReported),
+    ])
     func mustReportSemantics(_ mustReport: Bool?, _ waives: Bool, _ expected: ViolationKind?) {
         var scenario = BuiltInScenarios.killed
         scenario.phone.mustReport = mustReport
         scenario.settings.mustReportFalseWaivesR1 = waives
         let report = ScenarioRunner.run(scenario, policy: ReferencePolicy(faults: .reportAfterRegister))
-        let r1r4 = report.violations.map(\.kind).filter { $0 == .notReportedBeforeReturn || $0 == .mustReportNotReported }
+        let r1r4 = report.violations.map(\.kind).filter {
+            $0 == .notReportedBeforeReturn || $0 == .mustReportNotReported
+        }
         #expect(r1r4 == (expected.map { [$0] } ?? []))
     }
 
     /// R6: every header problem APNs refuses is flagged, with the server failing over at once.
-    @Test(arguments: [("push_type", APNsRejection.invalidPushType), ("topic", .badTopic), ("priority", .badPriority),
-                      ("size", .payloadTooLarge)])
+    @Test(arguments: [
+        ("push_type", APNsRejection.invalidPushType), ("topic", .badTopic), ("priority", .badPriority),
+        ("size", .payloadTooLarge),
+    ])
     func apnsHeaderChecks(_ field: String, _ reason: APNsRejection) {
         var scenario = BuiltInScenarios.killed
         switch field {

@@ -20,8 +20,11 @@ import Testing
         #expect(failover.first?.2 == qualifyTimeout + ackWindow)
         #expect((failover.first?.2 ?? .max) <= bound)
         let names = report.timeline.map { String($0.event.jsonLine(t: $0.t).split(separator: "\"")[3]) }
-        #expect(names == ["call_start", "qualify_sent", "qualify_timeout", "push_sent", "apns_dropped",
-                          "ack_window_expired", "failover"])
+        #expect(
+            names == [
+                "call_start", "qualify_sent", "qualify_timeout", "push_sent", "apns_dropped",
+                "ack_window_expired", "failover",
+            ])
     }
 
     @Test func defaultFailoverBoundIsAtMostThreeSecondsAndBeatsV1() {

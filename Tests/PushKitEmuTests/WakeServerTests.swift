@@ -11,13 +11,17 @@ import Testing
         let reject: APNsRejection?
         init(reject: APNsRejection? = nil) { self.reject = reject }
         func sendQualify(call: Int32) async { log.withLock { $0.append("qualify") } }
-        func sendInvite(call: Int32, direct: Bool) async { log.withLock { $0.append(direct ? "invite-direct" : "invite") } }
+        func sendInvite(call: Int32, direct: Bool) async {
+            log.withLock { $0.append(direct ? "invite-direct" : "invite") }
+        }
         func sendPush(call: Int32) async -> APNsRejection? {
             log.withLock { $0.append("push") }
             return reject
         }
         func sendCancel(call: Int32) async { log.withLock { $0.append("cancel") } }
-        func failedOver(call: Int32, reason: FailoverReason) async { log.withLock { $0.append("failover:\(reason.rawValue)") } }
+        func failedOver(call: Int32, reason: FailoverReason) async {
+            log.withLock { $0.append("failover:\(reason.rawValue)") }
+        }
         var entries: [String] { log.withLock { $0 } }
     }
 

@@ -18,10 +18,16 @@ var positional: [String] = []
 while !args.isEmpty {
     let a = args.removeFirst()
     if a == "--help" || a == "-h" {
-        print("USAGE: astra-pushsim run SCENARIO|FILE|- | check | fuzz [--policy naive|correct] [--seed N] [--count N] [--strike-limit N] [--format json|text]")
+        print(
+            "USAGE: astra-pushsim run SCENARIO|FILE|- | check | fuzz [--policy naive|correct] [--seed N] [--count N] [--strike-limit N] [--format json|text]"
+        )
         exit(0)
     }
-    if a.hasPrefix("--") && !args.isEmpty { values[String(a.dropFirst(2))] = args.removeFirst() } else { positional.append(a) }
+    if a.hasPrefix("--") && !args.isEmpty {
+        values[String(a.dropFirst(2))] = args.removeFirst()
+    } else {
+        positional.append(a)
+    }
 }
 var options = PushSimOptions()
 options.policy = PolicyChoice(rawValue: values["policy"] ?? "correct") ?? options.policy
@@ -29,7 +35,8 @@ options.format = PushSimCommand.Format(rawValue: values["format"] ?? "json") ?? 
 options.seed = values["seed"].flatMap { UInt64($0) } ?? 1
 options.count = values["count"].flatMap { Int($0) } ?? 1_000
 options.strikeLimit = values["strike-limit"].flatMap { Int($0) }
-let output = PushSimCommand.execute(positional.first ?? "", scenario: positional.dropFirst().first, options: options) { path in
+let output = PushSimCommand.execute(positional.first ?? "", scenario: positional.dropFirst().first, options: options) {
+    path in
     if path == "-" {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
