@@ -97,4 +97,20 @@ import Testing
         #expect(report.timeline.contains { $0.event == .pushSuppressed(push: 3) })
         #expect(report.outcomes == [.failedOver])
     }
+
+    /// Locked phone: AfterFirstUnlock credentials register from the lock screen; `whenUnlocked`
+    /// ones are denied, so no REGISTER reaches the server and it fails over after the wait.
+    @Test(arguments: [(ReferencePolicy.Faults(), CallOutcome.connected), (.credentialsWhenUnlocked, .failedOver)])
+    func lockedKeychain(_ faults: ReferencePolicy.Faults, _ outcome: CallOutcome) {
+        let report = ScenarioRunner.run(BuiltInScenarios.locked, policy: ReferencePolicy(faults: faults))
+        #expect(report.outcomes == [outcome])
+        #expect(report.timeline.contains { $0.event == .keychainDenied } == (outcome == .failedOver))
+        #expect(report.violations.isEmpty)
+    }
+
+    /// Expiry clamp on the wire: the reference client asks 600 s, the server grants 300.
+    @Test func registerIsClamped() {
+        let report = ScenarioRunner.run(BuiltInScenarios.killed, policy: .correct)
+        #expect(report.timeline.contains { $0.event == .registerReceived(granted: 300) })
+    }
 }
