@@ -7,7 +7,7 @@ public enum BuiltInScenarios {
     public static var all: [Scenario] {
         [
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
-            unknownOrigin, cancelBeforeWake, answerBeforeInvite, noInvite, strikeOut, message,
+            unknownOrigin, cancelBeforeWake, answerBeforeInvite, declineBeforeInvite, noInvite, strikeOut, message,
         ]
     }
 
@@ -172,6 +172,17 @@ public enum BuiltInScenarios {
         ) {
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 100)]
             $0.expect = [.connected]
+        }
+    }
+
+    /// Decline tapped on the placeholder before the INVITE: the INVITE is rejected, not rung again.
+    public static var declineBeforeInvite: Scenario {
+        make(
+            "decline-before-invite", "user declines the placeholder before the INVITE: 603, no second ring",
+            app: .killed
+        ) {
+            $0.steps = [ScenarioStep(at: 1_000, .call, declineAfterMs: 100)]
+            $0.expect = [.failedOver]
         }
     }
 

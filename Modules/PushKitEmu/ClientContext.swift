@@ -26,6 +26,8 @@ public enum ClientOp: Sendable, Hashable {
     case claimInvite(call: Int32, uuid: Int32)
     /// Send 200 OK for the INVITE of server call `call`.
     case sendOK(call: Int32)
+    /// Send 603 Decline for the INVITE of server call `call`.
+    case sendDecline(call: Int32)
     /// Send REGISTER, reading credentials stored with `protection` (networking).
     case register(protection: KeychainProtection)
     /// `POST /api/v1/users/voip-push-token` with the current token and environment (networking).
@@ -40,7 +42,7 @@ public enum ClientOp: Sendable, Hashable {
     /// Whether this op is networking that R1 forbids before the report (the ack is exempt).
     public var isNetworking: Bool {
         switch self {
-        case .sendOK, .register, .uploadToken, .deleteToken, .fetch: true
+        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .fetch: true
         case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .reportCallEnded, .fulfillAnswer,
             .failAnswer, .claimInvite, .startTimer:
             false

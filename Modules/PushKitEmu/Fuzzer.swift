@@ -60,7 +60,9 @@ public enum Fuzzer {
             t += g.below(4_000)
             switch g.below(20) {
             case 0...5:
-                s.steps.append(ScenarioStep(at: t, .call, answerAfterMs: g.chance(70) ? g.below(6_000) : nil))
+                let answer = g.chance(70) ? g.below(6_000) : nil
+                let decline = g.chance(15) ? g.below(6_000) : nil
+                s.steps.append(ScenarioStep(at: t, .call, answerAfterMs: answer, declineAfterMs: decline))
                 callCount += 1
             case 6...8:
                 if callCount > 0 { s.steps.append(ScenarioStep(at: t, .hangup, call: Int(g.below(Int64(callCount))))) }

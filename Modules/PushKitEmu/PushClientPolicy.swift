@@ -25,6 +25,8 @@ public protocol PushClientPolicy: Sendable {
     mutating func didReceiveCancel(call: Int32, _ ctx: inout ClientContext)
     /// CallKit: the user tapped Answer (`CXAnswerCallAction`).
     mutating func performAnswerCallAction(uuid: Int32, _ ctx: inout ClientContext)
+    /// CallKit: the user tapped Decline / End (`CXEndCallAction`); CallKit has ended the call.
+    mutating func performEndCallAction(uuid: Int32, _ ctx: inout ClientContext)
     /// A timer the policy started fired.
     mutating func timerFired(_ timer: PolicyTimer, _ ctx: inout ClientContext)
     /// Device connectivity changed while the app runs.

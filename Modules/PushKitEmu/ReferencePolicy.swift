@@ -48,6 +48,7 @@ public struct ReferencePolicy: PushClientPolicy {
         var shadowOf: Int32 = -1
         var answerPending = false
         var ended = false
+        var declined = false
     }
 
     public let name: String
@@ -148,6 +149,12 @@ public struct ReferencePolicy: PushClientPolicy {
             : calls.firstIndex {
                 $0.pushID == invite.pushID && $0.invite < 0 && !$0.ended && $0.uuid >= 0
             }
+        if let i = declinedMatch(invite), !faults.contains(.secondCallForInvite) {
+            // R5: the user already declined this call on its placeholder: reject, do not ring again.
+            calls[i].invite = invite.call
+            ctx.perform(.sendDecline(call: invite.call))
+            return
+        }
         if let i = match, !faults.contains(.secondCallForInvite) {
             calls[i].invite = invite.call
             ctx.perform(.claimInvite(call: invite.call, uuid: calls[i].uuid))
@@ -196,6 +203,19 @@ public struct ReferencePolicy: PushClientPolicy {
         if faults.contains(.secondCallForInvite) {
             ctx.perform(.startTimer(.merge(uuid: uuid), afterMs: mergeDelayMs))
         }
+    }
+
+    public mutating func performEndCallAction(uuid: Int32, _ ctx: inout ClientContext) {
+        guard let i = index(uuid: uuid), !calls[i].ended else { return }
+        calls[i].ended = true
+        calls[i].declined = true
+        calls[i].answerPending = false
+        if calls[i].invite >= 0 { ctx.perform(.sendDecline(call: calls[i].invite)) }
+    }
+
+    func declinedMatch(_ invite: IncomingInvite) -> Int? {
+        guard invite.pushID >= 0 else { return nil }
+        return calls.firstIndex { $0.pushID == invite.pushID && $0.declined && $0.invite < 0 }
     }
 
     public mutating func timerFired(_ timer: PolicyTimer, _ ctx: inout ClientContext) {

@@ -72,7 +72,7 @@ public struct RuleChecker: Sendable {
         switch reason {
         case .noAck, .noToken, .apnsRejected:
             if afterMs > settings.failoverBoundMs { violations.append(Violation(.failoverTooSlow, t: t, call: call)) }
-        case .noRegister, .inviteTimeout:
+        case .noRegister, .inviteTimeout, .declined:
             break
         }
     }

@@ -34,6 +34,8 @@ public struct ScenarioStep: Sendable, Hashable, Codable {
     public var call: Int?
     /// For `call`: the user taps Answer this long after the phone first rings (none = never).
     public var answerAfterMs: Int64?
+    /// For `call`: the user taps Decline this long after the phone first rings (none = never).
+    public var declineAfterMs: Int64?
     /// For `app`: the new state.
     public var state: AppState?
     /// For `raw_push`: the content.
@@ -42,13 +44,15 @@ public struct ScenarioStep: Sendable, Hashable, Codable {
     public var origin: PushOrigin?
 
     public init(
-        at: Int64, _ action: StepAction, call: Int? = nil, answerAfterMs: Int64? = nil, state: AppState? = nil,
+        at: Int64, _ action: StepAction, call: Int? = nil, answerAfterMs: Int64? = nil, declineAfterMs: Int64? = nil,
+        state: AppState? = nil,
         content: PushContent? = nil, origin: PushOrigin? = nil
     ) {
         self.at = at
         self.action = action
         self.call = call
         self.answerAfterMs = answerAfterMs
+        self.declineAfterMs = declineAfterMs
         self.state = state
         self.content = content
         self.origin = origin

@@ -38,6 +38,10 @@ enum SimEvent: Sendable {
     case okArrives(Int32)
     /// The user taps Answer on CallKit call `uuid`.
     case userAnswer(Int32)
+    /// The user taps Decline on CallKit call `uuid` (`CXEndCallAction`).
+    case userDecline(Int32)
+    /// Phone → server: 603 Decline for call `index`.
+    case declineArrives(Int32)
     /// CallKit: the answer action of `uuid` times out.
     case answerDeadline(Int32)
     /// Checker: the placeholder `uuid` must be claimed or ended by now (R5).
@@ -72,7 +76,10 @@ struct ServerCall: Sendable {
     var startedAt: Int64
     var push: Int32 = -1
     var answerAfterMs: Int64
+    var declineAfterMs: Int64 = -1
     var answerScheduled = false
+    /// The user declined one of its CallKit calls (R5: it must not ring again).
+    var declinedByUser = false
     var answerTappedAt: Int64 = -1
     var okSent = false
     var leftFlagged = false

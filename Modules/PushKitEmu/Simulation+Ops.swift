@@ -47,6 +47,10 @@ extension Simulation {
             record(.okSent(call: c))
             calls[Int(c)].okSent = true
             if phone.online { schedule(.okArrives(c), after: oneWay) }
+        case .sendDecline(let c):
+            guard c >= 0, Int(c) < calls.count else { return }
+            record(.declineSent(call: c))
+            if phone.online { schedule(.declineArrives(c), after: oneWay) }
         case .register(let protection):
             if phone.locked && protection == .whenUnlocked {
                 record(.keychainDenied)
@@ -92,9 +96,13 @@ extension Simulation {
         if validPush && invite < 0 && pushes[Int(p)].content == .call {
             schedule(.placeholderDeadline(uuid), after: settings.placeholderTimeoutMs + 1)
         }
-        if calls[Int(c)].answerAfterMs >= 0 && !calls[Int(c)].answerScheduled {
+        if calls[Int(c)].declinedByUser {
+            checker.record(Violation(.rangAfterDecline, t: now, call: c, push: calls[Int(c)].push, uuid: uuid))
+        }
+        if !calls[Int(c)].answerScheduled {
             calls[Int(c)].answerScheduled = true
-            schedule(.userAnswer(uuid), after: calls[Int(c)].answerAfterMs)
+            if calls[Int(c)].answerAfterMs >= 0 { schedule(.userAnswer(uuid), after: calls[Int(c)].answerAfterMs) }
+            if calls[Int(c)].declineAfterMs >= 0 { schedule(.userDecline(uuid), after: calls[Int(c)].declineAfterMs) }
         }
     }
 }

@@ -167,6 +167,17 @@ extension Simulation {
         applyOps()
     }
 
+    mutating func userDeclined(_ uuid: Int32) {
+        guard callkit[Int(uuid)].active, callkit[Int(uuid)].answer == .none, phone.appRunning else { return }
+        callkit[Int(uuid)].ended = true
+        record(.userDecline(uuid: uuid))
+        let c = callkit[Int(uuid)].call
+        if c >= 0 { calls[Int(c)].declinedByUser = true }
+        beginCallback()
+        policy.performEndCallAction(uuid: uuid, &ctx)
+        applyOps()
+    }
+
     mutating func answerDeadline(_ uuid: Int32) {
         guard callkit[Int(uuid)].answer == .pending else { return }
         callkit[Int(uuid)].answer = .failed

@@ -4,7 +4,10 @@ extension Simulation {
         switch step.action {
         case .call:
             let c = Int32(calls.count)
-            calls.append(ServerCall(startedAt: now, answerAfterMs: step.answerAfterMs ?? -1))
+            calls.append(
+                ServerCall(
+                    startedAt: now, answerAfterMs: step.answerAfterMs ?? -1,
+                    declineAfterMs: step.declineAfterMs ?? -1))
             record(.callStart(call: c))
             let action = calls[Int(c)].machine.start(registrationLive: regExpiresAt > now, hasToken: serverToken != nil)
             perform(action, call: c)

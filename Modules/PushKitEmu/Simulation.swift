@@ -151,6 +151,8 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
                 record(.callConnected(call: c, answerDelayMs: tapped >= 0 ? now - tapped : -1))
             }
         case .userAnswer(let uuid): userAnswered(uuid)
+        case .userDecline(let uuid): userDeclined(uuid)
+        case .declineArrives(let c): perform(calls[Int(c)].machine.declined(), call: c)
         case .answerDeadline(let uuid): answerDeadline(uuid)
         case .placeholderDeadline(let uuid):
             let call = callkit[Int(uuid)]

@@ -72,6 +72,8 @@ extension TimelineEvent {
         case .inviteClaimed(let call, let uuid):
             return ("invite_claimed", [("call", .int(call)), ("uuid", .int(uuid))])
         case .userAnswer(let uuid): return ("user_answer", [("uuid", .int(uuid))])
+        case .userDecline(let uuid): return ("user_decline", [("uuid", .int(uuid))])
+        case .declineSent(let call): return ("decline_sent", [("call", .int(call))])
         case .answerFulfilled(let uuid): return ("answer_fulfilled", [("uuid", .int(uuid))])
         case .answerFailed(let uuid): return ("answer_failed", [("uuid", .int(uuid))])
         case .answerTimedOut(let uuid): return ("answer_timed_out", [("uuid", .int(uuid))])
@@ -140,6 +142,7 @@ extension ViolationKind {
         case .answerFulfilledBeforeOK: "answer action fulfilled before the 200 OK was sent"
         case .answerActionTimedOut: "answer action neither fulfilled nor failed before CallKit's timeout"
         case .callerLeftStillRinging: "caller left (CANCEL / ack says gone) but the call still rings"
+        case .rangAfterDecline: "the user declined the call, then its INVITE rang again"
         case .unusablePushNotEnded: "unreadable / unknown-origin / non-call push reported but not ended at once"
         case .staleDeliveryRang: "push delivered late (stored or past stale_after_ms) made the phone ring"
         case .apnsRequestRejected: "APNs refused the request headers (push type, topic, priority or size)"

@@ -54,6 +54,10 @@ public enum TimelineEvent: Sendable, Hashable {
     case inviteClaimed(call: Int32, uuid: Int32)
     /// The user tapped Answer.
     case userAnswer(uuid: Int32)
+    /// The user tapped Decline (CallKit ended the call).
+    case userDecline(uuid: Int32)
+    /// The app sent 603 Decline.
+    case declineSent(call: Int32)
     /// The answer action was fulfilled.
     case answerFulfilled(uuid: Int32)
     /// The answer action failed.

@@ -42,6 +42,8 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case answerActionTimedOut = "answer_action_timed_out"
     /// R5: the caller left (CANCEL / ack says gone) and the call kept ringing.
     case callerLeftStillRinging = "caller_left_still_ringing"
+    /// R5: the user declined the call and its INVITE rang again.
+    case rangAfterDecline = "rang_after_decline"
     /// R5: an unreadable / unknown-origin / non-call push was reported but not ended at once.
     case unusablePushNotEnded = "unusable_push_not_ended"
     /// R6: a push delivered late (stored, or past `staleAfterMs`) made the phone ring.
@@ -59,7 +61,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
         case .pushBlackout: .r2
         case .nonCallVoIPPush: .r3
         case .duplicateSession, .placeholderNotEnded, .answerFulfilledBeforeOK, .answerActionTimedOut,
-            .callerLeftStillRinging, .unusablePushNotEnded:
+            .callerLeftStillRinging, .unusablePushNotEnded, .rangAfterDecline:
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake

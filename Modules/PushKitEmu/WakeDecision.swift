@@ -10,6 +10,8 @@ public enum FailoverReason: String, Sendable, Hashable, Codable {
     case apnsRejected = "apns_rejected"
     /// The INVITE got no final answer from the phone before Timer B.
     case inviteTimeout = "invite_timeout"
+    /// The user declined on the phone (603): next target / voicemail.
+    case declined
 }
 
 /// What the wake decision asks its shell (the simulation, or a live SIP proxy) to do.
@@ -166,6 +168,18 @@ public struct WakeDecision: Sendable, Hashable {
             state = .failedOver(.noRegister)
             return .failover(.noRegister)
         case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .inviteSent, .answered, .failedOver,
+            .cancelled:
+            return .none
+        }
+    }
+
+    /// The phone declined (603): the user does not want this call here.
+    public mutating func declined() -> WakeAction {
+        switch state {
+        case .ringingDirect, .inviteSent:
+            state = .failedOver(.declined)
+            return .failover(.declined)
+        case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered, .failedOver,
             .cancelled:
             return .none
         }

@@ -31,6 +31,8 @@ import Testing
         Case(
             scenario: with(BuiltInScenarios.answerBeforeInvite) { $0.settings.naiveMergeDelayMs = 15_000 },
             faults: [.secondCallForInvite, .noPlaceholderTimeout], expected: .answerActionTimedOut),
+        Case(
+            scenario: BuiltInScenarios.declineBeforeInvite, faults: .secondCallForInvite, expected: .rangAfterDecline),
         Case(scenario: BuiltInScenarios.cancelBeforeWake, faults: .ignoreCallerLeft, expected: .callerLeftStillRinging),
         Case(scenario: BuiltInScenarios.unknownOrigin, faults: .ringOddPushes, expected: .unusablePushNotEnded),
         Case(scenario: BuiltInScenarios.strikeOut, faults: .ringOddPushes, expected: .unusablePushNotEnded),
