@@ -3,10 +3,13 @@
 public struct PushSimOutput: Sendable, Hashable {
     /// JSON Lines (or text) for stdout.
     public var stdout: [String] = []
-    /// Diagnostics for stderr.
+    /// Diagnostics for stderr, one line each, without the `astra-pushsim: ` prefix (the tool adds it).
     public var stderr: [String] = []
     /// 0 ok, 1 violation, 64 usage (TOOLS.md, sysexits EX_USAGE).
     public var exitCode: Int32 = 0
+
+    /// Whether this is a usage error (bad arguments, unknown or unreadable scenario): exit 64.
+    public var isUsageError: Bool { exitCode == PushSimCommand.exitUsage }
 }
 
 /// The options every `astra-pushsim` command takes, already parsed.
@@ -56,7 +59,7 @@ public enum PushSimCommand {
     }
 
     static func usage(_ reason: String) -> PushSimOutput {
-        PushSimOutput(stdout: [], stderr: ["astra-pushsim: " + reason], exitCode: exitUsage)
+        PushSimOutput(stdout: [], stderr: [reason], exitCode: exitUsage)
     }
 
     /// Exit codes.
@@ -100,7 +103,7 @@ public enum PushSimCommand {
         for (t, event) in report.timeline { out.stdout.append(render(event.jsonLine(t: t), format)) }
         out.stdout.append(render(verdictLine(report), format))
         if !report.passed {
-            out.stderr.append("astra-pushsim: \(report.scenario) with \(report.policy): " + summary(report))
+            out.stderr.append("\(report.scenario) with \(report.policy): " + summary(report))
             out.exitCode = exitViolation
         }
         return out
@@ -136,7 +139,7 @@ public enum PushSimCommand {
             out.exitCode = exitViolation
             let broken = names.isEmpty ? "no rule (outcomes differ)" : names.joined(separator: ", ")
             out.stderr.append(
-                "astra-pushsim check: policy \(policy.rawValue) broke \(broken) in \(failed.count) of \(reports.count) scenarios: \(failed.joined(separator: ", "))"
+                "check: policy \(policy.rawValue) broke \(broken) in \(failed.count) of \(reports.count) scenarios: \(failed.joined(separator: ", "))"
             )
         }
         return out
@@ -166,7 +169,7 @@ public enum PushSimCommand {
         if report.failingCases > 0 {
             out.exitCode = exitViolation
             out.stderr.append(
-                "astra-pushsim fuzz: \(report.failingCases) of \(count) cases broke an invariant; replay with `astra-pushsim run fuzz:SEED`"
+                "fuzz: \(report.failingCases) of \(count) cases broke an invariant; replay with `astra-pushsim run fuzz:SEED`"
             )
         }
         return out

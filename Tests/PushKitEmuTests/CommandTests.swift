@@ -134,7 +134,8 @@ import Testing
         #expect(out.exitCode == exitCode)
         if exitCode == 64 {
             #expect(out.stdout.isEmpty)
-            #expect(out.stderr.count == 1 && out.stderr[0].hasPrefix("astra-pushsim: "))
+            #expect(out.isUsageError)
+            #expect(out.stderr.count == 1 && !out.stderr[0].isEmpty)
         }
     }
 

@@ -52,5 +52,5 @@ let output = PushSimCommand.execute(positional.first ?? "", scenario: positional
     return [UInt8](data)
 }
 for line in output.stdout { print(line) }
-for line in output.stderr { eprint(line) }
+for line in output.stderr { eprint("astra-pushsim: " + line) }
 exit(output.exitCode)
