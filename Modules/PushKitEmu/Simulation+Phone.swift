@@ -14,11 +14,13 @@ extension Simulation {
         beginCallback()
         policy.launched(&ctx)
         applyOps()
-        deliverPendingTokenChange()
+        deliverPendingTokenChange(launch: true)
     }
 
-    mutating func deliverPendingTokenChange() {
-        guard phone.tokenChangePending else { return }
+    /// PushKit hands the app its credentials at every launch (once `desiredPushTypes` is set),
+    /// and a change that happened while it was not running when it runs again.
+    mutating func deliverPendingTokenChange(launch: Bool = false) {
+        guard phone.tokenChangePending || (launch && phone.tokenValid) else { return }
         phone.tokenChangePending = false
         beginCallback()
         if phone.tokenValid { policy.didUpdatePushToken(&ctx) } else { policy.didInvalidatePushToken(&ctx) }

@@ -139,3 +139,22 @@ import Testing
         #expect(after == [0])
     }
 }
+
+@Suite struct TokenIssueTests {
+    /// PushKit hands the token over at launch; the app uploads it, so a server that had none can
+    /// push for the next call (issue → upload → push).
+    @Test func tokenIssuedAtLaunchReachesTheServer() {
+        var scenario = Scenario(name: "token-issue", summary: "")
+        scenario.phone.app = .killed
+        scenario.phone.tokenOnServer = false
+        scenario.steps = [
+            ScenarioStep(at: 1_000, .call), ScenarioStep(at: 2_000, .app, state: .foreground),
+            ScenarioStep(at: 3_000, .app, state: .suspended), ScenarioStep(at: 5_000, .call, answerAfterMs: 1_000),
+        ]
+        let report = ScenarioRunner.run(scenario, policy: .correct)
+        #expect(report.outcomes == [.failedOver, .connected])
+        #expect(report.timeline.contains { if case .failover(0, .noToken, 0, _) = $0.event { true } else { false } })
+        #expect(report.timeline.contains { if case .tokenUploaded = $0.event { $0.t == 2_040 } else { false } })
+        #expect(report.violations.isEmpty)
+    }
+}
