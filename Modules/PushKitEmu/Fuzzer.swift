@@ -1,27 +1,3 @@
-/// One fuzz case that broke an invariant.
-public struct FuzzFailure: Sendable, Hashable {
-    /// Case number within the run.
-    public var index: Int
-    /// The case's own seed: `astra-pushsim run fuzz:SEED` replays it with a timeline.
-    public var caseSeed: UInt64
-    /// What was broken.
-    public var violations: [Violation]
-}
-
-/// The result of a fuzz run.
-public struct FuzzReport: Sendable {
-    /// Run seed.
-    public var seed: UInt64
-    /// Cases run.
-    public var count: Int
-    /// Simulated events processed over all cases.
-    public var events: Int
-    /// The first failing cases (capped).
-    public var failures: [FuzzFailure]
-    /// How many cases failed in all.
-    public var failingCases = 0
-}
-
 /// Random scenarios checked against the invariants (issue 6): every push reported before return
 /// (R1/R4), at most one call per push (R5 duplicate), no ring after the caller left (R5/R6), and
 /// failover within the bound (WAKE). Any violation by the policy is a failure.

@@ -49,38 +49,3 @@ enum SimEvent: Sendable {
     /// A policy timer, for the process generation that started it.
     case policyTimer(PolicyTimer, generation: Int32)
 }
-
-/// One CallKit call as the emulated CXProvider holds it.
-struct CallKitCall: Sendable {
-    /// The answer action's state.
-    enum Answer: Sendable { case none, pending, fulfilled, failed }
-    /// Whether this slot was reported (UUIDs may be allocated and never reported).
-    var used = false
-    /// Server call it stands for (ground truth), or -1.
-    var call: Int32 = -1
-    /// Push that created it, or -1.
-    var push: Int32 = -1
-    /// INVITE (server call) bound to it, or -1.
-    var invite: Int32 = -1
-    /// Ended.
-    var ended = false
-    /// Answer action.
-    var answer: Answer = .none
-
-    var active: Bool { used && !ended }
-}
-
-/// One server call: the wake decision plus what the emulator needs to judge it.
-struct ServerCall: Sendable {
-    var machine = WakeDecision()
-    var startedAt: Int64
-    var push: Int32 = -1
-    var answerAfterMs: Int64
-    var declineAfterMs: Int64 = -1
-    var answerScheduled = false
-    /// The user declined one of its CallKit calls (R5: it must not ring again).
-    var declinedByUser = false
-    var answerTappedAt: Int64 = -1
-    var okSent = false
-    var leftFlagged = false
-}
