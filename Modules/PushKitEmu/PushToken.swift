@@ -58,8 +58,3 @@ public struct PushToken: Sendable, Hashable, CustomStringConvertible, CustomDebu
     public var description: String { redacted }
     public var debugDescription: String { "PushToken(\(redacted))" }
 }
-
-extension PushToken {
-    /// The raw hex, exposed to tests so they can assert it never appears in output.
-    public var rawHexForAPNsRequestOnlyForTests: String { rawHexForAPNsRequestOnly }
-}

@@ -40,7 +40,7 @@ import Testing
     @Test func tokensAreRedactedEverywhere() {
         let token = PushToken(
             0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x1111_2222_3333_4444, 0x5555_6666_7777_8888)
-        let raw = token.rawHexForAPNsRequestOnlyForTests
+        let raw = token.rawHexForAPNsRequestOnly
         #expect(raw.count == 64)
         let rendered = [
             "\(token)", String(describing: token), String(reflecting: token),
@@ -61,8 +61,8 @@ import Testing
         let second = PushToken(using: &rng)
         #expect(lines.contains { $0.contains(second.redacted) })
         for line in lines {
-            #expect(!line.contains(first.rawHexForAPNsRequestOnlyForTests))
-            #expect(!line.contains(second.rawHexForAPNsRequestOnlyForTests))
+            #expect(!line.contains(first.rawHexForAPNsRequestOnly))
+            #expect(!line.contains(second.rawHexForAPNsRequestOnly))
         }
     }
 
