@@ -7,7 +7,8 @@ public enum BuiltInScenarios {
     public static var all: [Scenario] {
         [
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
-            unknownOrigin, cancelBeforeWake, answerBeforeInvite, declineBeforeInvite, noInvite, strikeOut, message,
+            unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, declineBeforeInvite, noInvite,
+            strikeOut, message,
         ]
     }
 
@@ -159,6 +160,21 @@ public enum BuiltInScenarios {
         ) {
             $0.steps = [
                 ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 1_300, .hangup, call: 0),
+            ]
+            $0.expect = [.cancelled]
+        }
+    }
+
+    /// The caller leaves after the ack, before the INVITE; the server's gone notice ends the call.
+    public static var cancelAfterAck: Scenario {
+        make(
+            "cancel-after-ack",
+            "caller hangs up while the woken phone registers: gone notice (option) ends the placeholder",
+            app: .killed
+        ) {
+            $0.server.goneNotice = true
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 2_000, .hangup, call: 0),
             ]
             $0.expect = [.cancelled]
         }

@@ -28,6 +28,7 @@ public enum Fuzzer {
         s.settings.launchFromKilledMs = 200 + g.below(900)
         s.settings.launchFromSuspendedMs = 10 + g.below(150)
         if g.chance(10) { s.server.request.expirationSeconds = 3_600 }
+        s.server.goneNotice = g.chance(50)
         var t: Int64 = 0
         var callCount = 0
         let stepCount = 3 + Int(g.below(10))

@@ -13,6 +13,8 @@ public protocol PushClientPolicy: Sendable {
     mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext)
     /// The server answered the push-ack: whether the call is still up (CANCEL-before-wake, R5).
     mutating func didReceiveAckResponse(pushID: Int32, callActive: Bool, _ ctx: inout ClientContext)
+    /// The server says the call of push `pushID` is over (gone notice after wake, before the INVITE).
+    mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext)
     /// PushKit: a new token (first issue or rotation).
     mutating func didUpdatePushToken(_ ctx: inout ClientContext)
     /// PushKit: the token was invalidated.

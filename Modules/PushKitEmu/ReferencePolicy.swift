@@ -127,6 +127,10 @@ public struct ReferencePolicy: PushClientPolicy {
         }
     }
 
+    public mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext) {
+        didReceiveAckResponse(pushID: pushID, callActive: false, &ctx)
+    }
+
     public mutating func didUpdatePushToken(_ ctx: inout ClientContext) { ctx.perform(.uploadToken) }
 
     public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { ctx.perform(.deleteToken) }

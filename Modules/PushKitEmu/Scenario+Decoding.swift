@@ -116,6 +116,7 @@ extension ServerSetup: Decodable {
         apnsEnvironment = try c.get("apnsEnvironment", apnsEnvironment)
         request = try c.get("request", request)
         messagesViaVoIP = try c.get("messagesViaVoip", messagesViaVoIP)
+        goneNotice = try c.get("goneNotice", goneNotice)
     }
 }
 

@@ -28,6 +28,9 @@ public struct ServerSetup: Sendable, Hashable {
     public var request = APNsRequest()
     /// Whether chat messages go out as VoIP pushes (R3 violation) instead of alerts.
     public var messagesViaVoIP = false
+    /// Whether the server sends a "call gone" notice to a woken phone whose caller left before the
+    /// INVITE (our extension to v2; see ``WakeDecision/goneNotice``).
+    public var goneNotice = false
 
     public init() {}
 }

@@ -1,6 +1,6 @@
 /// One server call: the wake decision plus what the emulator needs to judge it.
 struct ServerCall: Sendable {
-    var machine = WakeDecision()
+    var machine: WakeDecision
     var startedAt: Int64
     var push: Int32 = -1
     var answerAfterMs: Int64

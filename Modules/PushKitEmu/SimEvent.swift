@@ -34,6 +34,8 @@ enum SimEvent: Sendable {
     case inviteArrives(Int32)
     /// Server → phone: CANCEL for call `index`.
     case cancelArrives(Int32)
+    /// Server → phone: "call gone" notice for call `index` (option `gone_notice`).
+    case goneNoticeArrives(Int32)
     /// Phone → server: 200 OK for call `index`.
     case okArrives(Int32)
     /// The user taps Answer on CallKit call `uuid`.

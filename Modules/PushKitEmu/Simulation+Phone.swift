@@ -150,6 +150,18 @@ extension Simulation {
         checkCallerLeft(c)
     }
 
+    mutating func goneNoticeArrived(_ c: Int32) {
+        guard phone.sipReachable else {
+            record(.sipLost(call: c))
+            return
+        }
+        record(.goneNoticeReceived(call: c))
+        beginCallback()
+        policy.didReceiveCallGone(pushID: calls[Int(c)].push, &ctx)
+        applyOps()
+        checkCallerLeft(c)
+    }
+
     /// R5: once the phone knows the caller left, nothing for that call may still ring.
     mutating func checkCallerLeft(_ c: Int32) {
         guard c >= 0, !calls[Int(c)].leftFlagged, let uuid = activeCallKitCall(call: c) else { return }

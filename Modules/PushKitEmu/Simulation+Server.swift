@@ -6,6 +6,7 @@ extension Simulation {
             let c = Int32(calls.count)
             calls.append(
                 ServerCall(
+                    machine: WakeDecision(goneNotice: scenario.server.goneNotice),
                     startedAt: now, answerAfterMs: step.answerAfterMs ?? -1,
                     declineAfterMs: step.declineAfterMs ?? -1))
             record(.callStart(call: c))
@@ -101,6 +102,9 @@ extension Simulation {
             let after = now - calls[Int(c)].startedAt
             record(.failover(call: c, reason: reason, afterMs: after, boundMs: settings.failoverBoundMs))
             checker.failover(reason, call: c, afterMs: after, t: now)
+        case .sendGoneNotice:
+            record(.goneNoticeSent(call: c))
+            schedule(.goneNoticeArrives(c), after: settings.networkOneWayMs)
         case .sendCancel:
             record(.cancelSent(call: c))
             schedule(.cancelArrives(c), after: settings.networkOneWayMs)
@@ -166,7 +170,8 @@ extension Simulation {
         record(.registerReceived(granted: granted))
         // The 200 to REGISTER is scheduled before any OPTIONS so the flow is up when OPTIONS lands.
         schedule(.registerResult(true), after: settings.networkOneWayMs)
-        for i in calls.indices where calls[i].machine.state == .awaitingRegister {
+        for i in calls.indices
+        where calls[i].machine.state == .awaitingRegister || calls[i].machine.state == .cancelledNoticeOwed {
             perform(calls[i].machine.registerReceived(), call: Int32(i))
         }
     }

@@ -85,7 +85,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             switch call.machine.state {
             case .answered: .connected
             case .failedOver: .failedOver
-            case .cancelled: .cancelled
+            case .cancelled, .cancelledNoticeOwed: .cancelled
             case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
                 .inviteSent:
                 .pending
@@ -143,6 +143,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             record(.tokenDeleted)
         case .inviteArrives(let c): inviteArrived(c)
         case .cancelArrives(let c): cancelArrived(c)
+        case .goneNoticeArrives(let c): goneNoticeArrived(c)
         case .okArrives(let c):
             let before = calls[Int(c)].machine.state
             _ = calls[Int(c)].machine.answered()

@@ -101,6 +101,8 @@ extension TimelineEvent {
         case .callerLeft(let call): return ("caller_left", [("call", .int(call))])
         case .cancelSent(let call): return ("cancel_sent", [("call", .int(call))])
         case .cancelReceived(let call): return ("cancel_received", [("call", .int(call))])
+        case .goneNoticeSent(let call): return ("gone_notice_sent", [("call", .int(call))])
+        case .goneNoticeReceived(let call): return ("gone_notice_received", [("call", .int(call))])
         case .failover(let call, let reason, let after, let bound):
             return (
                 "failover",

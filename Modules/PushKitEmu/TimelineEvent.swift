@@ -90,6 +90,10 @@ public enum TimelineEvent: Sendable, Hashable {
     case cancelSent(call: Int32)
     /// The app got the CANCEL.
     case cancelReceived(call: Int32)
+    /// Server sent the "call gone" notice to the fresh contact (option `gone_notice`).
+    case goneNoticeSent(call: Int32)
+    /// The app got the "call gone" notice.
+    case goneNoticeReceived(call: Int32)
     /// The server failed over; `afterMs` since the call started, checked against `boundMs`.
     case failover(call: Int32, reason: FailoverReason, afterMs: Int64, boundMs: Int64)
     /// A rule was broken.

@@ -26,19 +26,26 @@ public struct WakeDecision: Sendable, Hashable {
         case failedOver(FailoverReason)
         /// The caller hung up first.
         case cancelled
+        /// The caller hung up after the ack, before a fresh contact: the gone notice goes out with
+        /// the next REGISTER (option `gone_notice`).
+        case cancelledNoticeOwed
     }
 
     /// The current state.
     public private(set) var state: State = .idle
     /// Whether a push was sent for this call (and so whether an ack is meaningful).
     public private(set) var pushed = false
+    /// Whether the server tells a woken phone that the caller left before the INVITE (a SIP
+    /// MESSAGE/NOTIFY with the push-id to the fresh contact). Not in v2: our extension, off by
+    /// default, closing the gap where the placeholder rings until its timeout.
+    public let goneNotice: Bool
 
-    public init() {}
+    public init(goneNotice: Bool = false) { self.goneNotice = goneNotice }
 
     /// Whether the call is over for the server (caller left, failed over, or answered elsewhere).
     public var isOver: Bool {
         switch state {
-        case .failedOver, .cancelled: true
+        case .failedOver, .cancelled, .cancelledNoticeOwed: true
         case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
             .inviteSent, .answered:
             false
@@ -75,7 +82,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .inviteSent
             return .sendInvite(direct: false)
         case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
-            .cancelled:
+            .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }
@@ -89,7 +96,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .awaitingRegister
             return .none
         case .idle, .ringingDirect, .awaitingAck, .awaitingRegister, .inviteSent, .answered, .failedOver,
-            .cancelled:
+            .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }
@@ -117,9 +124,17 @@ public struct WakeDecision: Sendable, Hashable {
 
     /// A fresh REGISTER from the phone arrived.
     public mutating func registerReceived() -> WakeAction {
-        guard case .awaitingRegister = state else { return .none }
-        state = .qualifyingFresh
-        return .qualify
+        switch state {
+        case .awaitingRegister:
+            state = .qualifyingFresh
+            return .qualify
+        case .cancelledNoticeOwed:
+            state = .cancelled
+            return .sendGoneNotice
+        case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .qualifyingFresh, .inviteSent, .answered,
+            .failedOver, .cancelled:
+            return .none
+        }
     }
 
     /// The register wait ended.
@@ -128,6 +143,9 @@ public struct WakeDecision: Sendable, Hashable {
         case .awaitingRegister, .qualifyingFresh:
             state = .failedOver(.noRegister)
             return .failover(.noRegister)
+        case .cancelledNoticeOwed:
+            state = .cancelled
+            return .none
         case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .inviteSent, .answered, .failedOver,
             .cancelled:
             return .none
@@ -141,7 +159,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .failedOver(.declined)
             return .failover(.declined)
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered, .failedOver,
-            .cancelled:
+            .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }
@@ -153,7 +171,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .failedOver(.inviteTimeout)
             return .cancelAndFailover(.inviteTimeout)
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
-            .failedOver, .cancelled:
+            .failedOver, .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }
@@ -165,7 +183,7 @@ public struct WakeDecision: Sendable, Hashable {
             state = .answered
             return .none
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh, .answered,
-            .failedOver, .cancelled:
+            .failedOver, .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }
@@ -176,10 +194,16 @@ public struct WakeDecision: Sendable, Hashable {
         case .ringingDirect, .inviteSent:
             state = .cancelled
             return .sendCancel
+        case .awaitingRegister where goneNotice:
+            state = .cancelledNoticeOwed
+            return .stop
+        case .qualifyingFresh where goneNotice:
+            state = .cancelled
+            return .sendGoneNotice
         case .idle, .qualifyingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh:
             state = .cancelled
             return .stop
-        case .answered, .failedOver, .cancelled:
+        case .answered, .failedOver, .cancelled, .cancelledNoticeOwed:
             return .none
         }
     }

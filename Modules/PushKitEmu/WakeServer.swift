@@ -9,6 +9,8 @@ public protocol WakeTransport: Sendable {
     func sendPush(call: Int32) async -> APNsRejection?
     /// CANCEL the INVITE.
     func sendCancel(call: Int32) async
+    /// Tell the woken phone's fresh contact that the call is gone (option `gone_notice`).
+    func sendGoneNotice(call: Int32) async
     /// The call moved to the next target.
     func failedOver(call: Int32, reason: FailoverReason) async
 }
@@ -28,8 +30,11 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
     private var hasToken: [Int32: Bool] = [:]
     private var timers: [Int32: Task<Void, Never>] = [:]
 
-    public init(settings: EmulatorSettings = EmulatorSettings(), clock: C, transport: T) {
+    private let goneNotice: Bool
+
+    public init(settings: EmulatorSettings = EmulatorSettings(), goneNotice: Bool = false, clock: C, transport: T) {
         self.settings = settings
+        self.goneNotice = goneNotice
         self.clock = clock
         self.transport = transport
     }
@@ -39,7 +44,7 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
 
     /// A call for the endpoint arrives.
     public func incomingCall(_ call: Int32, registrationLive: Bool, hasToken: Bool) async {
-        var machine = WakeDecision()
+        var machine = WakeDecision(goneNotice: goneNotice)
         let action = machine.start(registrationLive: registrationLive, hasToken: hasToken)
         machines[call] = machine
         self.hasToken[call] = hasToken
@@ -116,6 +121,9 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
             await transport.sendCancel(call: call)
         case .stop:
             disarm(call)
+        case .sendGoneNotice:
+            disarm(call)
+            await transport.sendGoneNotice(call: call)
         }
         if machines[call]?.state == .answered { disarm(call) }
     }

@@ -55,7 +55,7 @@ import Testing
             #expect(result.err.isEmpty)
         } else {
             #expect(
-                result.err.hasPrefix("astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 11 of 16 scenarios"))
+                result.err.hasPrefix("astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 12 of 17 scenarios"))
         }
     }
 

@@ -71,6 +71,32 @@ import Testing
         #expect(machine.state == final)
     }
 
+    /// Option `gone_notice`: a caller who leaves after the ack is announced to the fresh contact,
+    /// now (contact already fresh) or with the next REGISTER; without the option nothing is sent.
+    @Test(arguments: [
+        (
+            true, [Input.start(live: false, token: true), .ack, .register, .callerLeft],
+            [WakeAction.sendPush, .awaitRegister, .qualify, .sendGoneNotice], WakeDecision.State.cancelled
+        ),
+        (
+            true, [.start(live: false, token: true), .ack, .callerLeft, .register],
+            [.sendPush, .awaitRegister, .stop, .sendGoneNotice], .cancelled
+        ),
+        (
+            true, [.start(live: false, token: true), .ack, .callerLeft, .registerWait],
+            [.sendPush, .awaitRegister, .stop, .none], .cancelled
+        ),
+        (
+            false, [.start(live: false, token: true), .ack, .callerLeft, .register],
+            [.sendPush, .awaitRegister, .stop, .none], .cancelled
+        ),
+    ])
+    func goneNotice(_ option: Bool, _ inputs: [Input], _ actions: [WakeAction], _ final: WakeDecision.State) {
+        var machine = WakeDecision(goneNotice: option)
+        #expect(inputs.map { Self.feed(&machine, $0) } == actions)
+        #expect(machine.state == final)
+    }
+
     /// Expiry cap/floor 300/30 s.
     @Test(arguments: [(0, 0), (1, 30), (29, 30), (30, 30), (120, 120), (300, 300), (301, 300), (3_600, 300)])
     func expiryClamp(_ requested: Int, _ granted: Int) {

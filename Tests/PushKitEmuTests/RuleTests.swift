@@ -33,6 +33,7 @@ import Testing
             faults: [.secondCallForInvite, .noPlaceholderTimeout], expected: .answerActionTimedOut),
         Case(
             scenario: BuiltInScenarios.declineBeforeInvite, faults: .secondCallForInvite, expected: .rangAfterDecline),
+        Case(scenario: BuiltInScenarios.cancelAfterAck, faults: .ignoreCallerLeft, expected: .callerLeftStillRinging),
         Case(scenario: BuiltInScenarios.cancelBeforeWake, faults: .ignoreCallerLeft, expected: .callerLeftStillRinging),
         Case(scenario: BuiltInScenarios.unknownOrigin, faults: .ringOddPushes, expected: .unusablePushNotEnded),
         Case(scenario: BuiltInScenarios.strikeOut, faults: .ringOddPushes, expected: .unusablePushNotEnded),

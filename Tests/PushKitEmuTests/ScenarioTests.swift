@@ -113,4 +113,18 @@ import Testing
         let report = ScenarioRunner.run(BuiltInScenarios.killed, policy: .correct)
         #expect(report.timeline.contains { $0.event == .registerReceived(granted: 300) })
     }
+
+    /// The v2 gap and the `gone_notice` option: the caller leaves after the ack, before the
+    /// INVITE. Without the notice the placeholder rings until its timeout (the phone cannot know);
+    /// with it the call ends 40 ms after the hang-up.
+    @Test(arguments: [(true, Int64(2_040), EndReason.remoteEnded), (false, 11_950, .failed)])
+    func goneNoticeEndsThePlaceholder(_ notice: Bool, _ endedAt: Int64, _ reason: EndReason) {
+        var scenario = BuiltInScenarios.cancelAfterAck
+        scenario.server.goneNotice = notice
+        let report = ScenarioRunner.run(scenario, policy: .correct)
+        #expect(report.passed)
+        let end = report.timeline.first { if case .callkitEnd(0, _) = $0.event { true } else { false } }
+        #expect(end?.t == endedAt)
+        #expect(end?.event == .callkitEnd(uuid: 0, reason: reason))
+    }
 }

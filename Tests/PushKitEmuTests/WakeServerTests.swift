@@ -19,6 +19,7 @@ import Testing
             return reject
         }
         func sendCancel(call: Int32) async { log.withLock { $0.append("cancel") } }
+        func sendGoneNotice(call: Int32) async { log.withLock { $0.append("gone") } }
         func failedOver(call: Int32, reason: FailoverReason) async {
             log.withLock { $0.append("failover:\(reason.rawValue)") }
         }
