@@ -41,6 +41,7 @@ let package = Package(
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
         module("PushKitEmu", ["SIPCore"]),
+        module("ToolSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
@@ -48,9 +49,17 @@ let package = Package(
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
+        tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
-        tool("astra-pushsim", ["PushKitEmu"]),
-        .executableTarget(name: "bench-pushsim", dependencies: ["PushKitEmu"], path: "Benchmarks/bench-pushsim",
-                          swiftSettings: strict),
+        // Command-line tools: thin mains over ToolSupport (docs/tools.md).
+        tool("astra-register", ["ToolSupport"]),
+        tool("astra-call", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+
+        // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        .executableTarget(
+            name: "bench-pushsim", dependencies: ["PushKitEmu"], path: "Benchmarks/bench-pushsim", swiftSettings: strict),
     ]
 )

@@ -60,8 +60,7 @@ public enum PushSimCommand {
         } catch {
             throw ScenarioError(
                 .invalidJSON,
-                "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))) and not a readable file"
-            )
+                "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))), and \(error)")
         }
         return try Scenario.decode(json: bytes)
     }
