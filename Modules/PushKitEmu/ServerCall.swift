@@ -6,8 +6,9 @@ struct ServerCall: Sendable {
     var answerAfterMs: Int64
     var declineAfterMs: Int64 = -1
     var answerScheduled = false
-    /// The user declined one of its CallKit calls (R5: it must not ring again).
-    var declinedByUser = false
+    /// The process generation in which the user declined one of its CallKit calls, or -1 (R5: it
+    /// must not ring again — in that process; a killed app cannot remember without persistence).
+    var declinedInGeneration: Int32 = -1
     var answerTappedAt: Int64 = -1
     var okSent = false
     var leftFlagged = false

@@ -96,7 +96,7 @@ extension Simulation {
         if validPush && invite < 0 && pushes[Int(p)].content == .call {
             schedule(.placeholderDeadline(uuid), after: settings.placeholderTimeoutMs + 1)
         }
-        if calls[Int(c)].declinedByUser {
+        if calls[Int(c)].declinedInGeneration == processGeneration {
             checker.record(Violation(.rangAfterDecline, t: now, call: c, push: calls[Int(c)].push, uuid: uuid))
         }
         if !calls[Int(c)].answerScheduled {

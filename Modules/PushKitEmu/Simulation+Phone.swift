@@ -186,7 +186,7 @@ extension Simulation {
         callkit[Int(uuid)].ended = true
         record(.userDecline(uuid: uuid))
         let c = callkit[Int(uuid)].call
-        if c >= 0 { calls[Int(c)].declinedByUser = true }
+        if c >= 0 { calls[Int(c)].declinedInGeneration = processGeneration }
         beginCallback()
         policy.performEndCallAction(uuid: uuid, &ctx)
         applyOps()
