@@ -40,10 +40,14 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
+        module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("MediaTests", ["Media", "AstraTestSupport"], resources: [.copy("Vectors")]),
+
+        .executableTarget(name: "bench-media", dependencies: ["Media"], path: "Benchmarks/bench-media", swiftSettings: strict),
     ]
 )

@@ -1,0 +1,2 @@
+// Placeholder replaced below in the same work session; prints one JSON object.
+print("{}")
