@@ -2,7 +2,7 @@ extension SessionDescription {
     /// Parses SDP text (RFC 8866 §5, §9 grammar). Accepts CRLF or bare LF line ends. Throws a
     /// ``MediaError`` with code `badSDPLine`, `missingSDPLine` or `badSDPField` naming the line.
     public init(parsing text: String) throws(MediaError) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { line -> Substring in
             line.last == "\r" ? line.dropLast() : line
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
