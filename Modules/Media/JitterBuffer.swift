@@ -152,7 +152,6 @@ public struct JitterBuffer: Sendable {
             statistics.played += 1
             result = .frame(timestamp: UInt32(truncatingIfNeeded: playout &+ Int64(referenceTimestamp)), samples: entry.samples)
         } else {
-            markPlayed(playout)
             result = conceal()
         }
         playout += step
