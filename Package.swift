@@ -46,7 +46,7 @@ let package = Package(
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
-        tests("MediaTests", ["Media", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
 
         .executableTarget(name: "bench-media", dependencies: ["Media"], path: "Benchmarks/bench-media", swiftSettings: strict),
     ]
