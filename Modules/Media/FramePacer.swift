@@ -26,10 +26,15 @@ public struct FramePacer: Sendable, Hashable {
         self.maxBurst = maxBurst
     }
 
-    private var scaledInterval: Duration { interval * (1 + correctionPPM / 1_000_000) }
+    private var intervalNanoseconds: Double {
+        let c = interval.components
+        return (Double(c.seconds) * 1e9 + Double(c.attoseconds / 1_000_000_000)) * (1 + correctionPPM / 1_000_000)
+    }
 
-    /// Deadline of frame `n`.
-    public func deadline(of n: Int64) -> Duration { origin + scaledInterval * Double(n - originFrame) }
+    /// Deadline of frame `n`, rounded to the nanosecond (exact when no correction is set).
+    public func deadline(of n: Int64) -> Duration {
+        origin + .nanoseconds(Int64((intervalNanoseconds * Double(n - originFrame)).rounded()))
+    }
 
     public var nextDeadline: Duration { deadline(of: frameIndex) }
 
