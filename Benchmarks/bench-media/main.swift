@@ -1,2 +1,205 @@
-// Placeholder replaced below in the same work session; prints one JSON object.
-print("{}")
+// bench-media: per-packet cost of the G.711 + SRTP media path over real UDP loopback sockets,
+// streams per core, and the pacing of a real MediaSession over 10 s. One JSON object on stdout.
+import Glibc
+import Media
+import SIPCore
+
+func cpuNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) * 1e6 + Double(ts.tv_nsec) / 1e3  // µs
+}
+
+func wallNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1e6 + Double(ts.tv_nsec) / 1e3
+}
+
+func fmt(_ v: Double, _ digits: Int = 3) -> String {
+    let scale = pow(10.0, Double(digits))
+    return String((v * scale).rounded() / scale)
+}
+
+/// One direction of one stream: the objects the session's hot path uses.
+struct Stream {
+    var sender: RTPSender
+    let tx: SRTPContext
+    let rx: SRTPContext
+}
+
+let ids = SeededIdentifierSource(seed: 2026)
+let txSocket = try UDPSocket(bindHost: "127.0.0.1")
+let rxSocket = try UDPSocket(bindHost: "127.0.0.1")
+let destination = rxSocket.localAddress
+var tone = ToneGenerator(frequencies: [1000], amplitude: 8000)
+let pcm = tone.samples(160)
+var decoded = [Int16](repeating: 0, count: 160)
+var txBuffer = [UInt8](repeating: 0, count: 12 + 160 + SRTPContext.maxRTCPTrailer)
+var rxBuffer = [UInt8](repeating: 0, count: 2048)
+
+func makeStream() throws -> Stream {
+    let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+    return Stream(sender: RTPSender(ssrc: ids.nextUInt32(), initialSequenceNumber: 1, initialTimestamp: 0),
+                  tx: try SRTPContext(key: key, direction: .outbound), rx: try SRTPContext(key: key, direction: .inbound))
+}
+
+/// encode + RTP header + SRTP protect + sendto.
+@MainActor @inline(never)
+func sendOne(_ s: inout Stream) throws -> Int {
+    let header = s.sender.nextHeader(payloadType: 8, payloadSize: 160)
+    s.sender.advanceTimestamp(by: 160)
+    return try txBuffer.withUnsafeMutableBytes { raw in
+        header.write(into: raw)
+        pcm.withUnsafeBufferPointer { G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172])) }
+        let n = try s.tx.protect(raw.baseAddress!, length: 172, capacity: raw.count)
+        _ = txSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<n]), to: destination)
+        return n
+    }
+}
+
+/// recv + SRTP unprotect + RTP parse + decode. Returns false when nothing was waiting.
+@MainActor @inline(never)
+func receiveOne(_ s: Stream) throws -> Bool {
+    try rxBuffer.withUnsafeMutableBytes { raw in
+        let n = rxSocket.receive(into: raw) as Int
+        guard n > 0 else { return false }
+        let plain = try s.rx.unprotect(raw.baseAddress!, length: n)
+        let (_, range) = try RTPHeader.parse(UnsafeRawBufferPointer(rebasing: raw[0..<plain]))
+        decoded.withUnsafeMutableBufferPointer { G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[range]), into: $0) }
+        return true
+    }
+}
+
+// 1. Per-packet cost, one stream, batches of 128 packets: send the batch (timed), receive it (timed).
+var stream = try makeStream()
+let batches = 1500
+var txCPU = 0.0, rxCPU = 0.0, txWall = 0.0, rxWall = 0.0
+var received = 0
+for batch in 0..<(batches + 50) {
+    let warm = batch < 50
+    let c0 = cpuNow(), w0 = wallNow()
+    for _ in 0..<128 { _ = try sendOne(&stream) }
+    let c1 = cpuNow(), w1 = wallNow()
+    var got = 0
+    var spins = 0
+    while got < 128 && spins < 100_000 {
+        if try receiveOne(stream) { got += 1 } else { spins += 1 }
+    }
+    let c2 = cpuNow(), w2 = wallNow()
+    if !warm {
+        txCPU += c1 - c0
+        rxCPU += c2 - c1
+        txWall += w1 - w0
+        rxWall += w2 - w1
+        received += got
+    }
+}
+let packets = Double(batches * 128)
+let txPerPacket = txCPU / packets
+let rxPerPacket = rxCPU / packets
+
+// 1b. Breakdown of the same path without the socket: encode, protect, unprotect, decode.
+func timeLoop(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
+    let t0 = cpuNow()
+    for _ in 0..<count { try body() }
+    return (cpuNow() - t0) / Double(count)
+}
+var bdStream = try makeStream()
+var work = [UInt8](repeating: 0, count: 12 + 160 + SRTPContext.maxRTCPTrailer)
+let encodeCost = timeLoop(200_000) {
+    work.withUnsafeMutableBytes { raw in
+        pcm.withUnsafeBufferPointer { G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172])) }
+    }
+}
+var protectedPackets: [[UInt8]] = []
+protectedPackets.reserveCapacity(200_000)
+let protectCost = try timeLoop(200_000) {
+    let header = bdStream.sender.nextHeader(payloadType: 8, payloadSize: 160)
+    try work.withUnsafeMutableBytes { raw in
+        header.write(into: raw)
+        let n = try bdStream.tx.protect(raw.baseAddress!, length: 172, capacity: raw.count)
+        protectedPackets.append(Array(raw[0..<n]))
+    }
+}
+var index = 0
+let unprotectCost = try timeLoop(200_000) {
+    try protectedPackets[index].withUnsafeMutableBytes { raw in
+        _ = try bdStream.rx.unprotect(raw.baseAddress!, length: raw.count)
+    }
+    index += 1
+}
+let decodeCost = timeLoop(200_000) {
+    work.withUnsafeBytes { raw in
+        decoded.withUnsafeMutableBufferPointer { G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[12..<172]), into: $0) }
+    }
+}
+let sendCost = timeLoop(100_000) { _ = work.withUnsafeBytes { txSocket.send(UnsafeRawBufferPointer(rebasing: $0[0..<182]), to: destination) } }
+var drained = 0
+let recvCost = timeLoop(100_000) { if rxBuffer.withUnsafeMutableBytes({ rxSocket.receive(into: $0) as Int }) > 0 { drained += 1 } }
+
+// 2. Streams per core: 500 concurrent streams (own SRTP contexts each), one second of media
+//    (50 packets per stream each way), measured in CPU time on this thread.
+var streams = try (0..<500).map { _ in try makeStream() }
+let s0 = cpuNow()
+for _ in 0..<50 {
+    for i in streams.indices {
+        _ = try sendOne(&streams[i])
+        var tries = 0
+        while try !receiveOne(streams[i]) && tries < 10_000 { tries += 1 }
+    }
+}
+let cpuFor500 = (cpuNow() - s0) / 1e6  // seconds of CPU for 1 s of media × 500 streams
+let streamsPerCoreMeasured = 500 / cpuFor500
+let streamsPerCoreFromPacketCost = 1e6 / (50 * (txPerPacket + rxPerPacket))
+
+// 3. Pacing: a real MediaSession (G.711 + SRTP) sending to another for 10 s.
+let keyA = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+let keyB = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+var ca = MediaSessionConfiguration()
+ca.srtp = SRTPKeys(local: keyA, remote: keyB)
+var cb = MediaSessionConfiguration()
+cb.srtp = SRTPKeys(local: keyB, remote: keyA)
+let a = try MediaSession(configuration: ca, clock: ContinuousClock(), ids: ids)
+let b = try MediaSession(configuration: cb, clock: ContinuousClock(), ids: ids)
+await b.start(remote: a.localAddress)
+await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [1000]))
+try await Task.sleep(for: .milliseconds(10_050))
+let sa = await a.statistics
+let sb = await b.statistics
+await a.stop()
+await b.stop()
+let first = sa.firstSendOffset ?? .zero
+let last = sa.lastSendOffset ?? .zero
+let n = sa.framesPaced
+func us(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
+let span = us(last - first)
+let meanInterval = n > 1 ? span / Double(n - 1) / 1000 : 0
+let drift = n > 1 ? (span - Double(n - 1) * 20_000) / 1000 : 0
+
+let fields: [(String, String)] = [
+    ("benchmark", "\"bench-media\""),
+    ("codec", "\"PCMA 20 ms (160 B) + SRTP AES_CM_128_HMAC_SHA1_80, UDP 127.0.0.1\""),
+    ("packets_measured", String(Int(packets))),
+    ("packets_received", String(received)),
+    ("tx_us_per_packet_cpu", fmt(txPerPacket)),
+    ("rx_us_per_packet_cpu", fmt(rxPerPacket)),
+    ("tx_us_per_packet_wall", fmt(txWall / packets)),
+    ("rx_us_per_packet_wall", fmt(rxWall / packets)),
+    ("target_us_per_packet", "3"),
+    ("breakdown_us", "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), "
+        + "\"recv\": \(fmt(recvCost)), \"srtp_unprotect\": \(fmt(unprotectCost)), \"g711_decode\": \(fmt(decodeCost))}"),
+    ("streams_per_core_from_packet_cost", String(Int(streamsPerCoreFromPacketCost))),
+    ("cpu_seconds_for_500_streams_1s_media", fmt(cpuFor500, 4)),
+    ("streams_per_core_measured_500_contexts", String(Int(streamsPerCoreMeasured))),
+    ("target_streams_per_core", "500"),
+    ("pacing_frames_sent", String(n)),
+    ("pacing_mean_interval_ms", fmt(meanInterval, 4)),
+    ("pacing_drift_ms_over_run", fmt(drift, 3)),
+    ("pacing_run_seconds", fmt(span / 1e6, 3)),
+    ("pacing_max_wakeup_lateness_ms", fmt(us(sa.maxSendLateness) / 1000, 3)),
+    ("pacing_frames_skipped", String(sa.framesSkipped)),
+    ("pacing_receiver_packets", String(sb.packetsReceived)),
+    ("pacing_receiver_srtp_failures", String(sb.srtpAuthenticationFailures + sb.srtpReplays)),
+]
+print("{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
