@@ -1,8 +1,5 @@
 import CSRTP
 
-/// libsrtp is initialised once per process.
-private let srtpLibraryStatus: srtp_err_status_t = srtp_init()
-
 /// One direction of SRTP/SRTCP (RFC 3711) over libsrtp2: an outbound context protects, an
 /// inbound one unprotects and enforces replay protection (RFC 3711 §3.3.2, window 128 by
 /// default, per SSRC).
@@ -22,7 +19,7 @@ public final class SRTPContext {
     /// Creates a context. Throws `srtpSetupFailed` if libsrtp rejects the policy (for example
     /// GCM when libsrtp is built without it).
     public init(key: SRTPKeyMaterial, direction: Direction, replayWindow: UInt = 128) throws(MediaError) {
-        guard srtpLibraryStatus == srtp_err_status_ok else { throw MediaError(.srtpSetupFailed, "srtp_init failed") }
+        guard srtpSetup.status == srtp_err_status_ok else { throw MediaError(.srtpSetupFailed, "srtp_init failed: status \(srtpSetup.status.rawValue)") }
         profile = key.profile
         self.direction = direction
         var policy = srtp_policy_t()
