@@ -169,14 +169,12 @@ let sa = await a.statistics
 let sb = await b.statistics
 await a.stop()
 await b.stop()
-let first = sa.firstSendOffset ?? .zero
-let last = sa.lastSendOffset ?? .zero
-let n = sa.framesPaced
 func us(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
-let span = us(last - first)
-let meanInterval = n > 1 ? span / Double(n - 1) / 1000 : 0
-let drift = n > 1 ? (span - Double(n - 1) * 20_000) / 1000 : 0
-
+let pacing = sa.pacing
+let n = pacing.frames
+let meanInterval = us(pacing.meanInterval ?? .zero) / 1000
+let drift = us(pacing.drift(nominal: .milliseconds(20)) ?? .zero) / 1000
+let span = us((pacing.lastSend ?? .zero) - (pacing.firstSend ?? .zero))
 let fields: [(String, String)] = [
     ("benchmark", "\"bench-media\""),
     ("codec", "\"PCMA 20 ms (160 B) + SRTP AES_CM_128_HMAC_SHA1_80, UDP 127.0.0.1\""),
@@ -197,7 +195,9 @@ let fields: [(String, String)] = [
     ("pacing_mean_interval_ms", fmt(meanInterval, 4)),
     ("pacing_drift_ms_over_run", fmt(drift, 3)),
     ("pacing_run_seconds", fmt(span / 1e6, 3)),
-    ("pacing_max_wakeup_lateness_ms", fmt(us(sa.maxSendLateness) / 1000, 3)),
+    ("pacing_last_frame_lateness_ms", fmt(us(pacing.lastLateness) / 1000, 3)),
+    ("pacing_mean_lateness_ms", fmt(us(pacing.meanLateness) / 1000, 3)),
+    ("pacing_max_lateness_ms", fmt(us(pacing.maxLateness) / 1000, 3)),
     ("pacing_frames_skipped", String(sa.framesSkipped)),
     ("pacing_receiver_packets", String(sb.packetsReceived)),
     ("pacing_receiver_srtp_failures", String(sb.srtpAuthenticationFailures + sb.srtpReplays)),

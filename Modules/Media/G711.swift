@@ -51,25 +51,23 @@ public enum G711: Sendable {
     public static func encode(_ law: Law, _ samples: UnsafeBufferPointer<Int16>, into output: UnsafeMutableRawBufferPointer) {
         precondition(output.count >= samples.count, "G711.encode: output too small")
         let count = samples.count
+        guard count > 0, let src = samples.baseAddress, let dst = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         switch law {
         case .aLaw:
-            aLawEncodeTable.withUnsafeBufferPointer { table in
-                for i in 0..<count { output[i] = table[Int(samples[i] >> 3) &+ 4096] }
-            }
+            let table = aLawEncodePointer
+            for i in 0..<count { dst[i] = table[Int(src[i] >> 3) &+ 4096] }
         case .muLaw:
-            muLawEncodeTable.withUnsafeBufferPointer { table in
-                for i in 0..<count { output[i] = table[Int(samples[i] >> 2) &+ 8192] }
-            }
+            let table = muLawEncodePointer
+            for i in 0..<count { dst[i] = table[Int(src[i] >> 2) &+ 8192] }
         }
     }
 
     /// Decodes `codes` into `output` (which must hold `codes.count` samples).
     public static func decode(_ law: Law, _ codes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<Int16>) {
         precondition(output.count >= codes.count, "G711.decode: output too small")
-        let table = law == .aLaw ? aLawDecodeTable : muLawDecodeTable
-        table.withUnsafeBufferPointer { t in
-            for i in 0..<codes.count { output[i] = t[Int(codes[i])] }
-        }
+        guard let dst = output.baseAddress else { return }
+        let table = law == .aLaw ? aLawDecodePointer : muLawDecodePointer
+        for i in 0..<codes.count { dst[i] = table[Int(codes[i])] }
     }
 
     /// Encodes an array of samples.
@@ -152,4 +150,16 @@ public enum G711: Sendable {
     static let muLawEncodeTable: [UInt8] = (0..<16384).map { referenceMuLaw14($0 - 8192) }
     static let aLawDecodeTable: [Int16] = (0..<256).map { referenceALawDecode(UInt8($0)) }
     static let muLawDecodeTable: [Int16] = (0..<256).map { referenceMuLawDecode(UInt8($0)) }
+
+    // The same tables at stable addresses for the per-packet loops (no reference counting).
+    nonisolated(unsafe) static let aLawEncodePointer = permanent(aLawEncodeTable)
+    nonisolated(unsafe) static let muLawEncodePointer = permanent(muLawEncodeTable)
+    nonisolated(unsafe) static let aLawDecodePointer = permanent(aLawDecodeTable)
+    nonisolated(unsafe) static let muLawDecodePointer = permanent(muLawDecodeTable)
+
+    private static func permanent<T>(_ table: [T]) -> UnsafePointer<T> {
+        let p = UnsafeMutablePointer<T>.allocate(capacity: table.count)
+        p.initialize(from: table, count: table.count)
+        return UnsafePointer(p)
+    }
 }

@@ -179,12 +179,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 try await clock.sleep(until: startInstant.advanced(by: pacer.nextDeadline), tolerance: nil)
             } catch { return }
             let now = elapsed
-            let lateness = now - pacer.nextDeadline
             let due = pacer.frameDue(now: now)
             stats.framesSkipped = pacer.skippedFrames
-            if lateness > stats.maxSendLateness { stats.maxSendLateness = lateness }
-            for _ in 0..<due {
-                sendFrame(at: now)
+            for k in 0..<due {
+                let index = pacer.frameIndex - Int64(due - k)
+                sendFrame(index: index, deadline: pacer.deadline(of: index))
                 playFrame(at: now)
             }
             if let n = nextStats, now >= n {
@@ -194,7 +193,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func sendFrame(at now: Duration) {
+    private func sendFrame(index: Int64, deadline: Duration) {
         let samples = UInt32(configuration.samplesPerFrame)
         defer { sender.advanceTimestamp(by: samples) }
         if !sourceEnded {
@@ -228,9 +227,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         transmit(header: header, payload: count, to: remote) { buf in
             pcm.withUnsafeBufferPointer { G711.encode(law, $0, into: buf) }
         }
-        stats.framesPaced += 1
-        if stats.firstSendOffset == nil { stats.firstSendOffset = now }
-        stats.lastSendOffset = elapsed
+        stats.pacing.record(index: index, sent: elapsed, deadline: deadline)
     }
 
     private func mixInBandDTMF() {

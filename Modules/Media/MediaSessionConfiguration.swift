@@ -95,11 +95,9 @@ public struct MediaStatistics: Sendable, Hashable {
     /// RFC 3550 §6.4.1 round trip (needs an SR from us echoed in the peer's report).
     public var roundTripTime: Duration?
     public var jitterBuffer = JitterBuffer.Statistics()
-    /// Send pacing: clock offsets (since start) of the first and last audio frames sent.
-    public var firstSendOffset: Duration?
-    public var lastSendOffset: Duration?
-    public var framesPaced = 0
-    public var maxSendLateness: Duration = .zero
+    /// Send pacing of audio frames (send times against their absolute deadlines).
+    public var pacing = PacingStatistics()
+    /// Frames the media clock skipped after a stall (``FramePacer/maxBurst``).
     public var framesSkipped: Int64 = 0
 }
 

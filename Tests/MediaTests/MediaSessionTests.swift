@@ -1,3 +1,4 @@
+import AstraTestSupport
 import SIPCore
 import Synchronization
 import Testing
@@ -172,5 +173,35 @@ import Testing
         await b.stop()
         listener.cancel()
         #expect(found.withLock { $0 } == DTMFDigit.digits("159#")!)
+    }
+}
+
+/// Sending pace over 10 s in virtual time: the session's clock loop wakes 0–3 ms late every
+/// frame (random), yet the send timestamps keep a 20 ms mean interval with no drift.
+@Suite struct MediaSessionPacingTests {
+    @Test func tenSecondsOfSendingKeepTwentyMillisecondsWithoutDrift() async throws {
+        let clock = TestClock()
+        var configuration = MediaSessionConfiguration()
+        configuration.rtcpInterval = .seconds(3600)
+        let session = try MediaSession(configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 11))
+        let receiver = try UDPSocket(bindHost: "127.0.0.1")
+        await session.start(remote: receiver.localAddress, source: ToneGenerator(frequencies: [1000]))
+        let jitter = SeededIdentifierSource(seed: 12)
+        for frame in 0..<501 {
+            #expect(await clock.waitForSleepers(2))
+            let lateness = Duration.microseconds(Int(jitter.nextUInt64() % 3000))
+            clock.advance(to: TestClock.Instant(offset: .milliseconds(20 * frame) + lateness))
+        }
+        #expect(await clock.waitForSleepers(2))
+        let pacing = await session.statistics.pacing
+        await session.stop()
+        #expect(pacing.frames == 501)
+        let mean = try #require(pacing.meanInterval)
+        #expect(mean > .microseconds(19_900) && mean < .microseconds(20_100), "mean interval \(mean)")
+        let drift = try #require(pacing.drift(nominal: .milliseconds(20)))
+        #expect(drift < .milliseconds(1) && drift > .milliseconds(-1), "drift \(drift)")
+        #expect(pacing.maxLateness < .milliseconds(3))
+        let span = (pacing.lastSend ?? .zero) - (pacing.firstSend ?? .zero)
+        #expect(span > .milliseconds(9_997) && span < .milliseconds(10_003))
     }
 }
