@@ -16,6 +16,11 @@ func wallNow() -> Double {
     return Double(ts.tv_sec) * 1e6 + Double(ts.tv_nsec) / 1e3
 }
 
+func loadAverage() -> Double {
+    var loads = [Double](repeating: 0, count: 3)
+    return getloadavg(&loads, 3) > 0 ? loads[0] : -1
+}
+
 func fmt(_ v: Double, _ digits: Int = 3) -> String {
     let scale = pow(10.0, Double(digits))
     return String((v * scale).rounded() / scale)
@@ -71,33 +76,41 @@ func receiveOne(_ s: Stream) throws -> Bool {
     }
 }
 
-// 1. Per-packet cost, one stream, batches of 128 packets: send the batch (timed), receive it (timed).
+// 1. Per-packet cost, one stream, batches of 128 packets: send the batch (timed), receive it
+//    (timed). Seven rounds of 300 batches; the machine is shared, so the median and the best
+//    round are both reported (best-of-N is the figure least disturbed by other tenants).
 var stream = try makeStream()
-let batches = 1500
-var txCPU = 0.0, rxCPU = 0.0, txWall = 0.0, rxWall = 0.0
 var received = 0
-for batch in 0..<(batches + 50) {
-    let warm = batch < 50
-    let c0 = cpuNow(), w0 = wallNow()
-    for _ in 0..<128 { _ = try sendOne(&stream) }
-    let c1 = cpuNow(), w1 = wallNow()
-    var got = 0
-    var spins = 0
-    while got < 128 && spins < 100_000 {
-        if try receiveOne(stream) { got += 1 } else { spins += 1 }
-    }
-    let c2 = cpuNow(), w2 = wallNow()
-    if !warm {
+var rounds: [(tx: Double, rx: Double, txWall: Double, rxWall: Double)] = []
+for round in 0..<8 {
+    var txCPU = 0.0, rxCPU = 0.0, txWall = 0.0, rxWall = 0.0
+    for _ in 0..<300 {
+        let c0 = cpuNow(), w0 = wallNow()
+        for _ in 0..<128 { _ = try sendOne(&stream) }
+        let c1 = cpuNow(), w1 = wallNow()
+        var got = 0
+        var spins = 0
+        while got < 128 && spins < 100_000 {
+            if try receiveOne(stream) { got += 1 } else { spins += 1 }
+        }
+        let c2 = cpuNow(), w2 = wallNow()
         txCPU += c1 - c0
         rxCPU += c2 - c1
         txWall += w1 - w0
         rxWall += w2 - w1
-        received += got
+        if round > 0 { received += got }
     }
+    let n = 300.0 * 128
+    if round > 0 { rounds.append((txCPU / n, rxCPU / n, txWall / n, rxWall / n)) }  // round 0 warms up
 }
-let packets = Double(batches * 128)
-let txPerPacket = txCPU / packets
-let rxPerPacket = rxCPU / packets
+let packets = Double(rounds.count * 300 * 128)
+func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+let txPerPacket = median(rounds.map(\.tx))
+let rxPerPacket = median(rounds.map(\.rx))
+let txBest = rounds.map(\.tx).min()!
+let rxBest = rounds.map(\.rx).min()!
+let txWall = median(rounds.map(\.txWall))
+let rxWall = median(rounds.map(\.rxWall))
 
 // 1b. Breakdown of the same path without the socket: encode, protect, unprotect, decode.
 func timeLoop(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
@@ -182,8 +195,11 @@ let fields: [(String, String)] = [
     ("packets_received", String(received)),
     ("tx_us_per_packet_cpu", fmt(txPerPacket)),
     ("rx_us_per_packet_cpu", fmt(rxPerPacket)),
-    ("tx_us_per_packet_wall", fmt(txWall / packets)),
-    ("rx_us_per_packet_wall", fmt(rxWall / packets)),
+    ("tx_us_per_packet_cpu_best_round", fmt(txBest)),
+    ("rx_us_per_packet_cpu_best_round", fmt(rxBest)),
+    ("tx_us_per_packet_wall", fmt(txWall)),
+    ("rx_us_per_packet_wall", fmt(rxWall)),
+    ("load_average_1min", fmt(loadAverage(), 2)),
     ("target_us_per_packet", "3"),
     ("breakdown_us", "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), "
         + "\"recv\": \(fmt(recvCost)), \"srtp_unprotect\": \(fmt(unprotectCost)), \"g711_decode\": \(fmt(decodeCost))}"),
