@@ -45,8 +45,9 @@ var rxBuffer = [UInt8](repeating: 0, count: 2048)
 
 func makeStream() throws -> Stream {
     let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
-    return Stream(sender: RTPSender(ssrc: ids.nextUInt32(), initialSequenceNumber: 1, initialTimestamp: 0),
-                  tx: try SRTPContext(key: key, direction: .outbound), rx: try SRTPContext(key: key, direction: .inbound))
+    return Stream(
+        sender: RTPSender(ssrc: ids.nextUInt32(), initialSequenceNumber: 1, initialTimestamp: 0),
+        tx: try SRTPContext(key: key, direction: .outbound), rx: try SRTPContext(key: key, direction: .inbound))
 }
 
 /// encode + RTP header + SRTP protect + sendto.
@@ -56,7 +57,9 @@ func sendOne(_ s: inout Stream) throws -> Int {
     s.sender.advanceTimestamp(by: 160)
     return try txBuffer.withUnsafeMutableBytes { raw in
         header.write(into: raw)
-        pcm.withUnsafeBufferPointer { G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172])) }
+        pcm.withUnsafeBufferPointer {
+            G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172]))
+        }
         let n = try s.tx.protect(raw.baseAddress!, length: 172, capacity: raw.count)
         _ = txSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<n]), to: destination)
         return n
@@ -71,7 +74,9 @@ func receiveOne(_ s: Stream) throws -> Bool {
         guard n > 0 else { return false }
         let plain = try s.rx.unprotect(raw.baseAddress!, length: n)
         let (_, range) = try RTPHeader.parse(UnsafeRawBufferPointer(rebasing: raw[0..<plain]))
-        decoded.withUnsafeMutableBufferPointer { G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[range]), into: $0) }
+        decoded.withUnsafeMutableBufferPointer {
+            G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[range]), into: $0)
+        }
         return true
     }
 }
@@ -83,17 +88,23 @@ var stream = try makeStream()
 var received = 0
 var rounds: [(tx: Double, rx: Double, txWall: Double, rxWall: Double)] = []
 for round in 0..<8 {
-    var txCPU = 0.0, rxCPU = 0.0, txWall = 0.0, rxWall = 0.0
+    var txCPU = 0.0
+    var rxCPU = 0.0
+    var txWall = 0.0
+    var rxWall = 0.0
     for _ in 0..<300 {
-        let c0 = cpuNow(), w0 = wallNow()
+        let c0 = cpuNow()
+        let w0 = wallNow()
         for _ in 0..<128 { _ = try sendOne(&stream) }
-        let c1 = cpuNow(), w1 = wallNow()
+        let c1 = cpuNow()
+        let w1 = wallNow()
         var got = 0
         var spins = 0
         while got < 128 && spins < 100_000 {
             if try receiveOne(stream) { got += 1 } else { spins += 1 }
         }
-        let c2 = cpuNow(), w2 = wallNow()
+        let c2 = cpuNow()
+        let w2 = wallNow()
         txCPU += c1 - c0
         rxCPU += c2 - c1
         txWall += w1 - w0
@@ -122,7 +133,9 @@ var bdStream = try makeStream()
 var work = [UInt8](repeating: 0, count: 12 + 160 + SRTPContext.maxRTCPTrailer)
 let encodeCost = timeLoop(200_000) {
     work.withUnsafeMutableBytes { raw in
-        pcm.withUnsafeBufferPointer { G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172])) }
+        pcm.withUnsafeBufferPointer {
+            G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172]))
+        }
     }
 }
 var protectedPackets: [[UInt8]] = []
@@ -144,12 +157,18 @@ let unprotectCost = try timeLoop(200_000) {
 }
 let decodeCost = timeLoop(200_000) {
     work.withUnsafeBytes { raw in
-        decoded.withUnsafeMutableBufferPointer { G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[12..<172]), into: $0) }
+        decoded.withUnsafeMutableBufferPointer {
+            G711.decode(.aLaw, UnsafeRawBufferPointer(rebasing: raw[12..<172]), into: $0)
+        }
     }
 }
-let sendCost = timeLoop(100_000) { _ = work.withUnsafeBytes { txSocket.send(UnsafeRawBufferPointer(rebasing: $0[0..<182]), to: destination) } }
+let sendCost = timeLoop(100_000) {
+    _ = work.withUnsafeBytes { txSocket.send(UnsafeRawBufferPointer(rebasing: $0[0..<182]), to: destination) }
+}
 var drained = 0
-let recvCost = timeLoop(100_000) { if rxBuffer.withUnsafeMutableBytes({ rxSocket.receive(into: $0) as Int }) > 0 { drained += 1 } }
+let recvCost = timeLoop(100_000) {
+    if rxBuffer.withUnsafeMutableBytes({ rxSocket.receive(into: $0) as Int }) > 0 { drained += 1 }
+}
 
 // 2. Streams per core: 500 concurrent streams (own SRTP contexts each), one second of media
 //    (50 packets per stream each way), measured in CPU time on this thread.
@@ -201,8 +220,11 @@ let fields: [(String, String)] = [
     ("rx_us_per_packet_wall", fmt(rxWall)),
     ("load_average_1min", fmt(loadAverage(), 2)),
     ("target_us_per_packet", "3"),
-    ("breakdown_us", "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), "
-        + "\"recv\": \(fmt(recvCost)), \"srtp_unprotect\": \(fmt(unprotectCost)), \"g711_decode\": \(fmt(decodeCost))}"),
+    (
+        "breakdown_us",
+        "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), "
+            + "\"recv\": \(fmt(recvCost)), \"srtp_unprotect\": \(fmt(unprotectCost)), \"g711_decode\": \(fmt(decodeCost))}"
+    ),
     ("streams_per_core_from_packet_cost", String(Int(streamsPerCoreFromPacketCost))),
     ("cpu_seconds_for_500_streams_1s_media", fmt(cpuFor500, 4)),
     ("streams_per_core_measured_500_contexts", String(Int(streamsPerCoreMeasured))),

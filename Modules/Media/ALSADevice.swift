@@ -20,13 +20,18 @@ public final class ALSADevice: @unchecked Sendable {
     private let lock = Mutex<Int>(0)
 
     /// Opens and configures the device (S16_LE, interleaved, 1 channel, resampling allowed).
-    public init(name: String, stream: Stream, sampleRate: Int = 8000, latency: Duration = .milliseconds(60)) throws(MediaError) {
+    public init(name: String, stream: Stream, sampleRate: Int = 8000, latency: Duration = .milliseconds(60))
+        throws(MediaError)
+    {
         _ = astra_alsa_silence_errors()
         var handle: OpaquePointer?
         let rc = snd_pcm_open(&handle, name, stream == .playback ? SND_PCM_STREAM_PLAYBACK : SND_PCM_STREAM_CAPTURE, 0)
-        guard rc == 0, let handle else { throw MediaError(.audioDevice, "open '\(name)': \(String(cString: snd_strerror(rc)))") }
+        guard rc == 0, let handle else {
+            throw MediaError(.audioDevice, "open '\(name)': \(String(cString: snd_strerror(rc)))")
+        }
         let micros = UInt32(latency.components.seconds * 1_000_000 + latency.components.attoseconds / 1_000_000_000_000)
-        let rc2 = snd_pcm_set_params(handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, micros)
+        let rc2 = snd_pcm_set_params(
+            handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(sampleRate), 1, micros)
         guard rc2 == 0 else {
             snd_pcm_close(handle)
             throw MediaError(.audioDevice, "configure '\(name)': \(String(cString: snd_strerror(rc2)))")
@@ -52,7 +57,9 @@ public final class ALSADevice: @unchecked Sendable {
                 return n
             }
         }
-        guard rc >= 0 else { throw MediaError(.audioDevice, "write '\(name)': \(String(cString: snd_strerror(Int32(rc))))") }
+        guard rc >= 0 else {
+            throw MediaError(.audioDevice, "write '\(name)': \(String(cString: snd_strerror(Int32(rc))))")
+        }
         return rc
     }
 
@@ -69,7 +76,9 @@ public final class ALSADevice: @unchecked Sendable {
                 return n
             }
         }
-        guard rc >= 0 else { throw MediaError(.audioDevice, "read '\(name)': \(String(cString: snd_strerror(Int32(rc))))") }
+        guard rc >= 0 else {
+            throw MediaError(.audioDevice, "read '\(name)': \(String(cString: snd_strerror(Int32(rc))))")
+        }
         if rc < count { buffer.removeLast(count - rc) }
         return buffer
     }

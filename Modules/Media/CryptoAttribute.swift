@@ -39,7 +39,9 @@ public struct CryptoAttribute: Sendable, Hashable, CustomStringConvertible {
             keyPart = keyParam
             suffix = ""
         }
-        guard let key = Base64.decode(String(keyPart)) else { throw MediaError(.badSDPField, "crypto key is not base64") }
+        guard let key = Base64.decode(String(keyPart)) else {
+            throw MediaError(.badSDPField, "crypto key is not base64")
+        }
         if let profile = SRTPProfile(sdesName: f[1]), key.count != profile.keyAndSaltLength {
             throw MediaError(.badSDPField, "crypto key length \(key.count) for \(f[1])")
         }

@@ -45,7 +45,9 @@ public struct DTMFDetector: Sendable {
         guard energy > 1000 else { return nil }  // about -50 dBm0
         let rows = DTMFDigit.rowFrequencies.map { Goertzel.power(block, frequency: $0, sampleRate: sampleRate) }
         let cols = DTMFDigit.columnFrequencies.map { Goertzel.power(block, frequency: $0, sampleRate: sampleRate) }
-        guard let r = rows.indices.max(by: { rows[$0] < rows[$1] }), let c = cols.indices.max(by: { cols[$0] < cols[$1] }) else {
+        guard let r = rows.indices.max(by: { rows[$0] < rows[$1] }),
+            let c = cols.indices.max(by: { cols[$0] < cols[$1] })
+        else {
             return nil
         }
         // Each tone must clearly beat the others in its group, twist within ±8 dB, and the pair

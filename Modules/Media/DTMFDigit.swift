@@ -1,6 +1,7 @@
 /// A DTMF key and its RFC 4733 §3.2 event code and ITU-T Q.23 frequency pair.
 public enum DTMFDigit: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case d0 = 0, d1, d2, d3, d4, d5, d6, d7, d8, d9, star, pound, a, b, c, d
+    case d0 = 0
+    case d1, d2, d3, d4, d5, d6, d7, d8, d9, star, pound, a, b, c, d
 
     public init?(_ character: Character) {
         let all = Array("0123456789*#ABCD")
@@ -26,8 +27,10 @@ public enum DTMFDigit: UInt8, Sendable, Hashable, CaseIterable, CustomStringConv
     /// Q.23 column (high) frequencies.
     public static let columnFrequencies: [Double] = [1209, 1336, 1477, 1633]
 
-    private static let keypad: [[DTMFDigit]] = [[.d1, .d2, .d3, .a], [.d4, .d5, .d6, .b], [.d7, .d8, .d9, .c],
-                                                [.star, .d0, .pound, .d]]
+    private static let keypad: [[DTMFDigit]] = [
+        [.d1, .d2, .d3, .a], [.d4, .d5, .d6, .b], [.d7, .d8, .d9, .c],
+        [.star, .d0, .pound, .d],
+    ]
 
     /// (row, column) on the keypad.
     public var position: (row: Int, column: Int) {

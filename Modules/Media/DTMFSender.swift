@@ -35,10 +35,14 @@ public struct DTMFSender: Sendable {
     private var state: State = .idle
     private var queue: [DTMFDigit] = []
 
-    public init(samplesPerPacket: UInt32 = 160, toneDuration: Duration = .milliseconds(100),
-                pause: Duration = .milliseconds(60), volume: UInt8 = 10, clockRate: Int = 8000) {
+    public init(
+        samplesPerPacket: UInt32 = 160, toneDuration: Duration = .milliseconds(100),
+        pause: Duration = .milliseconds(60), volume: UInt8 = 10, clockRate: Int = 8000
+    ) {
         self.samplesPerPacket = samplesPerPacket
-        let ms = { (d: Duration) -> Int64 in d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000 }
+        let ms = { (d: Duration) -> Int64 in
+            d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        }
         self.toneSamples = UInt32(ms(toneDuration) * Int64(clockRate) / 1000)
         let interval = max(1, Int64(samplesPerPacket) * 1000 / Int64(clockRate))
         self.pauseIntervals = Int((ms(pause) + interval - 1) / interval)
@@ -70,9 +74,11 @@ public struct DTMFSender: Sendable {
             guard !queue.isEmpty else { return nil }
             let digit = queue.removeFirst()
             state = .tone(digit, start: now, duration: samplesPerPacket)
-            return Packet(marker: true, timestamp: now,
-                          payload: TelephoneEventPayload(event: digit.rawValue, isEnd: false, volume: volume,
-                                                         duration: UInt16(samplesPerPacket)))
+            return Packet(
+                marker: true, timestamp: now,
+                payload: TelephoneEventPayload(
+                    event: digit.rawValue, isEnd: false, volume: volume,
+                    duration: UInt16(samplesPerPacket)))
         case .tone(let digit, let start, let duration):
             let next = min(duration + samplesPerPacket, 0xFFFF)
             if next >= toneSamples {
@@ -80,11 +86,15 @@ public struct DTMFSender: Sendable {
                 return Packet(marker: false, timestamp: start, payload: endPayload(digit, next))
             }
             state = .tone(digit, start: start, duration: next)
-            return Packet(marker: false, timestamp: start,
-                          payload: TelephoneEventPayload(event: digit.rawValue, isEnd: false, volume: volume,
-                                                         duration: UInt16(next)))
+            return Packet(
+                marker: false, timestamp: start,
+                payload: TelephoneEventPayload(
+                    event: digit.rawValue, isEnd: false, volume: volume,
+                    duration: UInt16(next)))
         case .ending(let digit, let start, let duration, let remaining):
-            state = remaining > 1 ? .ending(digit, start: start, duration: duration, remaining: remaining - 1) : .pause(pauseIntervals)
+            state =
+                remaining > 1
+                ? .ending(digit, start: start, duration: duration, remaining: remaining - 1) : .pause(pauseIntervals)
             return Packet(marker: false, timestamp: start, payload: endPayload(digit, duration))
         case .pause(let left):
             state = left > 1 ? .pause(left - 1) : .idle
@@ -93,6 +103,7 @@ public struct DTMFSender: Sendable {
     }
 
     private func endPayload(_ digit: DTMFDigit, _ duration: UInt32) -> TelephoneEventPayload {
-        TelephoneEventPayload(event: digit.rawValue, isEnd: true, volume: volume, duration: UInt16(min(duration, 0xFFFF)))
+        TelephoneEventPayload(
+            event: digit.rawValue, isEnd: true, volume: volume, duration: UInt16(min(duration, 0xFFFF)))
     }
 }

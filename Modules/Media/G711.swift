@@ -48,10 +48,14 @@ public enum G711: Sendable {
     // MARK: Buffer API (no allocation)
 
     /// Encodes `samples` into `output` (which must hold `samples.count` bytes).
-    public static func encode(_ law: Law, _ samples: UnsafeBufferPointer<Int16>, into output: UnsafeMutableRawBufferPointer) {
+    public static func encode(
+        _ law: Law, _ samples: UnsafeBufferPointer<Int16>, into output: UnsafeMutableRawBufferPointer
+    ) {
         precondition(output.count >= samples.count, "G711.encode: output too small")
         let count = samples.count
-        guard count > 0, let src = samples.baseAddress, let dst = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        guard count > 0, let src = samples.baseAddress,
+            let dst = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return }
         switch law {
         case .aLaw:
             let table = aLawEncodePointer
@@ -63,7 +67,9 @@ public enum G711: Sendable {
     }
 
     /// Decodes `codes` into `output` (which must hold `codes.count` samples).
-    public static func decode(_ law: Law, _ codes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<Int16>) {
+    public static func decode(
+        _ law: Law, _ codes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<Int16>
+    ) {
         precondition(output.count >= codes.count, "G711.decode: output too small")
         guard let dst = output.baseAddress else { return }
         let table = law == .aLaw ? aLawDecodePointer : muLawDecodePointer

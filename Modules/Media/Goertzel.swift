@@ -32,7 +32,11 @@ public enum Goertzel {
     }
 
     /// The frequency in `candidates` with the strongest response.
-    public static func dominant(_ samples: some Collection<Int16>, candidates: [Double], sampleRate: Double) -> Double? {
-        candidates.max { power(samples, frequency: $0, sampleRate: sampleRate) < power(samples, frequency: $1, sampleRate: sampleRate) }
+    public static func dominant(_ samples: some Collection<Int16>, candidates: [Double], sampleRate: Double) -> Double?
+    {
+        candidates.max {
+            power(samples, frequency: $0, sampleRate: sampleRate)
+                < power(samples, frequency: $1, sampleRate: sampleRate)
+        }
     }
 }

@@ -13,9 +13,11 @@ public struct ICECandidate: Sendable, Hashable {
     /// Further `name value` pairs (e.g. `generation 0`), kept in order.
     public var extensions: [SDPAttribute]
 
-    public init(foundation: String, component: Int, transport: String = "UDP", priority: UInt32, address: String,
-                port: UInt16, type: String = "host", relatedAddress: String? = nil, relatedPort: UInt16? = nil,
-                extensions: [SDPAttribute] = []) {
+    public init(
+        foundation: String, component: Int, transport: String = "UDP", priority: UInt32, address: String,
+        port: UInt16, type: String = "host", relatedAddress: String? = nil, relatedPort: UInt16? = nil,
+        extensions: [SDPAttribute] = []
+    ) {
         self.foundation = foundation
         self.component = component
         self.transport = transport
@@ -31,9 +33,11 @@ public struct ICECandidate: Sendable, Hashable {
     public init(parsing value: String) throws(MediaError) {
         let f = value.split(separator: " ").map(String.init)
         guard f.count >= 8, f[6] == "typ", let component = Int(f[1]), let priority = UInt32(f[3]),
-              let port = UInt16(f[5]) else { throw MediaError(.badSDPField, "candidate '\(value)'") }
-        self.init(foundation: f[0], component: component, transport: f[2], priority: priority, address: f[4],
-                  port: port, type: f[7])
+            let port = UInt16(f[5])
+        else { throw MediaError(.badSDPField, "candidate '\(value)'") }
+        self.init(
+            foundation: f[0], component: component, transport: f[2], priority: priority, address: f[4],
+            port: port, type: f[7])
         var i = 8
         while i + 1 < f.count {
             switch f[i] {

@@ -150,7 +150,8 @@ public struct JitterBuffer: Sendable {
             lastSamples = entry.samples
             repetitions = 0
             statistics.played += 1
-            result = .frame(timestamp: UInt32(truncatingIfNeeded: playout &+ Int64(referenceTimestamp)), samples: entry.samples)
+            result = .frame(
+                timestamp: UInt32(truncatingIfNeeded: playout &+ Int64(referenceTimestamp)), samples: entry.samples)
         } else {
             result = conceal()
         }
@@ -203,7 +204,8 @@ public struct JitterBuffer: Sendable {
                 slacks = slacks.map { max($0, .zero) }
             }
         } else if slacks.count >= configuration.window, minSlack > frame + frame / 2,
-                  delay - frame >= configuration.minDelay, self.frames[playout] != nil {
+            delay - frame >= configuration.minDelay, self.frames[playout] != nil
+        {
             // Spare slack for a whole window: skip one frame.
             self.frames.removeValue(forKey: playout)
             markPlayed(playout)

@@ -19,8 +19,10 @@ public struct MediaDescription: Sendable, Hashable {
     /// Every `a=` line, in order; unknown ones are preserved.
     public var attributes: [SDPAttribute]
 
-    public init(media: String = "audio", port: UInt16, proto: String = "RTP/AVP", formats: [String],
-                connection: SDPConnection? = nil, attributes: [SDPAttribute] = []) {
+    public init(
+        media: String = "audio", port: UInt16, proto: String = "RTP/AVP", formats: [String],
+        connection: SDPConnection? = nil, attributes: [SDPAttribute] = []
+    ) {
         self.media = media
         self.port = port
         self.proto = proto

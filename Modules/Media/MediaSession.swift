@@ -57,13 +57,19 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     }
 
     /// Binds the socket(s). `ids` supplies the SSRC, initial sequence number and timestamp.
-    public init(configuration: MediaSessionConfiguration, clock: C, ids: some IdentifierSource = SystemIdentifierSource())
-        throws(MediaError) {
+    public init(
+        configuration: MediaSessionConfiguration, clock: C, ids: some IdentifierSource = SystemIdentifierSource()
+    )
+        throws(MediaError)
+    {
         let rtp = try UDPSocket(bindHost: configuration.localHost, port: configuration.localPort)
         let rtcp = configuration.rtcpMux ? nil : try UDPSocket(bindHost: configuration.localHost, port: 0)
         var contexts: (SRTPContext, SRTPContext)?
         if let keys = configuration.srtp {
-            contexts = (try SRTPContext(key: keys.local, direction: .outbound), try SRTPContext(key: keys.remote, direction: .inbound))
+            contexts = (
+                try SRTPContext(key: keys.local, direction: .outbound),
+                try SRTPContext(key: keys.remote, direction: .inbound)
+            )
         }
         self.configuration = configuration
         self.clock = clock
@@ -75,13 +81,17 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         localRTCPAddress = rtcp?.localAddress ?? rtp.localAddress
         outbound = contexts?.0
         inbound = contexts?.1
-        (events, eventContinuation) = AsyncStream.makeStream(of: MediaEvent.self, bufferingPolicy: .bufferingNewest(1024))
-        (datagrams, datagramContinuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
-        sender = RTPSender(ssrc: ids.nextUInt32(), initialSequenceNumber: UInt16(truncatingIfNeeded: ids.nextUInt64()),
-                           initialTimestamp: ids.nextUInt32())
+        (events, eventContinuation) = AsyncStream.makeStream(
+            of: MediaEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        (datagrams, datagramContinuation) = AsyncStream.makeStream(
+            of: Datagram.self, bufferingPolicy: .bufferingNewest(4096))
+        sender = RTPSender(
+            ssrc: ids.nextUInt32(), initialSequenceNumber: UInt16(truncatingIfNeeded: ids.nextUInt64()),
+            initialTimestamp: ids.nextUInt32())
         direction = configuration.direction
-        dtmfSender = DTMFSender(samplesPerPacket: UInt32(configuration.samplesPerFrame),
-                                toneDuration: configuration.dtmfToneDuration, pause: configuration.dtmfPause)
+        dtmfSender = DTMFSender(
+            samplesPerPacket: UInt32(configuration.samplesPerFrame),
+            toneDuration: configuration.dtmfToneDuration, pause: configuration.dtmfPause)
         jitterBuffer = JitterBuffer(configuration: configuration.jitterBuffer)
         ntpBase = NTPTime.now()
         sendBuffer = [UInt8](repeating: 0, count: 12 + 4 * 1920 + SRTPContext.maxRTCPTrailer)
@@ -93,17 +103,22 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
 
     /// Starts sending `source` to `remote` (RTCP to `remoteRTCP`, default: same port with
     /// rtcp-mux, else port + 1) and playing received audio into `sink`.
-    public func start(remote: UDPSocket.Address, remoteRTCP: UDPSocket.Address? = nil,
-                      source: some AudioSource = SilenceSource(), sink: some AudioSink = NullSink()) {
+    public func start(
+        remote: UDPSocket.Address, remoteRTCP: UDPSocket.Address? = nil,
+        source: some AudioSource = SilenceSource(), sink: some AudioSink = NullSink()
+    ) {
         precondition(!running, "MediaSession.start called twice")
         running = true
         self.remote = remote
-        self.remoteRTCP = remoteRTCP ?? (configuration.rtcpMux ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
+        self.remoteRTCP =
+            remoteRTCP
+            ?? (configuration.rtcpMux ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
         self.source = source
         self.sink = sink
         let continuation = datagramContinuation
         for (socket, isRTCP) in [(rtpSocket, false)] + (rtcpSocket.map { [($0, true)] } ?? []) {
-            let readSource = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: DispatchQueue(label: "astra.media.rx"))
+            let readSource = DispatchSource.makeReadSource(
+                fileDescriptor: socket.fd, queue: DispatchQueue(label: "astra.media.rx"))
             readSource.setEventHandler {
                 var buffer = [UInt8](repeating: 0, count: 2048)
                 while true {
@@ -117,12 +132,13 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             readSources.append(readSource)
         }
         let stream = datagrams
-        tasks.append(Task { [weak self] in
-            for await datagram in stream {
-                guard let self else { return }
-                await self.handle(datagram)
-            }
-        })
+        tasks.append(
+            Task { [weak self] in
+                for await datagram in stream {
+                    guard let self else { return }
+                    await self.handle(datagram)
+                }
+            })
         tasks.append(Task { [weak self] in await self?.runMediaClock() })
         tasks.append(Task { [weak self] in await self?.runRTCPTimer() })
     }
@@ -208,7 +224,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             let suppress = dtmfSender.suppressesAudio
             if let packet = dtmfSender.tick(timestamp: sender.timestamp) {
                 let payload = packet.payload.bytes
-                let header = sender.nextHeader(payloadType: te, marker: packet.marker, payloadSize: 4, timestamp: packet.timestamp)
+                let header = sender.nextHeader(
+                    payloadType: te, marker: packet.marker, payloadSize: 4, timestamp: packet.timestamp)
                 transmit(header: header, payload: 4, to: remote) { buf in
                     for i in 0..<4 { buf[i] = payload[i] }
                 }
@@ -249,14 +266,18 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     }
 
     /// Writes header + payload into the send buffer, protects, sends.
-    private func transmit(header: RTPHeader, payload count: Int, to remote: UDPSocket.Address,
-                          fill: (UnsafeMutableRawBufferPointer) -> Void) {
+    private func transmit(
+        header: RTPHeader, payload count: Int, to remote: UDPSocket.Address,
+        fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
         let sent: Int? = sendBuffer.withUnsafeMutableBytes { raw -> Int? in
             let h = header.write(into: raw)
             fill(UnsafeMutableRawBufferPointer(rebasing: raw[h..<(h + count)]))
             var length = h + count
             if let outbound {
-                guard let n = try? outbound.protect(raw.baseAddress!, length: length, capacity: raw.count) else { return nil }
+                guard let n = try? outbound.protect(raw.baseAddress!, length: length, capacity: raw.count) else {
+                    return nil
+                }
                 length = n
             }
             return rtpSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<length]), to: remote) ? length : nil
@@ -293,7 +314,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         if let inbound {
             let count = bytes.count
             let result: Result<Int, MediaError> = bytes.withUnsafeMutableBytes { raw in
-                do throws(MediaError) { return .success(try inbound.unprotect(raw.baseAddress!, length: count)) } catch {
+                do throws(MediaError) { return .success(try inbound.unprotect(raw.baseAddress!, length: count)) } catch
+                {
                     return .failure(error)
                 }
             }
@@ -322,7 +344,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         reception?.update(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
         if header.payloadType == configuration.payloadType {
             let samples = G711.decode(configuration.law, Array(bytes[range]))
-            jitterBuffer.insert(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, samples: samples, arrival: now)
+            jitterBuffer.insert(
+                sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, samples: samples, arrival: now)
         } else if header.payloadType == configuration.telephoneEventPayloadType {
             stats.dtmfPacketsReceived += 1
             if let events = try? dtmfReceiver.receive(timestamp: header.timestamp, payload: bytes[range]) {
@@ -404,9 +427,12 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         var packets: [RTCPPacket] = []
         if sender.packetCount != lastReportedPacketCount {
             lastReportedPacketCount = sender.packetCount
-            packets.append(.senderReport(RTCPSenderReport(
-                ssrc: sender.ssrc, ntpTimestamp: NTPTime.advance(ntpBase, by: now), rtpTimestamp: sender.lastTimestamp,
-                packetCount: sender.packetCount, octetCount: sender.octetCount, reports: blocks)))
+            packets.append(
+                .senderReport(
+                    RTCPSenderReport(
+                        ssrc: sender.ssrc, ntpTimestamp: NTPTime.advance(ntpBase, by: now),
+                        rtpTimestamp: sender.lastTimestamp,
+                        packetCount: sender.packetCount, octetCount: sender.octetCount, reports: blocks)))
         } else {
             packets.append(.receiverReport(ssrc: sender.ssrc, reports: blocks))
         }

@@ -82,9 +82,12 @@ public enum OfferAnswer {
         var formats = caps.codecs.map { String($0.payloadType) }
         if let te = caps.telephoneEventPayloadType { formats.append(String(te)) }
         var m = MediaDescription(port: caps.port, proto: proto(caps), formats: formats)
-        fill(&m, caps: caps, codecs: caps.codecs, telephoneEvent: caps.telephoneEventPayloadType,
-             ptime: caps.ptime, direction: caps.direction, rtcpMux: caps.rtcpMux, setup: caps.setup)
-        for (i, key) in caps.crypto.enumerated() { m.attributes.append(SDPAttribute("crypto", key.cryptoAttribute(tag: i + 1).value)) }
+        fill(
+            &m, caps: caps, codecs: caps.codecs, telephoneEvent: caps.telephoneEventPayloadType,
+            ptime: caps.ptime, direction: caps.direction, rtcpMux: caps.rtcpMux, setup: caps.setup)
+        for (i, key) in caps.crypto.enumerated() {
+            m.attributes.append(SDPAttribute("crypto", key.cryptoAttribute(tag: i + 1).value))
+        }
         sdp.media.append(m)
         return sdp
     }
@@ -93,8 +96,10 @@ public enum OfferAnswer {
     /// every stream had to be rejected (the answer then rejects them all with port 0). Throws
     /// `negotiationFailed` only when the offer has no audio stream we could take at all and
     /// `requireAudio` is set.
-    public static func makeAnswer(to offer: SessionDescription, capabilities caps: AudioCapabilities, origin: SDPOrigin,
-                                  requireAudio: Bool = true) throws(MediaError) -> (answer: SessionDescription, audio: NegotiatedAudio?) {
+    public static func makeAnswer(
+        to offer: SessionDescription, capabilities caps: AudioCapabilities, origin: SDPOrigin,
+        requireAudio: Bool = true
+    ) throws(MediaError) -> (answer: SessionDescription, audio: NegotiatedAudio?) {
         var answer = SessionDescription(origin: origin, connection: SDPConnection(address: caps.address))
         var negotiated: NegotiatedAudio?
         var acceptedMids: [String] = []
@@ -104,8 +109,10 @@ public enum OfferAnswer {
                 if let mid = offered.mid { m.attributes.append(SDPAttribute("mid", mid)) }
                 return m
             }
-            guard negotiated == nil, offered.media == "audio", offered.port != 0, let conn = offer.effectiveConnection(of: index),
-                  let accepted = try? accept(offered, connection: conn, direction: offer.effectiveDirection(of: index), caps: caps)
+            guard negotiated == nil, offered.media == "audio", offered.port != 0,
+                let conn = offer.effectiveConnection(of: index),
+                let accepted = try? accept(
+                    offered, connection: conn, direction: offer.effectiveDirection(of: index), caps: caps)
             else {
                 answer.media.append(reject())
                 continue
@@ -116,28 +123,40 @@ public enum OfferAnswer {
         }
         if let group = offer.groups.first(where: { $0.semantics == "BUNDLE" }) {
             let mids = group.mids.filter { acceptedMids.contains($0) }
-            if !mids.isEmpty { answer.attributes.append(SDPAttribute("group", SDPGroup(semantics: "BUNDLE", mids: mids).value)) }
+            if !mids.isEmpty {
+                answer.attributes.append(SDPAttribute("group", SDPGroup(semantics: "BUNDLE", mids: mids).value))
+            }
         }
-        if negotiated == nil && requireAudio { throw MediaError(.negotiationFailed, "no acceptable audio stream in the offer") }
+        if negotiated == nil && requireAudio {
+            throw MediaError(.negotiationFailed, "no acceptable audio stream in the offer")
+        }
         return (answer, negotiated)
     }
 
     /// Processes the answer to our offer (RFC 3264 §7): the stream to run, or
     /// `negotiationFailed` when the audio stream was rejected or is unusable.
-    public static func processAnswer(_ answer: SessionDescription, offer: SessionDescription,
-                                     capabilities caps: AudioCapabilities) throws(MediaError) -> NegotiatedAudio {
+    public static func processAnswer(
+        _ answer: SessionDescription, offer: SessionDescription,
+        capabilities caps: AudioCapabilities
+    ) throws(MediaError) -> NegotiatedAudio {
         guard let index = answer.media.firstIndex(where: { $0.media == "audio" }) else {
             throw MediaError(.negotiationFailed, "answer has no audio stream")
         }
         let m = answer.media[index]
         guard m.port != 0 else { throw MediaError(.negotiationFailed, "audio stream rejected (port 0)") }
-        guard let conn = answer.effectiveConnection(of: index) else { throw MediaError(.negotiationFailed, "no c= for audio") }
+        guard let conn = answer.effectiveConnection(of: index) else {
+            throw MediaError(.negotiationFailed, "no c= for audio")
+        }
         let offeredTE = caps.telephoneEventPayloadType
         var codec: AudioCodec?
         var te: UInt8?
         for f in m.formats {
             guard let pt = UInt8(f), let map = m.encoding(of: pt) else { continue }
-            if codec == nil, let c = caps.codecs.first(where: { $0.rawValue.caseInsensitiveCompare(map.encodingName) && map.clockRate == 8000 }) {
+            if codec == nil,
+                let c = caps.codecs.first(where: {
+                    $0.rawValue.caseInsensitiveCompare(map.encodingName) && map.clockRate == 8000
+                })
+            {
                 codec = c
             }
             if map.encodingName.lowercased() == "telephone-event", offeredTE != nil { te = pt }
@@ -147,7 +166,7 @@ public enum OfferAnswer {
         var remoteKey: SRTPKeyMaterial?
         if m.proto.contains("SAVP") && !m.proto.hasPrefix("UDP/TLS") {
             guard let chosen = m.crypto.first(where: { $0.profile != nil }), let profile = chosen.profile,
-                  chosen.tag >= 1, chosen.tag <= caps.crypto.count, caps.crypto[chosen.tag - 1].profile == profile
+                chosen.tag >= 1, chosen.tag <= caps.crypto.count, caps.crypto[chosen.tag - 1].profile == profile
             else { throw MediaError(.negotiationFailed, "answer's a=crypto matches none we offered") }
             localKey = caps.crypto[chosen.tag - 1]
             remoteKey = try SRTPKeyMaterial(profile: profile, keyAndSalt: chosen.keyAndSalt)
@@ -158,22 +177,27 @@ public enum OfferAnswer {
         return NegotiatedAudio(
             remoteAddress: conn.host, remotePort: m.port, remoteRTCPPort: mux ? m.port : (m.rtcp?.port ?? m.port &+ 1),
             rtcpMux: mux, codec: codec, payloadType: codec.payloadType, telephoneEventPayloadType: te,
-            ptime: m.ptime ?? caps.ptime, direction: caps.direction.intersect(answer.effectiveDirection(of: index).reversed),
+            ptime: m.ptime ?? caps.ptime,
+            direction: caps.direction.intersect(answer.effectiveDirection(of: index).reversed),
             localKey: localKey, remoteKey: remoteKey, remoteFingerprint: m.fingerprints.first, remoteSetup: m.setup,
             remoteICE: ice(m), mid: m.mid)
     }
 
     // MARK: Helpers
 
-    private static func accept(_ offered: MediaDescription, connection: SDPConnection, direction offeredDirection: MediaDirection,
-                               caps: AudioCapabilities) throws(MediaError) -> (media: MediaDescription, audio: NegotiatedAudio) {
+    private static func accept(
+        _ offered: MediaDescription, connection: SDPConnection, direction offeredDirection: MediaDirection,
+        caps: AudioCapabilities
+    ) throws(MediaError) -> (media: MediaDescription, audio: NegotiatedAudio) {
         let isSDES = offered.proto == "RTP/SAVP" || offered.proto == "RTP/SAVPF"
         let isDTLS = offered.proto.hasPrefix("UDP/TLS/RTP/SAVP")
         guard offered.proto == "RTP/AVP" || offered.proto == "RTP/AVPF" || isSDES || isDTLS else {
             throw MediaError(.negotiationFailed, "transport \(offered.proto)")
         }
         if caps.requireSRTP && !(isSDES || isDTLS) { throw MediaError(.negotiationFailed, "plain RTP refused") }
-        if isDTLS && caps.fingerprint == nil { throw MediaError(.negotiationFailed, "DTLS-SRTP without a local certificate") }
+        if isDTLS && caps.fingerprint == nil {
+            throw MediaError(.negotiationFailed, "DTLS-SRTP without a local certificate")
+        }
 
         // Codecs: the offer's payload types, keep those we support (RFC 3264 §6.1).
         var common: [(AudioCodec, UInt8)] = []
@@ -183,8 +207,9 @@ public enum OfferAnswer {
             if map.encodingName.lowercased() == "telephone-event" && map.clockRate == 8000 {
                 if caps.telephoneEventPayloadType != nil && te == nil { te = pt }
             } else if map.clockRate == 8000,
-                      let codec = caps.codecs.first(where: { $0.rawValue.caseInsensitiveCompare(map.encodingName) }),
-                      !common.contains(where: { $0.0 == codec }) {
+                let codec = caps.codecs.first(where: { $0.rawValue.caseInsensitiveCompare(map.encodingName) }),
+                !common.contains(where: { $0.0 == codec })
+            {
                 common.append((codec, pt))
             }
         }
@@ -197,10 +222,14 @@ public enum OfferAnswer {
         var remoteKey: SRTPKeyMaterial?
         var cryptoLine: String?
         if isSDES {
-            guard let (offeredCrypto, key) = offered.crypto.lazy.compactMap({ c -> (CryptoAttribute, SRTPKeyMaterial)? in
-                guard let p = c.profile, let mine = caps.crypto.first(where: { $0.profile == p }) else { return nil }
-                return (c, mine)
-            }).first, let profile = offeredCrypto.profile else { throw MediaError(.negotiationFailed, "no acceptable a=crypto") }
+            guard
+                let (offeredCrypto, key) = offered.crypto.lazy.compactMap({ c -> (CryptoAttribute, SRTPKeyMaterial)? in
+                    guard let p = c.profile, let mine = caps.crypto.first(where: { $0.profile == p }) else {
+                        return nil
+                    }
+                    return (c, mine)
+                }).first, let profile = offeredCrypto.profile
+            else { throw MediaError(.negotiationFailed, "no acceptable a=crypto") }
             localKey = key
             remoteKey = try SRTPKeyMaterial(profile: profile, keyAndSalt: offeredCrypto.keyAndSalt)
             cryptoLine = key.cryptoAttribute(tag: offeredCrypto.tag).value
@@ -208,15 +237,18 @@ public enum OfferAnswer {
 
         // Direction (RFC 3264 §6.1): mirror the offer, restricted by what we want.
         // RFC 3264 §8.4: a c=0.0.0.0 offer is a legacy hold (treat as sendonly).
-        let peer = connection.isNullAddress && offeredDirection == .sendrecv ? MediaDirection.sendonly : offeredDirection
+        let peer =
+            connection.isNullAddress && offeredDirection == .sendrecv ? MediaDirection.sendonly : offeredDirection
         let ourDirection = caps.direction.intersect(peer.reversed)
         let mux = caps.rtcpMux && offered.rtcpMux
         let ptime = offered.ptime ?? caps.ptime
 
-        var m = MediaDescription(port: caps.port, proto: offered.proto,
-                                 formats: common.map { String($0.1) } + (te.map { [String($0)] } ?? []))
-        fill(&m, caps: caps, codecs: common.map(\.0), payloadTypes: common.map(\.1), telephoneEvent: te, ptime: ptime,
-             direction: ourDirection, rtcpMux: mux, setup: isDTLS ? (offered.setup ?? .actpass).answer : nil)
+        var m = MediaDescription(
+            port: caps.port, proto: offered.proto,
+            formats: common.map { String($0.1) } + (te.map { [String($0)] } ?? []))
+        fill(
+            &m, caps: caps, codecs: common.map(\.0), payloadTypes: common.map(\.1), telephoneEvent: te, ptime: ptime,
+            direction: ourDirection, rtcpMux: mux, setup: isDTLS ? (offered.setup ?? .actpass).answer : nil)
         if let cryptoLine { m.attributes.append(SDPAttribute("crypto", cryptoLine)) }
         if let mid = offered.mid { m.setAttributes("mid", [mid]) }
 
@@ -234,8 +266,10 @@ public enum OfferAnswer {
         return caps.crypto.isEmpty ? "RTP/AVP" : "RTP/SAVP"
     }
 
-    private static func fill(_ m: inout MediaDescription, caps: AudioCapabilities, codecs: [AudioCodec], payloadTypes: [UInt8]? = nil,
-                             telephoneEvent: UInt8?, ptime: Int, direction: MediaDirection, rtcpMux: Bool, setup: SetupRole?) {
+    private static func fill(
+        _ m: inout MediaDescription, caps: AudioCapabilities, codecs: [AudioCodec], payloadTypes: [UInt8]? = nil,
+        telephoneEvent: UInt8?, ptime: Int, direction: MediaDirection, rtcpMux: Bool, setup: SetupRole?
+    ) {
         for (i, codec) in codecs.enumerated() {
             var map = codec.rtpMap
             if let pts = payloadTypes { map.payloadType = pts[i] }
@@ -253,7 +287,9 @@ public enum OfferAnswer {
         if let ice = caps.ice {
             m.attributes.append(SDPAttribute("ice-ufrag", ice.ufrag))
             m.attributes.append(SDPAttribute("ice-pwd", ice.pwd))
-            if !ice.options.isEmpty { m.attributes.append(SDPAttribute("ice-options", ice.options.joined(separator: " "))) }
+            if !ice.options.isEmpty {
+                m.attributes.append(SDPAttribute("ice-options", ice.options.joined(separator: " ")))
+            }
             for c in ice.candidates { m.attributes.append(SDPAttribute("candidate", c.value)) }
         }
         if let fp = caps.fingerprint, let setup {

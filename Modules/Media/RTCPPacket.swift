@@ -27,13 +27,17 @@ public enum RTCPPacket: Sendable, Hashable {
         var packets: [RTCPPacket] = []
         var offset = 0
         while offset < bytes.count {
-            guard bytes.count - offset >= 4 else { throw MediaError(.malformedPacket, "RTCP header truncated at \(offset)") }
+            guard bytes.count - offset >= 4 else {
+                throw MediaError(.malformedPacket, "RTCP header truncated at \(offset)")
+            }
             let b0 = bytes[offset]
             guard b0 >> 6 == 2 else { throw MediaError(.malformedPacket, "RTCP version \(b0 >> 6) at \(offset)") }
             let count = Int(b0 & 0x1F)
             let type = bytes[offset + 1]
             let length = (Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) + 1) * 4
-            guard offset + length <= bytes.count else { throw MediaError(.malformedPacket, "RTCP length overruns at \(offset)") }
+            guard offset + length <= bytes.count else {
+                throw MediaError(.malformedPacket, "RTCP length overruns at \(offset)")
+            }
             var end = offset + length
             if b0 & 0x20 != 0 {
                 let pad = Int(bytes[end - 1])
@@ -54,8 +58,9 @@ public enum RTCPPacket: Sendable, Hashable {
             guard body.count >= 24 + 24 * count else { throw MediaError(.malformedPacket, "SR too short") }
             let ssrc = r.u32()
             let ntp = UInt64(r.u32()) << 32 | UInt64(r.u32())
-            let sr = RTCPSenderReport(ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: r.u32(), packetCount: r.u32(),
-                                      octetCount: r.u32(), reports: (0..<count).map { _ in RTCPReportBlock(reading: &r) })
+            let sr = RTCPSenderReport(
+                ssrc: ssrc, ntpTimestamp: ntp, rtpTimestamp: r.u32(), packetCount: r.u32(),
+                octetCount: r.u32(), reports: (0..<count).map { _ in RTCPReportBlock(reading: &r) })
             return .senderReport(sr)
         case PacketType.receiverReport:
             guard body.count >= 4 + 24 * count else { throw MediaError(.malformedPacket, "RR too short") }
@@ -175,8 +180,10 @@ public struct RTCPSenderReport: Sendable, Hashable {
     public var octetCount: UInt32
     public var reports: [RTCPReportBlock]
 
-    public init(ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32,
-                reports: [RTCPReportBlock] = []) {
+    public init(
+        ssrc: UInt32, ntpTimestamp: UInt64, rtpTimestamp: UInt32, packetCount: UInt32, octetCount: UInt32,
+        reports: [RTCPReportBlock] = []
+    ) {
         self.ssrc = ssrc
         self.ntpTimestamp = ntpTimestamp
         self.rtpTimestamp = rtpTimestamp
@@ -204,8 +211,10 @@ public struct RTCPReportBlock: Sendable, Hashable {
     /// Delay since that SR in 1/65536 s.
     public var delaySinceLastSR: UInt32
 
-    public init(ssrc: UInt32, fractionLost: UInt8, cumulativeLost: Int32, extendedHighestSequence: UInt32,
-                jitter: UInt32, lastSR: UInt32, delaySinceLastSR: UInt32) {
+    public init(
+        ssrc: UInt32, fractionLost: UInt8, cumulativeLost: Int32, extendedHighestSequence: UInt32,
+        jitter: UInt32, lastSR: UInt32, delaySinceLastSR: UInt32
+    ) {
         self.ssrc = ssrc
         self.fractionLost = fractionLost
         self.cumulativeLost = cumulativeLost

@@ -28,8 +28,10 @@ public struct RTPHeader: Sendable, Hashable {
     public var csrcs: [UInt32]
     public var headerExtension: Extension?
 
-    public init(marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
-                csrcs: [UInt32] = [], headerExtension: Extension? = nil) {
+    public init(
+        marker: Bool = false, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
+        csrcs: [UInt32] = [], headerExtension: Extension? = nil
+    ) {
         self.marker = marker
         self.payloadType = payloadType
         self.sequenceNumber = sequenceNumber
@@ -73,7 +75,9 @@ public struct RTPHeader: Sendable, Hashable {
 
     /// Parses the header of an RTP packet; returns it with the payload's byte range (padding
     /// removed, RFC 3550 §5.1 P bit). Throws ``MediaError/Code/malformedPacket``.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(MediaError) -> (header: RTPHeader, payload: Range<Int>) {
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(MediaError) -> (
+        header: RTPHeader, payload: Range<Int>
+    ) {
         guard bytes.count >= 12 else { throw MediaError(.malformedPacket, "RTP shorter than 12 bytes") }
         let b0 = bytes[0]
         guard b0 >> 6 == 2 else { throw MediaError(.malformedPacket, "RTP version \(b0 >> 6)") }
@@ -86,21 +90,29 @@ public struct RTPHeader: Sendable, Hashable {
             timestamp: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
             ssrc: UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
         if cc > 0 {
-            header.csrcs = (0..<cc).map { UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 12 + 4 * $0, as: UInt32.self)) }
+            header.csrcs = (0..<cc).map {
+                UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 12 + 4 * $0, as: UInt32.self))
+            }
         }
         if b0 & 0x10 != 0 {
-            guard bytes.count >= offset + 4 else { throw MediaError(.malformedPacket, "RTP extension header truncated") }
+            guard bytes.count >= offset + 4 else {
+                throw MediaError(.malformedPacket, "RTP extension header truncated")
+            }
             let profile = UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
             let words = Int(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self)))
             offset += 4
-            guard bytes.count >= offset + 4 * words else { throw MediaError(.malformedPacket, "RTP extension truncated") }
+            guard bytes.count >= offset + 4 * words else {
+                throw MediaError(.malformedPacket, "RTP extension truncated")
+            }
             header.headerExtension = Extension(profile: profile, data: Array(bytes[offset..<(offset + 4 * words)]))
             offset += 4 * words
         }
         var end = bytes.count
         if b0 & 0x20 != 0 {
             let pad = Int(bytes[bytes.count - 1])
-            guard pad >= 1, end - pad >= offset else { throw MediaError(.malformedPacket, "RTP padding count \(pad) invalid") }
+            guard pad >= 1, end - pad >= offset else {
+                throw MediaError(.malformedPacket, "RTP padding count \(pad) invalid")
+            }
             end -= pad
         }
         return (header, offset..<end)

@@ -106,10 +106,12 @@ public struct RTPReceptionStatistics: Sendable, Hashable {
         let receivedInterval = Int64(received) - Int64(receivedPrior)
         receivedPrior = received
         let lostInterval = expectedInterval - receivedInterval
-        let fraction: UInt8 = (expectedInterval == 0 || lostInterval <= 0) ? 0 : UInt8(min(255, (lostInterval << 8) / expectedInterval))
-        return RTCPReportBlock(ssrc: ssrc, fractionLost: fraction,
-                               cumulativeLost: Int32(max(-0x80_0000, min(0x7F_FFFF, cumulativeLost))),
-                               extendedHighestSequence: extendedHighestSequence, jitter: UInt32(jitter),
-                               lastSR: lastSR, delaySinceLastSR: delaySinceLastSR)
+        let fraction: UInt8 =
+            (expectedInterval == 0 || lostInterval <= 0) ? 0 : UInt8(min(255, (lostInterval << 8) / expectedInterval))
+        return RTCPReportBlock(
+            ssrc: ssrc, fractionLost: fraction,
+            cumulativeLost: Int32(max(-0x80_0000, min(0x7F_FFFF, cumulativeLost))),
+            extendedHighestSequence: extendedHighestSequence, jitter: UInt32(jitter),
+            lastSR: lastSR, delaySinceLastSR: delaySinceLastSR)
     }
 }

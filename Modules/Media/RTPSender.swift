@@ -26,11 +26,14 @@ public struct RTPSender: Sendable, Hashable {
     /// Returns the header for the next packet carrying a frame at the current timestamp and
     /// advances the sequence number (wrapping at 2^16). Call ``advanceTimestamp(by:)`` once per
     /// media frame.
-    public mutating func nextHeader(payloadType: UInt8, marker: Bool = false, payloadSize: Int,
-                                    timestamp explicitTimestamp: UInt32? = nil) -> RTPHeader {
+    public mutating func nextHeader(
+        payloadType: UInt8, marker: Bool = false, payloadSize: Int,
+        timestamp explicitTimestamp: UInt32? = nil
+    ) -> RTPHeader {
         let ts = explicitTimestamp ?? timestamp
-        let header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
-                               timestamp: ts, ssrc: ssrc)
+        let header = RTPHeader(
+            marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber,
+            timestamp: ts, ssrc: ssrc)
         sequenceNumber &+= 1
         packetCount &+= 1
         octetCount &+= UInt32(truncatingIfNeeded: payloadSize)

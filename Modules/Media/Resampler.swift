@@ -9,7 +9,9 @@ import Darwin
 /// frequency, so converting down removes what would alias.
 public enum Resampler {
     /// Converts `samples` from `inputRate` to `outputRate` Hz.
-    public static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int, halfTaps: Int = 16) -> [Int16] {
+    public static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int, halfTaps: Int = 16)
+        -> [Int16]
+    {
         guard inputRate != outputRate, !samples.isEmpty else { return samples }
         let ratio = Double(outputRate) / Double(inputRate)
         let cutoff = 0.9 * min(1.0, ratio)  // relative to the input Nyquist

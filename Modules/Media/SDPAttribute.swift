@@ -29,9 +29,10 @@ public struct SDPAttribute: Sendable, Hashable {
     /// The line with any SRTP key material replaced by `<redacted>` (for logs).
     public var redactedLine: String {
         guard name == "crypto", let value else { return line }
-        return "crypto:" + value.split(separator: " ", omittingEmptySubsequences: false).map { field in
-            field.hasPrefix("inline:") ? "inline:<redacted>" : String(field)
-        }.joined(separator: " ")
+        return "crypto:"
+            + value.split(separator: " ", omittingEmptySubsequences: false).map { field in
+                field.hasPrefix("inline:") ? "inline:<redacted>" : String(field)
+            }.joined(separator: " ")
     }
 }
 
@@ -82,7 +83,9 @@ public struct RTPMap: Sendable, Hashable {
 
     public init(parsing value: String) throws(MediaError) {
         let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, let pt = UInt8(parts[0]), pt < 128 else { throw MediaError(.badSDPField, "rtpmap '\(value)'") }
+        guard parts.count == 2, let pt = UInt8(parts[0]), pt < 128 else {
+            throw MediaError(.badSDPField, "rtpmap '\(value)'")
+        }
         let enc = parts[1].split(separator: "/")
         guard enc.count >= 2, enc.count <= 3, let rate = Int(enc[1]), rate > 0 else {
             throw MediaError(.badSDPField, "rtpmap '\(value)'")
@@ -130,7 +133,9 @@ public struct CertificateFingerprint: Sendable, Hashable {
         guard parts.count == 2 else { throw MediaError(.badSDPField, "fingerprint '\(value)'") }
         var out: [UInt8] = []
         for hex in parts[1].split(separator: ":") {
-            guard hex.count == 2, let b = UInt8(hex, radix: 16) else { throw MediaError(.badSDPField, "fingerprint '\(value)'") }
+            guard hex.count == 2, let b = UInt8(hex, radix: 16) else {
+                throw MediaError(.badSDPField, "fingerprint '\(value)'")
+            }
             out.append(b)
         }
         guard !out.isEmpty else { throw MediaError(.badSDPField, "fingerprint '\(value)'") }
@@ -138,10 +143,11 @@ public struct CertificateFingerprint: Sendable, Hashable {
     }
 
     public var value: String {
-        hashFunction + " " + bytes.map { b in
-            let s = String(b, radix: 16, uppercase: true)
-            return s.count == 1 ? "0" + s : s
-        }.joined(separator: ":")
+        hashFunction + " "
+            + bytes.map { b in
+                let s = String(b, radix: 16, uppercase: true)
+                return s.count == 1 ? "0" + s : s
+            }.joined(separator: ":")
     }
 }
 

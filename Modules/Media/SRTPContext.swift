@@ -19,7 +19,9 @@ public final class SRTPContext {
     /// Creates a context. Throws `srtpSetupFailed` if libsrtp rejects the policy (for example
     /// GCM when libsrtp is built without it).
     public init(key: SRTPKeyMaterial, direction: Direction, replayWindow: UInt = 128) throws(MediaError) {
-        guard srtpSetup.status == srtp_err_status_ok else { throw MediaError(.srtpSetupFailed, "srtp_init failed: status \(srtpSetup.status.rawValue)") }
+        guard srtpSetup.status == srtp_err_status_ok else {
+            throw MediaError(.srtpSetupFailed, "srtp_init failed: status \(srtpSetup.status.rawValue)")
+        }
         profile = key.profile
         self.direction = direction
         var policy = srtp_policy_t()
@@ -97,7 +99,9 @@ public final class SRTPContext {
     // MARK: Array conveniences
 
     public func protect(_ packet: [UInt8]) throws(MediaError) -> [UInt8] {
-        try transform(packet, extra: Self.maxTrailer) { (p, n, c) throws(MediaError) in try protect(p, length: n, capacity: c) }
+        try transform(packet, extra: Self.maxTrailer) { (p, n, c) throws(MediaError) in
+            try protect(p, length: n, capacity: c)
+        }
     }
 
     public func unprotect(_ packet: [UInt8]) throws(MediaError) -> [UInt8] {
@@ -114,8 +118,10 @@ public final class SRTPContext {
         try transform(packet, extra: 0) { (p, n, _) throws(MediaError) in try unprotectRTCP(p, length: n) }
     }
 
-    private func transform(_ packet: [UInt8], extra: Int,
-                           _ body: (UnsafeMutableRawPointer, Int, Int) throws(MediaError) -> Int) throws(MediaError) -> [UInt8] {
+    private func transform(
+        _ packet: [UInt8], extra: Int,
+        _ body: (UnsafeMutableRawPointer, Int, Int) throws(MediaError) -> Int
+    ) throws(MediaError) -> [UInt8] {
         var buffer = packet + [UInt8](repeating: 0, count: extra)
         let capacity = buffer.count
         let result: Result<Int, MediaError> = buffer.withUnsafeMutableBytes { raw in

@@ -1,8 +1,9 @@
+import COpenSSL
+import CSRTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import COpenSSL
-import CSRTP
 
 /// Faster primitives for libsrtp2: AES-128-ICM (RFC 3711 §4.1.1) and HMAC-SHA1 (§4.2.1) on
 /// OpenSSL (AES-NI, SHA extensions), registered with `srtp_replace_cipher_type` and
@@ -28,21 +29,27 @@ public enum SRTPCrypto {
         guard SHA1Functions.shared != nil else { return false }
         let handle = dlopen(nil, RTLD_NOW)
         guard let cipherTest = dlsym(handle, "srtp_aes_icm_128_test_case_0"),
-              let authTest = dlsym(handle, "srtp_hmac_test_case_0") else { return false }
+            let authTest = dlsym(handle, "srtp_hmac_test_case_0")
+        else { return false }
 
         let cipher = UnsafeMutablePointer<srtp_cipher_type_t>.allocate(capacity: 1)
-        cipher.initialize(to: srtp_cipher_type_t(
-            alloc: icmAlloc, dealloc: icmDealloc, init: icmInit, set_aad: nil, encrypt: icmEncrypt, decrypt: icmEncrypt,
-            set_iv: icmSetIV, get_tag: nil, description: UnsafePointer(strdup("AES-128 ICM (OpenSSL, AstraSIP)")),
-            test_data: cipherTest.assumingMemoryBound(to: srtp_cipher_test_case_t.self), id: 1))  // SRTP_AES_ICM_128
+        cipher.initialize(
+            to: srtp_cipher_type_t(
+                alloc: icmAlloc, dealloc: icmDealloc, init: icmInit, set_aad: nil, encrypt: icmEncrypt,
+                decrypt: icmEncrypt,
+                set_iv: icmSetIV, get_tag: nil, description: UnsafePointer(strdup("AES-128 ICM (OpenSSL, AstraSIP)")),
+                test_data: cipherTest.assumingMemoryBound(to: srtp_cipher_test_case_t.self), id: 1))  // SRTP_AES_ICM_128
         icmType = UnsafePointer(cipher)
         let auth = UnsafeMutablePointer<srtp_auth_type_t>.allocate(capacity: 1)
-        auth.initialize(to: srtp_auth_type_t(
-            alloc: hmacAlloc, dealloc: hmacDealloc, init: hmacInit, compute: hmacCompute, update: hmacUpdate, start: hmacStart,
-            description: UnsafePointer(strdup("HMAC-SHA1 (OpenSSL, AstraSIP)")),
-            test_data: authTest.assumingMemoryBound(to: srtp_auth_test_case_t.self), id: 3))  // SRTP_HMAC_SHA1
+        auth.initialize(
+            to: srtp_auth_type_t(
+                alloc: hmacAlloc, dealloc: hmacDealloc, init: hmacInit, compute: hmacCompute, update: hmacUpdate,
+                start: hmacStart,
+                description: UnsafePointer(strdup("HMAC-SHA1 (OpenSSL, AstraSIP)")),
+                test_data: authTest.assumingMemoryBound(to: srtp_auth_test_case_t.self), id: 3))  // SRTP_HMAC_SHA1
         hmacType = UnsafePointer(auth)
-        return srtp_replace_cipher_type(cipher, 1) == srtp_err_status_ok && srtp_replace_auth_type(auth, 3) == srtp_err_status_ok
+        return srtp_replace_cipher_type(cipher, 1) == srtp_err_status_ok
+            && srtp_replace_auth_type(auth, 3) == srtp_err_status_ok
     }
 }
 
@@ -78,12 +85,15 @@ private struct ICMState {
     var position = 0
 }
 
-private func icmAlloc(_ cp: UnsafeMutablePointer<srtp_cipher_pointer_t?>?, _ keyLength: Int32, _ tagLength: Int32) -> srtp_err_status_t {
+private func icmAlloc(_ cp: UnsafeMutablePointer<srtp_cipher_pointer_t?>?, _ keyLength: Int32, _ tagLength: Int32)
+    -> srtp_err_status_t
+{
     guard let cp, keyLength == 30, let context = EVP_CIPHER_CTX_new() else { return badParam }
     let state = UnsafeMutablePointer<ICMState>.allocate(capacity: 1)
     state.initialize(to: ICMState(context: context))
     let cipher = UnsafeMutablePointer<srtp_cipher_t>.allocate(capacity: 1)
-    cipher.initialize(to: srtp_cipher_t(type: icmType, state: UnsafeMutableRawPointer(state), key_len: keyLength, algorithm: 1))
+    cipher.initialize(
+        to: srtp_cipher_t(type: icmType, state: UnsafeMutableRawPointer(state), key_len: keyLength, algorithm: 1))
     cp.pointee = cipher
     return srtp_err_status_ok
 }
@@ -114,21 +124,29 @@ private func icmInit(_ raw: UnsafeMutableRawPointer?, _ key: UnsafePointer<UInt8
 }
 
 /// Counter block = offset XOR IV (RFC 3711 §4.1.1); the low 16 bits count blocks.
-private func icmSetIV(_ raw: UnsafeMutableRawPointer?, _ iv: UnsafeMutablePointer<UInt8>?, _ direction: srtp_cipher_direction_t)
-    -> srtp_err_status_t {
+private func icmSetIV(
+    _ raw: UnsafeMutableRawPointer?, _ iv: UnsafeMutablePointer<UInt8>?, _ direction: srtp_cipher_direction_t
+)
+    -> srtp_err_status_t
+{
     guard let raw, let iv else { return badParam }
     let state = raw.assumingMemoryBound(to: ICMState.self)
     let nonce = UnsafeRawPointer(iv)
-    state.pointee.counter = (state.pointee.offset.0 ^ nonce.loadUnaligned(as: UInt64.self),
-                             state.pointee.offset.1 ^ nonce.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    state.pointee.counter = (
+        state.pointee.offset.0 ^ nonce.loadUnaligned(as: UInt64.self),
+        state.pointee.offset.1 ^ nonce.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+    )
     state.pointee.position = 0
     return srtp_err_status_ok
 }
 
 /// XORs the keystream into `buffer` (encryption = decryption), continuing from the current
 /// position; at most 2^16 blocks per IV (RFC 3711 §4.1.1).
-private func icmEncrypt(_ raw: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ octets: UnsafeMutablePointer<UInt32>?)
-    -> srtp_err_status_t {
+private func icmEncrypt(
+    _ raw: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ octets: UnsafeMutablePointer<UInt32>?
+)
+    -> srtp_err_status_t
+{
     guard let raw, let buffer, let octets else { return badParam }
     let state = raw.assumingMemoryBound(to: ICMState.self)
     let total = Int(octets.pointee)
@@ -148,16 +166,22 @@ private func icmEncrypt(_ raw: UnsafeMutableRawPointer?, _ buffer: UnsafeMutable
                 let index = UInt64(firstBlock + i)
                 b.storeBytes(of: base.0, toByteOffset: 16 * i, as: UInt64.self)
                 // Bytes 14–15 hold the big-endian block index (zero in the base counter).
-                b.storeBytes(of: base.1 ^ ((index & 0xFF) << 56 | (index >> 8 & 0xFF) << 48), toByteOffset: 16 * i + 8, as: UInt64.self)
+                b.storeBytes(
+                    of: base.1 ^ ((index & 0xFF) << 56 | (index >> 8 & 0xFF) << 48), toByteOffset: 16 * i + 8,
+                    as: UInt64.self)
             }
             var out: Int32 = 0
-            guard EVP_EncryptUpdate(state.pointee.context, p, &out, p, Int32(16 * count)) == 1 else { return cipherFail }
+            guard EVP_EncryptUpdate(state.pointee.context, p, &out, p, Int32(16 * count)) == 1 else {
+                return cipherFail
+            }
             let n = min(total - done, 16 * count - skip)
             var i = 0
             if skip == 0 {
                 let dst = UnsafeMutableRawPointer(buffer + done)
                 while i + 8 <= n {
-                    let x = dst.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ b.load(fromByteOffset: i, as: UInt64.self)
+                    let x =
+                        dst.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        ^ b.load(fromByteOffset: i, as: UInt64.self)
                     dst.storeBytes(of: x, toByteOffset: i, as: UInt64.self)
                     i += 8
                 }
@@ -186,11 +210,14 @@ private struct SHA1Functions {
 
     static let shared: SHA1Functions? = {
         let handle = dlopen(nil, RTLD_NOW)
-        guard let i = dlsym(handle, "SHA1_Init"), let u = dlsym(handle, "SHA1_Update"), let f = dlsym(handle, "SHA1_Final") else {
+        guard let i = dlsym(handle, "SHA1_Init"), let u = dlsym(handle, "SHA1_Update"),
+            let f = dlsym(handle, "SHA1_Final")
+        else {
             return nil
         }
-        return SHA1Functions(initialize: unsafeBitCast(i, to: Initialize.self), update: unsafeBitCast(u, to: Update.self),
-                             finish: unsafeBitCast(f, to: Finish.self))
+        return SHA1Functions(
+            initialize: unsafeBitCast(i, to: Initialize.self), update: unsafeBitCast(u, to: Update.self),
+            finish: unsafeBitCast(f, to: Finish.self))
     }()
 }
 
@@ -201,13 +228,17 @@ private struct HMACState {
     var work = SHA_CTX()
 }
 
-private func hmacAlloc(_ ap: UnsafeMutablePointer<srtp_auth_pointer_t?>?, _ keyLength: Int32, _ outLength: Int32) -> srtp_err_status_t {
+private func hmacAlloc(_ ap: UnsafeMutablePointer<srtp_auth_pointer_t?>?, _ keyLength: Int32, _ outLength: Int32)
+    -> srtp_err_status_t
+{
     guard let ap, keyLength >= 0, keyLength <= 20, outLength <= 20, SHA1Functions.shared != nil else { return badParam }
     let state = UnsafeMutablePointer<HMACState>.allocate(capacity: 1)
     state.initialize(to: HMACState())
     let auth = UnsafeMutablePointer<srtp_auth_t>.allocate(capacity: 1)
-    auth.initialize(to: srtp_auth_t(type: hmacType, state: UnsafeMutableRawPointer(state), out_len: outLength,
-                                    key_len: keyLength, prefix_len: 0))
+    auth.initialize(
+        to: srtp_auth_t(
+            type: hmacType, state: UnsafeMutableRawPointer(state), out_len: outLength,
+            key_len: keyLength, prefix_len: 0))
     ap.pointee = auth
     return srtp_err_status_ok
 }
@@ -223,7 +254,9 @@ private func hmacDealloc(_ a: srtp_auth_pointer_t?) -> srtp_err_status_t {
     return srtp_err_status_ok
 }
 
-private func hmacInit(_ raw: UnsafeMutableRawPointer?, _ key: UnsafePointer<UInt8>?, _ keyLength: Int32) -> srtp_err_status_t {
+private func hmacInit(_ raw: UnsafeMutableRawPointer?, _ key: UnsafePointer<UInt8>?, _ keyLength: Int32)
+    -> srtp_err_status_t
+{
     guard let raw, let key, keyLength <= 64, let sha = SHA1Functions.shared else { return badParam }
     let state = raw.assumingMemoryBound(to: HMACState.self)
     var pad = [UInt8](repeating: 0x36, count: 64)
@@ -245,15 +278,19 @@ private func hmacStart(_ raw: UnsafeMutableRawPointer?) -> srtp_err_status_t {
     return srtp_err_status_ok
 }
 
-private func hmacUpdate(_ raw: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ octets: Int32) -> srtp_err_status_t {
+private func hmacUpdate(_ raw: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ octets: Int32)
+    -> srtp_err_status_t
+{
     guard let raw, let buffer, let sha = SHA1Functions.shared else { return badParam }
     let state = raw.assumingMemoryBound(to: HMACState.self)
     _ = sha.update(&state.pointee.work, buffer, Int(octets))
     return srtp_err_status_ok
 }
 
-private func hmacCompute(_ raw: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ octets: Int32, _ tagLength: Int32,
-                         _ tag: UnsafeMutablePointer<UInt8>?) -> srtp_err_status_t {
+private func hmacCompute(
+    _ raw: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ octets: Int32, _ tagLength: Int32,
+    _ tag: UnsafeMutablePointer<UInt8>?
+) -> srtp_err_status_t {
     guard let raw, let buffer, let tag, tagLength <= 20, let sha = SHA1Functions.shared else { return badParam }
     let state = raw.assumingMemoryBound(to: HMACState.self)
     _ = sha.update(&state.pointee.work, buffer, Int(octets))

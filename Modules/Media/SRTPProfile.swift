@@ -43,7 +43,9 @@ public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, Cust
 
     public init(profile: SRTPProfile, keyAndSalt: [UInt8]) throws(MediaError) {
         guard keyAndSalt.count == profile.keyAndSaltLength else {
-            throw MediaError(.srtpSetupFailed, "\(profile.sdesName) needs \(profile.keyAndSaltLength) key octets, got \(keyAndSalt.count)")
+            throw MediaError(
+                .srtpSetupFailed,
+                "\(profile.sdesName) needs \(profile.keyAndSaltLength) key octets, got \(keyAndSalt.count)")
         }
         self.profile = profile
         self.keyAndSalt = keyAndSalt
@@ -64,7 +66,9 @@ public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, Cust
     }
 
     /// As an SDES `a=crypto` attribute with `tag`.
-    public func cryptoAttribute(tag: Int) -> CryptoAttribute { CryptoAttribute(tag: tag, profile: profile, keyAndSalt: keyAndSalt) }
+    public func cryptoAttribute(tag: Int) -> CryptoAttribute {
+        CryptoAttribute(tag: tag, profile: profile, keyAndSalt: keyAndSalt)
+    }
 
     public var description: String { "SRTPKeyMaterial(\(profile.sdesName), <redacted>)" }
     public var debugDescription: String { description }

@@ -2,7 +2,8 @@ extension SessionDescription {
     /// Parses SDP text (RFC 8866 §5, §9 grammar). Accepts CRLF or bare LF line ends. Throws a
     /// ``MediaError`` with code `badSDPLine`, `missingSDPLine` or `badSDPField` naming the line.
     public init(parsing text: String) throws(MediaError) {
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { line -> Substring in
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map {
+            line -> Substring in
             line.last == "\r" ? line.dropLast() : line
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
@@ -15,15 +16,18 @@ extension SessionDescription {
         session.timings = []
         var current: MediaDescription?
         // Session-level order rank (RFC 8866 §5): v o s i u e p c b t r z k a, then m sections.
-        let rank: [Character: Int] = ["v": 0, "o": 1, "s": 2, "i": 3, "u": 4, "e": 5, "p": 6, "c": 7, "b": 8,
-                                      "t": 9, "r": 10, "z": 11, "k": 12, "a": 13]
+        let rank: [Character: Int] = [
+            "v": 0, "o": 1, "s": 2, "i": 3, "u": 4, "e": 5, "p": 6, "c": 7, "b": 8,
+            "t": 9, "r": 10, "z": 11, "k": 12, "a": 13,
+        ]
         let mediaRank: [Character: Int] = ["i": 0, "c": 1, "b": 2, "k": 3, "a": 4]
         var lastRank = -1
 
         for (number, line) in lines.enumerated() {
             let n = number + 1
             guard line.count >= 2, line[line.index(after: line.startIndex)] == "=", let type = line.first,
-                  type.isASCII, type.isLetter, type.isLowercase else {
+                type.isASCII, type.isLetter, type.isLowercase
+            else {
                 throw MediaError(.badSDPLine, "line \(n): '\(line.prefix(40))'")
             }
             let value = String(line.dropFirst(2))
@@ -64,7 +68,8 @@ extension SessionDescription {
             case "u": session.uri = value
             case "e": session.emails.append(value)
             case "p": session.phones.append(value)
-            case "c": session.connection = try Self.wrap(n) { () throws(MediaError) in try SDPConnection(parsing: value) }
+            case "c":
+                session.connection = try Self.wrap(n) { () throws(MediaError) in try SDPConnection(parsing: value) }
             case "b": session.bandwidths.append(value)
             case "t":
                 let f = value.split(separator: " ")
@@ -114,7 +119,9 @@ extension SessionDescription {
         }
         if m.proto.contains("RTP") {
             for fmt in m.formats {
-                guard let pt = UInt8(fmt), pt < 128 else { throw MediaError(.badSDPField, "line \(n): payload type '\(fmt)'") }
+                guard let pt = UInt8(fmt), pt < 128 else {
+                    throw MediaError(.badSDPField, "line \(n): payload type '\(fmt)'")
+                }
             }
         }
         return m

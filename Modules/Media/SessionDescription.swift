@@ -21,8 +21,10 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
     public var attributes: [SDPAttribute] = []
     public var media: [MediaDescription] = []
 
-    public init(origin: SDPOrigin, sessionName: String = "-", connection: SDPConnection? = nil,
-                attributes: [SDPAttribute] = [], media: [MediaDescription] = []) {
+    public init(
+        origin: SDPOrigin, sessionName: String = "-", connection: SDPConnection? = nil,
+        attributes: [SDPAttribute] = [], media: [MediaDescription] = []
+    ) {
         self.origin = origin
         self.sessionName = sessionName
         self.connection = connection
@@ -43,7 +45,9 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The direction of media section `index`, honouring a session-level direction attribute.
     public func effectiveDirection(of index: Int) -> MediaDirection {
-        if media[index].attributes.contains(where: { MediaDirection(rawValue: $0.name) != nil }) { return media[index].direction }
+        if media[index].attributes.contains(where: { MediaDirection(rawValue: $0.name) != nil }) {
+            return media[index].direction
+        }
         return attributes.lazy.compactMap { MediaDirection(rawValue: $0.name) }.first ?? .sendrecv
     }
 
@@ -103,7 +107,9 @@ public struct SDPOrigin: Sendable, Hashable {
 
     init(parsing value: String) throws(MediaError) {
         let f = value.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        guard f.count == 6, let version = UInt64(f[2]), !f[1].isEmpty else { throw MediaError(.badSDPField, "o= '\(value)'") }
+        guard f.count == 6, let version = UInt64(f[2]), !f[1].isEmpty else {
+            throw MediaError(.badSDPField, "o= '\(value)'")
+        }
         username = f[0]
         sessionID = f[1]
         sessionVersion = version

@@ -1,7 +1,8 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 /// A non-blocking IPv4/IPv6 UDP socket (BSD sockets). Owned by one actor or thread.
 public final class UDPSocket: @unchecked Sendable {
@@ -59,9 +60,12 @@ public final class UDPSocket: @unchecked Sendable {
             guard let length = Self.fill(&storage, host: peer.host, port: peer.port) else { return false }
             cachedPeer = (peer, storage, length)
         }
-        guard var (_, storage, length) = cachedPeer else { return false }
+        guard let (_, peerStorage, length) = cachedPeer else { return false }
+        var storage = peerStorage
         let n = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes.baseAddress, bytes.count, 0, $0, length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, bytes.baseAddress, bytes.count, 0, $0, length)
+            }
         }
         return n == bytes.count
     }
@@ -74,7 +78,9 @@ public final class UDPSocket: @unchecked Sendable {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let n = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, buffer.baseAddress, buffer.count, 0, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, buffer.count, 0, $0, &length)
+            }
         }
         guard n >= 0 else { return nil }
         return (n, Self.address(of: storage))
@@ -103,6 +109,10 @@ public final class UDPSocket: @unchecked Sendable {
         return socklen_t(MemoryLayout<sockaddr_in>.size)
     }
 
+    private static func string(_ text: [CChar]) -> String {
+        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     static func address(of storage: sockaddr_storage) -> Address? {
         var text = [CChar](repeating: 0, count: 64)
         var s = storage
@@ -112,7 +122,7 @@ public final class UDPSocket: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { p -> Address? in
                     var addr = p.pointee.sin_addr
                     guard inet_ntop(AF_INET, &addr, &text, socklen_t(text.count)) != nil else { return nil }
-                    return Address(host: String(cString: text), port: UInt16(bigEndian: p.pointee.sin_port))
+                    return Address(host: Self.string(text), port: UInt16(bigEndian: p.pointee.sin_port))
                 }
             }
         case AF_INET6:
@@ -120,7 +130,7 @@ public final class UDPSocket: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { p -> Address? in
                     var addr = p.pointee.sin6_addr
                     guard inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count)) != nil else { return nil }
-                    return Address(host: String(cString: text), port: UInt16(bigEndian: p.pointee.sin6_port))
+                    return Address(host: Self.string(text), port: UInt16(bigEndian: p.pointee.sin6_port))
                 }
             }
         default: return nil

@@ -30,7 +30,8 @@ import Testing
     @Test func wavFileReadsStereo8BitAndRejectsJunk() throws {
         // 2 channels, 8-bit, 8 kHz: samples (L,R) = (255,1) → ((127+(-127))/2)·256 = 0, (192, 192) → 64·256.
         var bytes = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0, 1, 0, 2, 0]
-        bytes += [0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 8, 0] + Array("data".utf8) + [4, 0, 0, 0, 255, 1, 192, 192]
+        bytes +=
+            [0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 8, 0] + Array("data".utf8) + [4, 0, 0, 0, 255, 1, 192, 192]
         let wav = try WAVFile(bytes: bytes)
         #expect(wav.sampleRate == 8000 && wav.samples == [0, 64 * 256])
         #expect(throws: MediaError(.badWAV)) { try WAVFile(bytes: Array("RIFX....WAVE".utf8)) }

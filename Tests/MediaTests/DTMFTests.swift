@@ -7,8 +7,9 @@ import Testing
         let json = try Vectors.json("dtmf_vectors.json")
         let examples = try #require(json["examples_self_computed"] as? [[String: Any]])
         for e in examples {
-            let p = TelephoneEventPayload(event: UInt8(e["event"] as! Int), isEnd: e["E"] as! Bool,
-                                          volume: UInt8(e["volume"] as! Int), duration: UInt16(e["duration"] as! Int))
+            let p = TelephoneEventPayload(
+                event: UInt8(e["event"] as! Int), isEnd: e["E"] as! Bool,
+                volume: UInt8(e["volume"] as! Int), duration: UInt16(e["duration"] as! Int))
             #expect(p.bytes == hexBytes(e["payload_hex"] as! String))
             #expect(try TelephoneEventPayload(parsing: p.bytes) == p)
         }
@@ -32,7 +33,9 @@ import Testing
                 packets += 1
                 if packet.marker { markers += 1 }
                 if packet.payload.isEnd { ends += 1 }
-                for _ in 0..<2 { events += try receiver.receive(timestamp: packet.timestamp, payload: packet.payload.bytes) }
+                for _ in 0..<2 {
+                    events += try receiver.receive(timestamp: packet.timestamp, payload: packet.payload.bytes)
+                }
             }
             timestamp &+= 160
         }
@@ -47,11 +50,16 @@ import Testing
 
     @Test func receiverClosesAnEventWhoseEndPacketsWereLost() throws {
         var r = DTMFReceiver()
-        let a = try r.receive(timestamp: 1000, payload: TelephoneEventPayload(event: 5, isEnd: false, volume: 10, duration: 160).bytes)
-        let b = try r.receive(timestamp: 2000, payload: TelephoneEventPayload(event: 6, isEnd: true, volume: 10, duration: 800).bytes)
+        let a = try r.receive(
+            timestamp: 1000, payload: TelephoneEventPayload(event: 5, isEnd: false, volume: 10, duration: 160).bytes)
+        let b = try r.receive(
+            timestamp: 2000, payload: TelephoneEventPayload(event: 6, isEnd: true, volume: 10, duration: 800).bytes)
         #expect(a == [.began(.d5)])
         #expect(b == [.ended(.d5, duration: 0), .began(.d6), .ended(.d6, duration: 800)])
-        #expect(try r.receive(timestamp: 2000, payload: TelephoneEventPayload(event: 6, isEnd: true, volume: 10, duration: 800).bytes) == [])
+        #expect(
+            try r.receive(
+                timestamp: 2000, payload: TelephoneEventPayload(event: 6, isEnd: true, volume: 10, duration: 800).bytes)
+                == [])
         #expect(throws: MediaError(.malformedPacket)) { try r.receive(timestamp: 1, payload: [1, 2]) }
     }
 

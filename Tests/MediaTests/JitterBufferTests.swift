@@ -15,7 +15,9 @@ import Testing
         var reordered = 0
     }
 
-    static func simulate(loss: Double, jitterMs: Int, duplicateRate: Double = 0.02, packets: Int = 1500, seed: UInt64) -> Outcome {
+    static func simulate(loss: Double, jitterMs: Int, duplicateRate: Double = 0.02, packets: Int = 1500, seed: UInt64)
+        -> Outcome
+    {
         let rng = SeededIdentifierSource(seed: seed)
         func uniform() -> Double { Double(rng.nextUInt64() >> 11) / Double(1 << 53) }
         var out = Outcome()
@@ -49,8 +51,9 @@ import Testing
         while t < end {
             while next < arrivals.count && arrivals[next].time <= t {
                 let i = arrivals[next].index
-                buffer.insert(sequenceNumber: UInt16(truncatingIfNeeded: i), timestamp: baseTS &+ UInt32(i * 160),
-                              samples: [Int16](repeating: Int16(i % 30000 + 1), count: 160), arrival: arrivals[next].time)
+                buffer.insert(
+                    sequenceNumber: UInt16(truncatingIfNeeded: i), timestamp: baseTS &+ UInt32(i * 160),
+                    samples: [Int16](repeating: Int16(i % 30000 + 1), count: 160), arrival: arrivals[next].time)
                 next += 1
             }
             out.playouts.append(buffer.pop(now: t))
@@ -109,7 +112,8 @@ import Testing
         #expect(levels == [4000, 2000, 1000, 0, 0])
         #expect(b.statistics.concealed == 5)
         // A packet for an already concealed slot is late.
-        b.insert(sequenceNumber: 1, timestamp: 160, samples: [Int16](repeating: 1, count: 160), arrival: .milliseconds(170))
+        b.insert(
+            sequenceNumber: 1, timestamp: 160, samples: [Int16](repeating: 1, count: 160), arrival: .milliseconds(170))
         #expect(b.statistics.late == 1)
     }
 

@@ -17,8 +17,10 @@ import Testing
     }
 
     /// Waits until `condition` holds on the session's statistics or `timeout` passes.
-    static func wait(for session: MediaSession<ContinuousClock>, timeout: Duration = .seconds(5),
-                     _ condition: (MediaStatistics) -> Bool) async throws {
+    static func wait(
+        for session: MediaSession<ContinuousClock>, timeout: Duration = .seconds(5),
+        _ condition: (MediaStatistics) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(await session.statistics) { return }
@@ -33,8 +35,10 @@ import Testing
         let peak = levels.max() ?? 0
         let toneFrames = levels.filter { $0 > 0.7 * peak }.count
         #expect(toneFrames == frames, "received tone duration \(toneFrames * 20) ms")
-        let toneSamples = stride(from: 0, to: samples.count - 159, by: 160).filter { Goertzel.energy(samples[$0..<($0 + 160)]) > 0.7 * peak }
-            .flatMap { samples[$0..<($0 + 160)] }
+        let toneSamples = stride(from: 0, to: samples.count - 159, by: 160).filter {
+            Goertzel.energy(samples[$0..<($0 + 160)]) > 0.7 * peak
+        }
+        .flatMap { samples[$0..<($0 + 160)] }
         let candidates: [Double] = [300, 500, 800, 950, 1000, 1050, 1200, 2000, 3000]
         #expect(Goertzel.dominant(toneSamples, candidates: candidates, sampleRate: 8000) == 1000)
         let p1000 = Goertzel.power(toneSamples, frequency: 1000, sampleRate: 8000)
@@ -42,11 +46,15 @@ import Testing
     }
 
     @Test func plainRTPToneLoopbackWithRTCP() async throws {
-        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 1))
-        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 2))
+        let a = try MediaSession(
+            configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 1))
+        let b = try MediaSession(
+            configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 2))
         let sink = RecordingSink()
         await b.start(remote: a.localAddress, sink: sink)
-        await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
+        await a.start(
+            remote: b.localAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
         try await Self.wait(for: b) { $0.jitterBuffer.played >= 30 && $0.rtcpReceived >= 2 }
         try await Self.wait(for: a) { $0.roundTripTime != nil }
         let sa = await a.statistics
@@ -66,10 +74,12 @@ import Testing
         let ids = SeededIdentifierSource(seed: 42)
         let keyA = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
         let keyB = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
-        let a = try MediaSession(configuration: Self.configuration(srtp: SRTPKeys(local: keyA, remote: keyB)), clock: ContinuousClock(),
-                                 ids: SeededIdentifierSource(seed: 3))
-        let b = try MediaSession(configuration: Self.configuration(srtp: SRTPKeys(local: keyB, remote: keyA)), clock: ContinuousClock(),
-                                 ids: SeededIdentifierSource(seed: 4))
+        let a = try MediaSession(
+            configuration: Self.configuration(srtp: SRTPKeys(local: keyA, remote: keyB)), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 3))
+        let b = try MediaSession(
+            configuration: Self.configuration(srtp: SRTPKeys(local: keyB, remote: keyA)), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 4))
         // A man in the middle between A and B: forwards everything, replays packet 10 and
         // sends a tampered copy of packet 20 (one payload bit flipped) before the genuine one.
         let relay = try UDPSocket(bindHost: "127.0.0.1")
@@ -102,7 +112,9 @@ import Testing
         }
         let sink = RecordingSink()
         await b.start(remote: a.localAddress, sink: sink)
-        await a.start(remote: relay.localAddress, source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
+        await a.start(
+            remote: relay.localAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
         try await Self.wait(for: b) { $0.jitterBuffer.played >= 30 }
         let sb = await b.statistics
         await a.stop()
@@ -115,11 +127,16 @@ import Testing
     }
 
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
-        let keys = SRTPKeys(local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
-                            remote: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 6)))
+        let keys = SRTPKeys(
+            local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
+            remote: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 6)))
         let swapped = SRTPKeys(local: keys.remote, remote: keys.local)
-        let a = try MediaSession(configuration: Self.configuration(srtp: keys), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 7))
-        let b = try MediaSession(configuration: Self.configuration(srtp: swapped), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 8))
+        let a = try MediaSession(
+            configuration: Self.configuration(srtp: keys), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 7))
+        let b = try MediaSession(
+            configuration: Self.configuration(srtp: swapped), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 8))
         let collected = Mutex<[DTMFReceiver.Event]>([])
         let listener = Task {
             for await event in b.events {
@@ -136,7 +153,9 @@ import Testing
         await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [440], amplitude: 3000))
         await a.sendDTMF(DTMFDigit.digits("0123456789*#ABCD")!)
         let deadline = ContinuousClock.now + .seconds(6)
-        while collected.withLock({ $0.count }) < 32 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while collected.withLock({ $0.count }) < 32 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try await Task.sleep(for: .milliseconds(100))  // nothing more may arrive
         await a.stop()
         await b.stop()
@@ -168,7 +187,9 @@ import Testing
         await a.start(remote: b.localAddress)
         await a.sendDTMF(DTMFDigit.digits("159#")!)
         let deadline = ContinuousClock.now + .seconds(3)
-        while found.withLock({ $0.count }) < 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        while found.withLock({ $0.count }) < 4 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         await a.stop()
         await b.stop()
         listener.cancel()
@@ -183,7 +204,8 @@ import Testing
         let clock = TestClock()
         var configuration = MediaSessionConfiguration()
         configuration.rtcpInterval = .seconds(3600)
-        let session = try MediaSession(configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 11))
+        let session = try MediaSession(
+            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 11))
         let receiver = try UDPSocket(bindHost: "127.0.0.1")
         await session.start(remote: receiver.localAddress, source: ToneGenerator(frequencies: [1000]))
         let jitter = SeededIdentifierSource(seed: 12)

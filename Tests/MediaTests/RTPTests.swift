@@ -4,8 +4,9 @@ import Testing
 
 @Suite struct RTPTests {
     @Test func headerRoundTripsWithCSRCsExtensionAndPadding() throws {
-        let header = RTPHeader(marker: true, payloadType: 8, sequenceNumber: 0xFFFF, timestamp: 0xFFFF_FF60, ssrc: 0x1122_3344,
-                               csrcs: [1, 0xDEAD_BEEF], headerExtension: .init(profile: 0xBEDE, data: [1, 2, 3, 4, 5, 6, 7, 8]))
+        let header = RTPHeader(
+            marker: true, payloadType: 8, sequenceNumber: 0xFFFF, timestamp: 0xFFFF_FF60, ssrc: 0x1122_3344,
+            csrcs: [1, 0xDEAD_BEEF], headerExtension: .init(profile: 0xBEDE, data: [1, 2, 3, 4, 5, 6, 7, 8]))
         let packet = RTPPacket(header: header, payload: [0xD5, 0xD4, 0x55], paddingCount: 5)
         let bytes = packet.serialized()
         #expect(bytes.count == 12 + 8 + 4 + 8 + 3 + 5)
@@ -20,10 +21,16 @@ import Testing
 
     @Test func malformedPacketsThrowTypedErrors() {
         #expect(throws: MediaError(.malformedPacket)) { try RTPPacket(parsing: [0x80, 0, 0]) }
-        #expect(throws: MediaError(.malformedPacket)) { try RTPPacket(parsing: [0x40] + [UInt8](repeating: 0, count: 11)) }
-        #expect(throws: MediaError(.malformedPacket)) { try RTPPacket(parsing: [0x83] + [UInt8](repeating: 0, count: 15)) }
+        #expect(throws: MediaError(.malformedPacket)) {
+            try RTPPacket(parsing: [0x40] + [UInt8](repeating: 0, count: 11))
+        }
+        #expect(throws: MediaError(.malformedPacket)) {
+            try RTPPacket(parsing: [0x83] + [UInt8](repeating: 0, count: 15))
+        }
         // Padding count larger than the payload.
-        #expect(throws: MediaError(.malformedPacket)) { try RTPPacket(parsing: [0xA0] + [UInt8](repeating: 0, count: 11) + [9]) }
+        #expect(throws: MediaError(.malformedPacket)) {
+            try RTPPacket(parsing: [0xA0] + [UInt8](repeating: 0, count: 11) + [9])
+        }
         // Extension length overruns.
         #expect(throws: MediaError(.malformedPacket)) {
             try RTPPacket(parsing: [0x90] + [UInt8](repeating: 0, count: 11) + [0xBE, 0xDE, 0, 4])
@@ -80,13 +87,18 @@ import Testing
     }
 
     @Test func rtcpCompoundRoundTripsSRRRSDESBYE() throws {
-        let block = RTCPReportBlock(ssrc: 0xAABB_CCDD, fractionLost: 25, cumulativeLost: -3, extendedHighestSequence: 0x1_0005,
-                                    jitter: 42, lastSR: 0x1234_5678, delaySinceLastSR: 65536)
+        let block = RTCPReportBlock(
+            ssrc: 0xAABB_CCDD, fractionLost: 25, cumulativeLost: -3, extendedHighestSequence: 0x1_0005,
+            jitter: 42, lastSR: 0x1234_5678, delaySinceLastSR: 65536)
         let packets: [RTCPPacket] = [
-            .senderReport(RTCPSenderReport(ssrc: 1, ntpTimestamp: 0x0102_0304_0506_0708, rtpTimestamp: 160, packetCount: 50,
-                                           octetCount: 8000, reports: [block])),
+            .senderReport(
+                RTCPSenderReport(
+                    ssrc: 1, ntpTimestamp: 0x0102_0304_0506_0708, rtpTimestamp: 160, packetCount: 50,
+                    octetCount: 8000, reports: [block])),
             .receiverReport(ssrc: 2, reports: [block, block]),
-            .sourceDescription([RTCPSourceChunk(ssrc: 1, cname: "alice@example.com"), RTCPSourceChunk(ssrc: 3, cname: "b")]),
+            .sourceDescription([
+                RTCPSourceChunk(ssrc: 1, cname: "alice@example.com"), RTCPSourceChunk(ssrc: 3, cname: "b"),
+            ]),
             .bye(ssrcs: [1], reason: "call ended"),
             .other(packetType: 205, body: [0, 0, 0, 1, 0, 0, 0, 2]),
         ]
@@ -101,8 +113,9 @@ import Testing
     @Test func roundTripTimeFromReportBlock() {
         // RFC 3550 §6.4.1 example: A = 0xb710:8000 (46864.500 s), LSR = 0xb705:2000 (46853.125 s),
         // DLSR = 0x0005:4000 (5.250 s) → RTT 6.125 s.
-        let block = RTCPReportBlock(ssrc: 1, fractionLost: 0, cumulativeLost: 0, extendedHighestSequence: 0, jitter: 0,
-                                    lastSR: 0xB705_2000, delaySinceLastSR: 0x0005_4000)
+        let block = RTCPReportBlock(
+            ssrc: 1, fractionLost: 0, cumulativeLost: 0, extendedHighestSequence: 0, jitter: 0,
+            lastSR: 0xB705_2000, delaySinceLastSR: 0x0005_4000)
         #expect(block.roundTripTime(arrivalCompactNTP: 0xB710_8000) == .milliseconds(6125))
     }
 

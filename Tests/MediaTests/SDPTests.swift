@@ -83,20 +83,36 @@ import Testing
         ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\n", .missingSDPLine),
         ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio x RTP/AVP 0\r\n", .badSDPField),
         ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.999\r\nt=0 0\r\n", .badSDPField),
-        ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=rtpmap:0 PCMU\r\n", .badSDPField),
-        ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/SAVP 0\r\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:AAAA\r\n", .badSDPField),
-        ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=setup:sideways\r\n", .badSDPField),
-        ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=candidate:1 1 UDP x\r\n", .badSDPField),
+        (
+            "v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=rtpmap:0 PCMU\r\n",
+            .badSDPField
+        ),
+        (
+            "v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/SAVP 0\r\na=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:AAAA\r\n",
+            .badSDPField
+        ),
+        (
+            "v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=setup:sideways\r\n",
+            .badSDPField
+        ),
+        (
+            "v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\na=candidate:1 1 UDP x\r\n",
+            .badSDPField
+        ),
         ("v=0\r\ns=-\r\no=- 1 1 IN IP4 h\r\nt=0 0\r\n", .badSDPLine),
         ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nt=0 0\r\nthis is not sdp\r\n", .badSDPLine),
-        ("v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\nt=0 0\r\n", .badSDPLine),
+        (
+            "v=0\r\no=- 1 1 IN IP4 h\r\ns=-\r\nc=IN IP4 1.2.3.4\r\nt=0 0\r\nm=audio 5 RTP/AVP 0\r\nt=0 0\r\n",
+            .badSDPLine
+        ),
     ])
     func badSDPThrowsTypedErrors(text: String, code: MediaError.Code) {
         #expect(throws: MediaError(code)) { try SessionDescription(parsing: text) }
     }
 
     @Test func acceptsBareLFAndParsesTheRFC4475SDPBodies() throws {
-        let sdp = try SessionDescription(parsing: "v=0\no=- 1 1 IN IP6 ::1\ns=x\nc=IN IP6 ::1\nt=0 0\nm=audio 4000 RTP/AVP 8\n")
+        let sdp = try SessionDescription(
+            parsing: "v=0\no=- 1 1 IN IP6 ::1\ns=x\nc=IN IP6 ::1\nt=0 0\nm=audio 4000 RTP/AVP 8\n")
         #expect(sdp.media[0].encoding(of: 8)?.encodingName == "PCMA")
         #expect(sdp.effectiveConnection(of: 0)?.host == "::1")
     }
@@ -105,7 +121,10 @@ import Testing
         var c = AudioCapabilities(address: "127.0.0.1", port: port)
         if srtp {
             let ids = SeededIdentifierSource(seed: seed)
-            c.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids), SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: ids)]
+            c.crypto = [
+                SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids),
+                SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: ids),
+            ]
         }
         return c
     }
@@ -114,18 +133,21 @@ import Testing
         let alice = Self.caps(port: 4000, seed: 1)
         var bob = Self.caps(port: 5000, seed: 2)
         bob.codecs = [.pcmu, .pcma]  // Bob prefers µ-law but honours the offerer's order.
-        let offer = OfferAnswer.makeOffer(alice, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
+        let offer = OfferAnswer.makeOffer(
+            alice, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
         let offerText = offer.serialized()
         #expect(offerText.contains("m=audio 4000 RTP/SAVP 8 0 101\r\n"))
         #expect(offerText.contains("a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:"))
         let parsedOffer = try SessionDescription(parsing: offerText)
-        let (answer, bobAudio) = try OfferAnswer.makeAnswer(to: parsedOffer, capabilities: bob,
-                                                            origin: SDPOrigin(sessionID: "2", sessionVersion: 1, address: "127.0.0.1"))
+        let (answer, bobAudio) = try OfferAnswer.makeAnswer(
+            to: parsedOffer, capabilities: bob,
+            origin: SDPOrigin(sessionID: "2", sessionVersion: 1, address: "127.0.0.1"))
         let b = try #require(bobAudio)
         #expect(b.codec == .pcma && b.payloadType == 8 && b.telephoneEventPayloadType == 101)
         #expect(b.remotePort == 4000 && b.rtcpMux && b.direction == .sendrecv)
         #expect(b.localKey == bob.crypto[0] && b.remoteKey == alice.crypto[0])
-        let a = try OfferAnswer.processAnswer(try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
+        let a = try OfferAnswer.processAnswer(
+            try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
         #expect(a.codec == .pcma && a.remotePort == 5000)
         #expect(a.localKey == alice.crypto[0] && a.remoteKey == bob.crypto[0])
 
@@ -154,30 +176,47 @@ import Testing
         // Legacy hold (RFC 3264 §8.4): c=0.0.0.0.
         text = Self.offerText.replacingOccurrences(of: "c=IN IP4 192.0.2.10\r\nt=", with: "c=IN IP4 0.0.0.0\r\nt=")
         offer = try SessionDescription(parsing: text)
-        #expect(try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin).audio?.direction == .recvonly)
+        #expect(
+            try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin).audio?.direction == .recvonly
+        )
 
         // Inactive → inactive.
-        offer = try SessionDescription(parsing: Self.offerText.replacingOccurrences(of: "a=sendrecv", with: "a=inactive"))
-        #expect(try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin).answer.media[0].direction == .inactive)
+        offer = try SessionDescription(
+            parsing: Self.offerText.replacingOccurrences(of: "a=sendrecv", with: "a=inactive"))
+        #expect(
+            try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin).answer.media[0].direction
+                == .inactive)
 
         // Audio port 0 → rejected; no audio left → negotiationFailed.
-        offer = try SessionDescription(parsing: Self.offerText.replacingOccurrences(of: "m=audio 49170", with: "m=audio 0"))
-        #expect(throws: MediaError(.negotiationFailed)) { try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin) }
-        let (allRejected, none) = try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin, requireAudio: false)
+        offer = try SessionDescription(
+            parsing: Self.offerText.replacingOccurrences(of: "m=audio 49170", with: "m=audio 0"))
+        #expect(throws: MediaError(.negotiationFailed)) {
+            try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin)
+        }
+        let (allRejected, none) = try OfferAnswer.makeAnswer(
+            to: offer, capabilities: bob, origin: offer.origin, requireAudio: false)
         #expect(none == nil && allRejected.media.allSatisfy { $0.port == 0 })
 
         // SRTP offer but we have no keys, and a plain offer when SRTP is required.
         #expect(throws: MediaError(.negotiationFailed)) {
-            try OfferAnswer.makeAnswer(to: try SessionDescription(parsing: Self.offerText), capabilities: Self.caps(port: 1, seed: 1, srtp: false),
-                                       origin: offer.origin)
+            try OfferAnswer.makeAnswer(
+                to: try SessionDescription(parsing: Self.offerText),
+                capabilities: Self.caps(port: 1, seed: 1, srtp: false),
+                origin: offer.origin)
         }
         var strict = bob
         strict.requireSRTP = true
-        offer = try SessionDescription(parsing: Self.offerText.replacingOccurrences(of: "RTP/SAVP 0 8", with: "RTP/AVP 0 8"))
-        #expect(throws: MediaError(.negotiationFailed)) { try OfferAnswer.makeAnswer(to: offer, capabilities: strict, origin: offer.origin) }
+        offer = try SessionDescription(
+            parsing: Self.offerText.replacingOccurrences(of: "RTP/SAVP 0 8", with: "RTP/AVP 0 8"))
+        #expect(throws: MediaError(.negotiationFailed)) {
+            try OfferAnswer.makeAnswer(to: offer, capabilities: strict, origin: offer.origin)
+        }
         // No common codec.
-        offer = try SessionDescription(parsing: Self.offerText.replacingOccurrences(of: "RTP/SAVP 0 8 97 101", with: "RTP/SAVP 97"))
-        #expect(throws: MediaError(.negotiationFailed)) { try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin) }
+        offer = try SessionDescription(
+            parsing: Self.offerText.replacingOccurrences(of: "RTP/SAVP 0 8 97 101", with: "RTP/SAVP 97"))
+        #expect(throws: MediaError(.negotiationFailed)) {
+            try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin)
+        }
     }
 
     @Test func dtlsOfferGetsActiveSetupAndOurFingerprint() throws {
@@ -185,8 +224,9 @@ import Testing
         let offer = try SessionDescription(parsing: text)
         var bob = Self.caps(port: 5000, seed: 4, srtp: false)
         bob.fingerprint = CertificateFingerprint(hashFunction: "sha-256", bytes: [UInt8](repeating: 0xAB, count: 32))
-        bob.ice = ICEParameters(ufrag: "abcd", pwd: "0123456789012345678901",
-                                candidates: [ICECandidate(foundation: "1", component: 1, priority: 100, address: "127.0.0.1", port: 5000)])
+        bob.ice = ICEParameters(
+            ufrag: "abcd", pwd: "0123456789012345678901",
+            candidates: [ICECandidate(foundation: "1", component: 1, priority: 100, address: "127.0.0.1", port: 5000)])
         let (answer, audio) = try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin)
         #expect(answer.media[0].setup == .active)
         #expect(answer.media[0].fingerprints.first == bob.fingerprint)

@@ -8,8 +8,11 @@ import Testing
     static let key = (0..<30).map { UInt8($0 &* 7 &+ 3) }
 
     static func packet(seq: UInt16) -> [UInt8] {
-        RTPPacket(header: RTPHeader(marker: seq == 1, payloadType: 8, sequenceNumber: seq, timestamp: 1000 + UInt32(seq) * 160,
-                                    ssrc: 0xDEAD_BEEF), payload: (0..<160).map { UInt8(truncatingIfNeeded: $0 * 3) }).serialized()
+        RTPPacket(
+            header: RTPHeader(
+                marker: seq == 1, payloadType: 8, sequenceNumber: seq, timestamp: 1000 + UInt32(seq) * 160,
+                ssrc: 0xDEAD_BEEF), payload: (0..<160).map { UInt8(truncatingIfNeeded: $0 * 3) }
+        ).serialized()
     }
 
     static func hex(_ b: [UInt8]) -> String { b.map { String(Int($0) + 0x100, radix: 16).dropFirst() }.joined() }
@@ -39,8 +42,10 @@ import Testing
             #expect(Self.hex(Array(protected.suffix(40))) == Self.expected[profile]![i], "seq \(seq)")
             #expect(try rx.unprotect(protected) == Self.packet(seq: seq))
         }
-        let rtcp = RTCPPacket.serialize([.receiverReport(ssrc: 0xDEAD_BEEF, reports: []),
-                                         .sourceDescription([RTCPSourceChunk(ssrc: 0xDEAD_BEEF, cname: "kat")])])
+        let rtcp = RTCPPacket.serialize([
+            .receiverReport(ssrc: 0xDEAD_BEEF, reports: []),
+            .sourceDescription([RTCPSourceChunk(ssrc: 0xDEAD_BEEF, cname: "kat")]),
+        ])
         #expect(Self.hex(try tx.protectRTCP(rtcp)) == Self.expectedRTCP)
     }
 

@@ -5,8 +5,10 @@ import Testing
 
 @Suite struct SRTPTests {
     static func rtp(seq: UInt16, ssrc: UInt32 = 0x1122_3344) -> [UInt8] {
-        RTPPacket(header: RTPHeader(payloadType: 8, sequenceNumber: seq, timestamp: UInt32(seq) * 160, ssrc: ssrc),
-                  payload: [UInt8](repeating: 0xD5, count: 160)).serialized()
+        RTPPacket(
+            header: RTPHeader(payloadType: 8, sequenceNumber: seq, timestamp: UInt32(seq) * 160, ssrc: ssrc),
+            payload: [UInt8](repeating: 0xD5, count: 160)
+        ).serialized()
     }
 
     @Test(arguments: SRTPProfile.allCases)
@@ -32,7 +34,8 @@ import Testing
         let genuine2 = try tx.protect(Self.rtp(seq: 3))
         #expect(try rx.unprotect(genuine2) == Self.rtp(seq: 3))
         // Wrong key.
-        let other = try SRTPContext(key: SRTPKeyMaterial.random(profile, using: SeededIdentifierSource(seed: 8)), direction: .inbound)
+        let other = try SRTPContext(
+            key: SRTPKeyMaterial.random(profile, using: SeededIdentifierSource(seed: 8)), direction: .inbound)
         #expect(throws: MediaError(.srtpAuthenticationFailed)) { try other.unprotect(try tx.protect(Self.rtp(seq: 4))) }
         // SRTCP.
         let rtcp = RTCPPacket.serialize([.receiverReport(ssrc: 0x1122_3344, reports: [])])
@@ -44,7 +47,8 @@ import Testing
 
     @Test func aeadGCMIsAvailableInThisLibsrtp() throws {
         // Recorded for the README: Debian's libsrtp2 links NSS and supports AEAD_AES_128_GCM.
-        _ = try SRTPContext(key: SRTPKeyMaterial.random(.aeadAES128GCM, using: SeededIdentifierSource(seed: 1)), direction: .outbound)
+        _ = try SRTPContext(
+            key: SRTPKeyMaterial.random(.aeadAES128GCM, using: SeededIdentifierSource(seed: 1)), direction: .outbound)
     }
 
     @Test func replayWindowAcceptsReorderingWithin128() throws {
@@ -70,8 +74,9 @@ import Testing
         let cipherKey = hexBytes((b3["cipher_key"] as! [String: Any])["expected"] as! String)
         let saltEntry = try #require(b3["cipher_salt"] as? [String: Any])
         let cipherSalt = hexBytes(saltEntry["expected"] as! String)
-        let tx = try SRTPContext(key: try SRTPKeyMaterial(profile: .aesCM128HmacSHA1_80, keyAndSalt: masterKey + masterSalt),
-                                 direction: .outbound)
+        let tx = try SRTPContext(
+            key: try SRTPKeyMaterial(profile: .aesCM128HmacSHA1_80, keyAndSalt: masterKey + masterSalt),
+            direction: .outbound)
         let ssrc: UInt32 = 0xCAFE_BABE
         let seq: UInt16 = 5
         let plain = Self.rtp(seq: seq, ssrc: ssrc)
