@@ -54,6 +54,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private struct Datagram: Sendable {
         var bytes: [UInt8]
         var onRTCPSocket: Bool
+        var source: UDPSocket.Address?
     }
 
     /// Binds the socket(s). `ids` supplies the SSRC, initial sequence number and timestamp.
@@ -102,9 +103,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     public var ssrc: UInt32 { sender.ssrc }
 
     /// Starts sending `source` to `remote` (RTCP to `remoteRTCP`, default: same port with
-    /// rtcp-mux, else port + 1) and playing received audio into `sink`.
+    /// rtcp-mux, else port + 1) and playing received audio into `sink`. With `remote` nil
+    /// (media before the answer) nothing is sent until ``MediaSessionConfiguration/latchRemote``
+    /// learns the peer from its first valid packet.
     public func start(
-        remote: UDPSocket.Address, remoteRTCP: UDPSocket.Address? = nil,
+        remote: UDPSocket.Address?, remoteRTCP: UDPSocket.Address? = nil,
         source: some AudioSource = SilenceSource(), sink: some AudioSink = NullSink()
     ) {
         precondition(!running, "MediaSession.start called twice")
@@ -112,7 +115,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         self.remote = remote
         self.remoteRTCP =
             remoteRTCP
-            ?? (configuration.rtcpMux ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
+            ?? remote.map { configuration.rtcpMux ? $0 : UDPSocket.Address(host: $0.host, port: $0.port &+ 1) }
         self.source = source
         self.sink = sink
         let continuation = datagramContinuation
@@ -122,9 +125,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             readSource.setEventHandler {
                 var buffer = [UInt8](repeating: 0, count: 2048)
                 while true {
-                    let n = buffer.withUnsafeMutableBytes { socket.receive(into: $0) as Int }
-                    if n < 0 { break }
-                    continuation.yield(Datagram(bytes: Array(buffer[0..<n]), onRTCPSocket: isRTCP))
+                    guard let (n, from) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0) }) else { break }
+                    continuation.yield(Datagram(bytes: Array(buffer[0..<n]), onRTCPSocket: isRTCP, source: from))
                 }
             }
             readSource.setCancelHandler { _ = socket }
@@ -304,13 +306,13 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         var bytes = datagram.bytes
         let kind = datagram.onRTCPSocket ? PacketKind.rtcp : PacketDemultiplexer.classify(bytes)
         switch kind {
-        case .rtp: receiveRTP(&bytes)
+        case .rtp: receiveRTP(&bytes, from: datagram.source)
         case .rtcp: receiveRTCP(&bytes)
         default: stats.malformedPackets += 1
         }
     }
 
-    private func receiveRTP(_ bytes: inout [UInt8]) {
+    private func receiveRTP(_ bytes: inout [UInt8], from source: UDPSocket.Address?) {
         if let inbound {
             let count = bytes.count
             let result: Result<Int, MediaError> = bytes.withUnsafeMutableBytes { raw in
@@ -335,6 +337,15 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         guard direction.receives || header.payloadType == configuration.telephoneEventPayloadType else { return }
         stats.packetsReceived += 1
         stats.octetsReceived += range.count
+        if configuration.latchRemote, let source, source != remote,
+            header.payloadType == configuration.payloadType || header.payloadType == configuration.telephoneEventPayloadType
+        {
+            // Symmetric RTP (RFC 4961): answer where the media comes from (after SRTP
+            // authentication when SRTP is on).
+            remote = source
+            if configuration.rtcpMux { remoteRTCP = source }
+            eventContinuation.yield(.remoteLatched(source))
+        }
         let now = elapsed
         if reception?.ssrc != header.ssrc {
             reception = RTPReceptionStatistics(ssrc: header.ssrc, firstSequenceNumber: header.sequenceNumber)

@@ -24,6 +24,9 @@ public struct MediaSessionConfiguration: Sendable {
     public var statisticsInterval: Duration? = nil
     /// Run the Goertzel DTMF detector on received audio (events `.inBandDTMF`).
     public var detectInBandDTMF: Bool = false
+    /// Symmetric RTP (RFC 4961): send to wherever valid media arrives from (NAT, relays that
+    /// start before the answer). With SRTP only authenticated packets move the destination.
+    public var latchRemote: Bool = false
     /// RFC 3550 §6.5.1 CNAME.
     public var cname: String = "astra@localhost"
     /// DTMF tone and pause lengths.
@@ -115,6 +118,8 @@ public enum MediaEvent: Sendable, Hashable {
     case remoteBye(reason: String?)
     /// The audio source ended (e.g. end of a WAV file).
     case sourceEnded
+    /// Symmetric RTP moved our destination to this address.
+    case remoteLatched(UDPSocket.Address)
     /// The first RTP packet arrived from the peer (a new SSRC).
     case remoteSource(ssrc: UInt32)
 }

@@ -70,10 +70,11 @@ import Testing
         Self.checkTone(sink.samples, frames: 30)
     }
 
-    @Test func srtpToneLoopbackDropsAndCountsTamperedAndReplayedPackets() async throws {
+    @Test(arguments: [SRTPProfile.aesCM128HmacSHA1_80, .aeadAES128GCM])
+    func srtpToneLoopbackDropsAndCountsTamperedAndReplayedPackets(profile: SRTPProfile) async throws {
         let ids = SeededIdentifierSource(seed: 42)
-        let keyA = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
-        let keyB = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+        let keyA = SRTPKeyMaterial.random(profile, using: ids)
+        let keyB = SRTPKeyMaterial.random(profile, using: ids)
         let a = try MediaSession(
             configuration: Self.configuration(srtp: SRTPKeys(local: keyA, remote: keyB)), clock: ContinuousClock(),
             ids: SeededIdentifierSource(seed: 3))
@@ -124,6 +125,45 @@ import Testing
         #expect(sb.srtpReplays == 1)
         #expect(sb.packetsReceived == 30 && sb.jitterBuffer.played == 30 && sb.jitterBuffer.duplicates == 0)
         Self.checkTone(sink.samples, frames: 30)
+    }
+
+    /// Separate RTP and RTCP sockets (no rtcp-mux): RTCP reaches the RTCP port and RTT is known.
+    @Test func rtpAndRTCPOnSeparatePorts() async throws {
+        var c = Self.configuration()
+        c.rtcpMux = false
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 21))
+        let b = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 22))
+        #expect(a.localRTCPAddress != a.localAddress)
+        let sink = RecordingSink()
+        await b.start(remote: a.localAddress, remoteRTCP: a.localRTCPAddress, sink: sink)
+        await a.start(
+            remote: b.localAddress, remoteRTCP: b.localRTCPAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(400)))
+        try await Self.wait(for: a) { $0.roundTripTime != nil }
+        try await Self.wait(for: b) { $0.packetsReceived >= 20 }
+        let sa = await a.statistics
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sa.roundTripTime != nil && sb.rtcpReceived >= 1 && sa.rtcpReceived >= 1)
+        #expect(sb.packetsReceived == 20 && sb.malformedPackets == 0)
+    }
+
+    /// Symmetric RTP: A starts with no destination (media before the answer) and answers to
+    /// where B's media comes from.
+    @Test func latchingSendsBackWhereMediaComesFrom() async throws {
+        var c = Self.configuration()
+        c.latchRemote = true
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 31))
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 32))
+        let sink = RecordingSink()
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        await b.start(remote: a.localAddress, sink: sink)
+        try await Self.wait(for: b) { $0.packetsReceived >= 10 }
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sb.packetsReceived >= 10)
     }
 
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
