@@ -57,8 +57,13 @@ public struct JitterBuffer: Sendable {
         public var stretched = 0
         /// Received frames skipped to shrink the delay.
         public var shrunk = 0
-        /// Current playout delay target.
+        /// Adaptation target, relative to where playout started (moves by whole frames).
         public var delay: Duration = .zero
+        /// Total time played frames spent in the buffer (emission − arrival), as WebRTC's
+        /// `jitterBufferDelay`; divide by ``played`` (see ``meanBufferDelay``).
+        public var totalBufferDelay: Duration = .zero
+        /// Mean time a played frame waited in the buffer.
+        public var meanBufferDelay: Duration { played == 0 ? .zero : totalBufferDelay / played }
         public var maxDelaySeen: Duration = .zero
         /// Frames currently buffered.
         public var buffered = 0
@@ -146,6 +151,7 @@ public struct JitterBuffer: Sendable {
         let result: Playout
         if let entry = frames.removeValue(forKey: playout) {
             recordSlack(now - entry.arrival)
+            statistics.totalBufferDelay += now - entry.arrival
             markPlayed(playout)
             lastSamples = entry.samples
             repetitions = 0

@@ -98,6 +98,9 @@ import Testing
         // 5. Adaptation keeps late packets rare (after the first second) and delay bounded.
         #expect(s.late <= 2 + o.sent / 100)
         #expect(s.delay >= .milliseconds(20) && s.delay <= .milliseconds(300))
+        // Frames wait in the buffer about as long as the jitter needs: 0…60 ms spread, so the
+        // mean wait sits between a few ms and the maximum delay.
+        #expect(s.meanBufferDelay > .milliseconds(5) && s.meanBufferDelay < .milliseconds(120))
     }
 
     @Test func concealmentRepeatsWithFadeThenSilence() {
@@ -122,5 +125,6 @@ import Testing
         #expect(o.stats.late == 0 && o.stats.duplicates == 0)
         #expect(o.stats.played + o.stats.shrunk + o.stats.buffered == 500)
         #expect(o.stats.delay <= .milliseconds(40))
+        #expect(o.stats.meanBufferDelay <= .milliseconds(40))
     }
 }
