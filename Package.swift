@@ -41,13 +41,24 @@ let package = Package(
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
+        module("ToolSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
+        tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
+        // Command-line tools: thin mains over ToolSupport (docs/tools.md).
+        tool("astra-register", ["ToolSupport"]),
+        tool("astra-call", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-pushsim", ["ToolSupport"]),
+
+        // Benchmarks (scripts/bench.sh runs every Benchmarks/bench-* in release).
         .executableTarget(name: "bench-media", dependencies: ["Media"], path: "Benchmarks/bench-media", swiftSettings: strict),
     ]
 )
