@@ -8,7 +8,7 @@ import SIPCore
 /// into an `AsyncStream` that the actor drains) and the SRTP contexts; everything else is the
 /// pure cores of this module. Events arrive on ``events``.
 public actor MediaSession<C: Clock> where C.Duration == Duration {
-    public let configuration: MediaSessionConfiguration
+    public private(set) var configuration: MediaSessionConfiguration
     /// Where RTP (and RTCP with rtcp-mux) is received.
     public nonisolated let localAddress: UDPSocket.Address
     /// Where RTCP is received (same as ``localAddress`` with rtcp-mux).
@@ -19,12 +19,13 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private let startInstant: C.Instant
     private let rtpSocket: UDPSocket
     private let rtcpSocket: UDPSocket?
-    private let outbound: SRTPContext?
-    private let inbound: SRTPContext?
+    private var outbound: SRTPContext?
+    private var inbound: SRTPContext?
     private let eventContinuation: AsyncStream<MediaEvent>.Continuation
     private let datagrams: AsyncStream<Datagram>
     private let datagramContinuation: AsyncStream<Datagram>.Continuation
-    private var readSources: [any DispatchSourceRead] = []
+    // Touched only in start, stop and deinit.
+    nonisolated(unsafe) private var readSources: [any DispatchSourceRead] = []
     private var tasks: [Task<Void, Never>] = []
     private let ids: any IdentifierSource
 
@@ -99,6 +100,60 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         frame = [Int16](repeating: 0, count: configuration.samplesPerFrame)
     }
 
+    deinit {
+        for source in readSources { source.cancel() }
+        for task in tasks { task.cancel() }
+        datagramContinuation.finish()
+        eventContinuation.finish()
+    }
+
+    /// Applies an offer/answer result (RFC 3264): codec and payload types, telephone-event,
+    /// direction, SDES keys and the remote address. Call it before ``start(remote:remoteRTCP:source:sink:)``
+    /// (then pass `remote: nil` or the same address) or mid-call for a re-INVITE (hold/resume,
+    /// new keys: fresh SRTP contexts, so replay state restarts with the new key). A different
+    /// ptime is accepted only before start.
+    public func apply(_ negotiated: NegotiatedAudio) throws(MediaError) {
+        var updated = configuration
+        updated.law = negotiated.codec.law
+        updated.payloadType = negotiated.payloadType
+        updated.telephoneEventPayloadType = negotiated.telephoneEventPayloadType
+        updated.ptime = .milliseconds(negotiated.ptime)
+        updated.direction = negotiated.direction
+        if let local = negotiated.localKey, let remoteKey = negotiated.remoteKey {
+            updated.srtp = SRTPKeys(local: local, remote: remoteKey)
+        } else {
+            updated.srtp = nil
+        }
+        if updated.ptime != configuration.ptime {
+            guard !running else { throw MediaError(.invalidState, "ptime cannot change during a call") }
+            frame = [Int16](repeating: 0, count: updated.samplesPerFrame)
+            dtmfSender = DTMFSender(
+                samplesPerPacket: UInt32(updated.samplesPerFrame), toneDuration: updated.dtmfToneDuration,
+                pause: updated.dtmfPause)
+            var jb = updated.jitterBuffer
+            jb.samplesPerFrame = updated.samplesPerFrame
+            jb.frameDuration = updated.ptime
+            updated.jitterBuffer = jb
+            jitterBuffer = JitterBuffer(configuration: jb)
+        }
+        if updated.srtp != configuration.srtp {
+            if let keys = updated.srtp {
+                outbound = try SRTPContext(key: keys.local, direction: .outbound)
+                inbound = try SRTPContext(key: keys.remote, direction: .inbound)
+            } else {
+                outbound = nil
+                inbound = nil
+            }
+        }
+        configuration = updated
+        direction = updated.direction
+        // RFC 3264 §8.4: a null address means "do not send" (legacy hold).
+        if negotiated.remoteAddress != "0.0.0.0" && negotiated.remoteAddress != "::" {
+            remote = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remotePort)
+            remoteRTCP = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remoteRTCPPort)
+        }
+    }
+
     /// Our RTP SSRC.
     public var ssrc: UInt32 { sender.ssrc }
 
@@ -112,10 +167,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     ) {
         precondition(!running, "MediaSession.start called twice")
         running = true
-        self.remote = remote
-        self.remoteRTCP =
-            remoteRTCP
-            ?? remote.map { configuration.rtcpMux ? $0 : UDPSocket.Address(host: $0.host, port: $0.port &+ 1) }
+        if let remote {
+            self.remote = remote
+            self.remoteRTCP =
+                remoteRTCP ?? (configuration.rtcpMux ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
+        }
         self.source = source
         self.sink = sink
         let continuation = datagramContinuation

@@ -1,5 +1,5 @@
 /// Everything a ``MediaSession`` needs to run one negotiated audio stream.
-public struct MediaSessionConfiguration: Sendable {
+public struct MediaSessionConfiguration: Sendable, Hashable {
     /// Address to bind (`127.0.0.1` in tests, `0.0.0.0` or a specific interface otherwise).
     public var localHost: String = "127.0.0.1"
     /// RTP port to bind (0 = ephemeral).

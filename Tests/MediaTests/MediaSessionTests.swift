@@ -166,6 +166,47 @@ import Testing
         #expect(sb.packetsReceived >= 10)
     }
 
+    /// The call layer's path: bind, offer with the bound port, answer, apply the result,
+    /// start; then a re-INVITE puts A on hold (sendonly → B recvonly).
+    @Test func offerAnswerDrivesTwoSessionsThenHold() async throws {
+        let ids = SeededIdentifierSource(seed: 51)
+        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        var alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
+        alice.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        alice.codecs = [.pcmu, .pcma]
+        var bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
+        bob.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        let origin = SDPOrigin(sessionID: "7", sessionVersion: 1, address: "127.0.0.1")
+        let offer = OfferAnswer.makeOffer(alice, origin: origin)
+        let (answer, bobAudio) = try OfferAnswer.makeAnswer(
+            to: try SessionDescription(parsing: offer.serialized()), capabilities: bob, origin: origin)
+        let aliceAudio = try OfferAnswer.processAnswer(
+            try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
+        try await a.apply(aliceAudio)
+        try await b.apply(try #require(bobAudio))
+        #expect(await a.configuration.law == .muLaw && aliceAudio.codec == .pcmu)
+        let sink = RecordingSink()
+        await b.start(remote: nil, sink: sink)
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 20 }
+        // Hold: A re-offers sendonly; B answers recvonly and stops sending.
+        var held = alice
+        held.direction = .sendonly
+        let reoffer = OfferAnswer.makeOffer(held, origin: origin)
+        let (_, bobHeld) = try OfferAnswer.makeAnswer(to: reoffer, capabilities: bob, origin: origin)
+        #expect(bobHeld?.direction == .recvonly)
+        try await b.apply(try #require(bobHeld))
+        let sentBefore = await b.statistics.packetsSent
+        try await Task.sleep(for: .milliseconds(200))
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sb.srtpAuthenticationFailures == 0 && sb.packetsReceived >= 20)
+        #expect(sb.packetsSent == sentBefore)
+        Self.checkTone(Array(sink.samples.prefix(160 * 20)), frames: 20)
+    }
+
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
         let keys = SRTPKeys(
             local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
