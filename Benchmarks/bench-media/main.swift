@@ -52,7 +52,7 @@ func makeStream() throws -> Stream {
 
 /// encode + RTP header + SRTP protect + sendto.
 @MainActor @inline(never)
-func sendOne(_ s: inout Stream) throws -> Int {
+func sendOne(_ s: inout Stream, connected: UDPSocket? = nil) throws -> Int {
     let header = s.sender.nextHeader(payloadType: 8, payloadSize: 160)
     s.sender.advanceTimestamp(by: 160)
     return try txBuffer.withUnsafeMutableBytes { raw in
@@ -61,7 +61,11 @@ func sendOne(_ s: inout Stream) throws -> Int {
             G711.encode(.aLaw, $0, into: UnsafeMutableRawBufferPointer(rebasing: raw[12..<172]))
         }
         let n = try s.tx.protect(raw.baseAddress!, length: 172, capacity: raw.count)
-        _ = txSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<n]), to: destination)
+        if let connected {
+            _ = connected.sendConnected(UnsafeRawBufferPointer(rebasing: raw[0..<n]))
+        } else {
+            _ = txSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<n]), to: destination)
+        }
         return n
     }
 }
@@ -123,6 +127,26 @@ let rxBest = rounds.map(\.rx).min()!
 let txWall = median(rounds.map(\.txWall))
 let rxWall = median(rounds.map(\.rxWall))
 
+// 1a. The same transmit path on a connected socket (MediaSessionConfiguration.connectSocket).
+let txConnectedSocket = try UDPSocket(bindHost: "127.0.0.1")
+try txConnectedSocket.connect(to: destination)
+var connectedRounds: [Double] = []
+for _ in 0..<5 {
+    var cpu = 0.0
+    for _ in 0..<300 {
+        let c0 = cpuNow()
+        for _ in 0..<128 { _ = try sendOne(&stream, connected: txConnectedSocket) }
+        cpu += cpuNow() - c0
+        var got = 0
+        var spins = 0
+        while got < 128 && spins < 100_000 {
+            if try receiveOne(stream) { got += 1 } else { spins += 1 }
+        }
+    }
+    connectedRounds.append(cpu / (300 * 128))
+}
+let txConnected = median(connectedRounds)
+
 // 1b. Breakdown of the same path without the socket: encode, protect, unprotect, decode.
 func timeLoop(_ count: Int, _ body: () throws -> Void) rethrows -> Double {
     let t0 = cpuNow()
@@ -164,6 +188,11 @@ let decodeCost = timeLoop(200_000) {
 }
 let sendCost = timeLoop(100_000) {
     _ = work.withUnsafeBytes { txSocket.send(UnsafeRawBufferPointer(rebasing: $0[0..<182]), to: destination) }
+}
+let connectedSocket = try UDPSocket(bindHost: "127.0.0.1")
+try connectedSocket.connect(to: destination)
+let sendConnectedCost = timeLoop(100_000) {
+    _ = work.withUnsafeBytes { connectedSocket.sendConnected(UnsafeRawBufferPointer(rebasing: $0[0..<182])) }
 }
 var drained = 0
 let recvCost = timeLoop(100_000) {
@@ -215,6 +244,7 @@ let fields: [(String, String)] = [
     ("tx_us_per_packet_cpu", fmt(txPerPacket)),
     ("rx_us_per_packet_cpu", fmt(rxPerPacket)),
     ("tx_us_per_packet_cpu_best_round", fmt(txBest)),
+    ("tx_us_per_packet_cpu_connected_socket", fmt(txConnected)),
     ("rx_us_per_packet_cpu_best_round", fmt(rxBest)),
     ("tx_us_per_packet_wall", fmt(txWall)),
     ("rx_us_per_packet_wall", fmt(rxWall)),
@@ -222,7 +252,7 @@ let fields: [(String, String)] = [
     ("target_us_per_packet", "3"),
     (
         "breakdown_us",
-        "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), "
+        "{\"g711_encode\": \(fmt(encodeCost)), \"srtp_protect\": \(fmt(protectCost)), \"sendto\": \(fmt(sendCost)), \"send_connected_socket\": \(fmt(sendConnectedCost)), "
             + "\"recv\": \(fmt(recvCost)), \"srtp_unprotect\": \(fmt(unprotectCost)), \"g711_decode\": \(fmt(decodeCost))}"
     ),
     ("streams_per_core_from_packet_cost", String(Int(streamsPerCoreFromPacketCost))),

@@ -51,6 +51,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private var sendBuffer: [UInt8]
     private var frame: [Int16]
     private var running = false
+    private var connectedPeer: UDPSocket.Address?
 
     private struct Datagram: Sendable {
         var bytes: [UInt8]
@@ -151,6 +152,18 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         if negotiated.remoteAddress != "0.0.0.0" && negotiated.remoteAddress != "::" {
             remote = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remotePort)
             remoteRTCP = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remoteRTCPPort)
+            if running { connectIfConfigured() }
+        }
+    }
+
+    /// ``MediaSessionConfiguration/connectSocket``: (re)connects the RTP socket to the remote.
+    private func connectIfConfigured() {
+        guard configuration.connectSocket, !configuration.latchRemote, let remote, remote != connectedPeer else { return }
+        do {
+            try rtpSocket.connect(to: remote)
+            connectedPeer = remote
+        } catch {
+            connectedPeer = nil
         }
     }
 
@@ -174,6 +187,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
         self.source = source
         self.sink = sink
+        connectIfConfigured()
         let continuation = datagramContinuation
         for (socket, isRTCP) in [(rtpSocket, false)] + (rtcpSocket.map { [($0, true)] } ?? []) {
             let readSource = DispatchSource.makeReadSource(
@@ -338,7 +352,9 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 }
                 length = n
             }
-            return rtpSocket.send(UnsafeRawBufferPointer(rebasing: raw[0..<length]), to: remote) ? length : nil
+            let packet = UnsafeRawBufferPointer(rebasing: raw[0..<length])
+            if connectedPeer == remote { return rtpSocket.sendConnected(packet) ? length : nil }
+            return rtpSocket.send(packet, to: remote) ? length : nil
         }
         if let sent {
             stats.packetsSent += 1

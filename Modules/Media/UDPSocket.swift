@@ -73,6 +73,25 @@ public final class UDPSocket: @unchecked Sendable {
     @discardableResult
     public func send(_ bytes: [UInt8], to peer: Address) -> Bool { bytes.withUnsafeBytes { send($0, to: peer) } }
 
+    /// Connects the socket to `peer` (the kernel then drops datagrams from anyone else and
+    /// skips the per-packet route lookup); send with ``sendConnected(_:)``.
+    public func connect(to peer: Address) throws(MediaError) {
+        var storage = sockaddr_storage()
+        guard let length = Self.fill(&storage, host: peer.host, port: peer.port) else {
+            throw MediaError(.socket, "bad address \(peer)")
+        }
+        let rc = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+        }
+        guard rc == 0 else { throw MediaError(.socket, "connect \(peer): errno \(errno)") }
+    }
+
+    /// Sends on a connected socket.
+    @discardableResult
+    public func sendConnected(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        Glibc.send(fd, bytes.baseAddress, bytes.count, 0) == bytes.count
+    }
+
     /// Receives one datagram into `buffer`; nil when none is waiting.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: Address?)? {
         var storage = sockaddr_storage()

@@ -45,11 +45,13 @@ import Testing
         #expect(p1000 > 0.45 * Goertzel.energy(toneSamples))  // almost all energy at 1 kHz (A²/4 vs A²/2)
     }
 
-    @Test func plainRTPToneLoopbackWithRTCP() async throws {
-        let a = try MediaSession(
-            configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 1))
-        let b = try MediaSession(
-            configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 2))
+    /// Plain RTP, with the RTP sockets unconnected (default) and connected (`connectSocket`).
+    @Test(arguments: [false, true])
+    func plainRTPToneLoopbackWithRTCP(connected: Bool) async throws {
+        var c = Self.configuration()
+        c.connectSocket = connected
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 1))
+        let b = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 2))
         let sink = RecordingSink()
         await b.start(remote: a.localAddress, sink: sink)
         await a.start(
