@@ -2,7 +2,7 @@
 /// (RFC 4568 §9.1, SDES key exchange for SRTP).
 ///
 /// The key is never printed: ``description`` redacts it.
-public struct CryptoAttribute: Sendable, Hashable, CustomStringConvertible {
+public struct CryptoAttribute: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var tag: Int
     /// The suite name as written (e.g. `AES_CM_128_HMAC_SHA1_80`).
     public var suiteName: String
@@ -59,6 +59,8 @@ public struct CryptoAttribute: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "crypto:\(tag) \(suiteName) inline:<redacted>" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["tag": tag, "suite": suiteName, "key": "<redacted>"]) }
 }
 
 /// Minimal RFC 4648 base64 (standard alphabet, padding), to stay free of Foundation.

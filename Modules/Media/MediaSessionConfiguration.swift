@@ -64,7 +64,7 @@ public struct MediaSessionConfiguration: Sendable, Hashable {
 
 /// The two SDES keys of a call: ours protects what we send, the peer's unprotects what we
 /// receive (RFC 4568 §6.1). Redacted when printed.
-public struct SRTPKeys: Sendable, Hashable, CustomStringConvertible {
+public struct SRTPKeys: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     public var local: SRTPKeyMaterial
     public var remote: SRTPKeyMaterial
     public init(local: SRTPKeyMaterial, remote: SRTPKeyMaterial) {
@@ -72,6 +72,7 @@ public struct SRTPKeys: Sendable, Hashable, CustomStringConvertible {
         self.remote = remote
     }
     public var description: String { "SRTPKeys(\(local.profile.sdesName)/\(remote.profile.sdesName), <redacted>)" }
+    public var debugDescription: String { description }
 }
 
 /// Counters and estimates of one session (RFC 3550 §6.4 terms).

@@ -3,7 +3,9 @@
 /// Media and session descriptions keep their attributes in order as these raw values, so
 /// attributes we do not understand are preserved byte for byte; typed views
 /// (``MediaDescription/rtpMaps``, ``MediaDescription/crypto``…) parse them on demand.
-public struct SDPAttribute: Sendable, Hashable {
+public struct SDPAttribute: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     public var name: String
     public var value: String?
 
@@ -25,6 +27,11 @@ public struct SDPAttribute: Sendable, Hashable {
             value = nil
         }
     }
+
+    /// Printing shows ``redactedLine``: SDES keys never reach a log.
+    public var description: String { redactedLine }
+    public var debugDescription: String { redactedLine }
+    public var customMirror: Mirror { Mirror(self, children: ["line": redactedLine]) }
 
     /// The line with any SRTP key material replaced by `<redacted>` (for logs).
     public var redactedLine: String {

@@ -37,7 +37,9 @@ public enum SRTPProfile: String, Sendable, Hashable, CaseIterable {
 }
 
 /// A master key and salt for one direction. Never printed: ``description`` is redacted.
-public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     public let profile: SRTPProfile
     public let keyAndSalt: [UInt8]
 
@@ -72,4 +74,6 @@ public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, Cust
 
     public var description: String { "SRTPKeyMaterial(\(profile.sdesName), <redacted>)" }
     public var debugDescription: String { description }
+    /// `dump()` and mirrors show the profile only.
+    public var customMirror: Mirror { Mirror(self, children: ["profile": profile, "keyAndSalt": "<redacted>"]) }
 }

@@ -74,6 +74,22 @@ import Testing
         #expect(!"\(sdp.media[0].crypto[0])".contains("PS1uQ"))
         let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: SeededIdentifierSource(seed: 1))
         #expect("\(key)" == "SRTPKeyMaterial(AES_CM_128_HMAC_SHA1_80, <redacted>)")
+        // Nothing that prints a value may show a key: plain, debug, dump, nested.
+        let inline = Base64.encode(key.keyAndSalt)
+        let hexKey = key.keyAndSalt.map { String($0) }.joined(separator: ", ")
+        var config = MediaSessionConfiguration()
+        config.srtp = SRTPKeys(local: key, remote: key)
+        var dumped = ""
+        dump(config, to: &dumped)
+        dump(key, to: &dumped)
+        dump(sdp.media[0], to: &dumped)
+        let printed = [
+            "\(config)", String(reflecting: config), "\(sdp.media[0])", String(reflecting: sdp.media[0]),
+            "\(sdp.media[0].crypto)", String(reflecting: key), dumped,
+        ]
+        for text in printed {
+            #expect(!text.contains(inline) && !text.contains(hexKey) && !text.contains("PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"))
+        }
     }
 
     @Test(arguments: [
