@@ -53,6 +53,8 @@ public struct JitterBuffer: Sendable {
         public var late = 0
         public var duplicates = 0
         public var overflow = 0
+        /// Times the buffer restarted on a new timeline (timestamp jump, new source).
+        public var resyncs = 0
         /// Frames inserted to grow the delay.
         public var stretched = 0
         /// Received frames skipped to shrink the delay.
@@ -89,6 +91,7 @@ public struct JitterBuffer: Sendable {
     private var playedOrder: [Int64] = []
     private var slacks: [Duration] = []
     private var pendingStretch = 0
+    private var outOfRange = 0
     private var delay: Duration
 
     public init(configuration: Configuration = Configuration()) {
@@ -107,6 +110,24 @@ public struct JitterBuffer: Sendable {
 
     /// Adds a packet's decoded frame that arrived at `arrival`.
     public mutating func insert(sequenceNumber: UInt16, timestamp: UInt32, samples: [Int16], arrival: Duration) {
+        // A stream whose timestamps jumped far away (peer restarted, resumed after we stopped
+        // playing, new SSRC) would otherwise be dropped forever as late or overflow: after
+        // three consecutive such packets, start over on the new timeline.
+        if let playout = playoutTimestamp {
+            let key = unwrap(timestamp)
+            let span = step * Int64(configuration.capacity)
+            if key >= playout + span || key < playout - span {
+                outOfRange += 1
+                if outOfRange >= 3 {
+                    resync()
+                } else {
+                    if key >= playout + span { statistics.overflow += 1 } else { statistics.late += 1 }
+                    return
+                }
+            } else {
+                outOfRange = 0
+            }
+        }
         if firstArrival == nil {
             firstArrival = arrival
             referenceTimestamp = timestamp
@@ -131,6 +152,22 @@ public struct JitterBuffer: Sendable {
         statistics.received += 1
         frames[key] = Entry(samples: samples, arrival: arrival)
         statistics.buffered = frames.count
+    }
+
+    /// Forgets the timeline (keeps statistics): the next packet starts buffering anew. Call on
+    /// a new SSRC.
+    public mutating func resync() {
+        frames.removeAll()
+        firstArrival = nil
+        playoutTimestamp = nil
+        played.removeAll()
+        playedOrder.removeAll()
+        slacks.removeAll()
+        pendingStretch = 0
+        outOfRange = 0
+        delay = configuration.initialDelay
+        statistics.resyncs += 1
+        statistics.buffered = 0
     }
 
     /// The frame to play at `now` (call once per frame interval).

@@ -420,6 +420,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
         let now = elapsed
         if reception?.ssrc != header.ssrc {
+            if reception != nil { jitterBuffer.resync() }  // a new source: a new timeline
             reception = RTPReceptionStatistics(ssrc: header.ssrc, firstSequenceNumber: header.sequenceNumber)
             eventContinuation.yield(.remoteSource(ssrc: header.ssrc))
         }
