@@ -24,6 +24,10 @@ func tool(_ name: String, _ deps: [Target.Dependency]) -> Target {
     .executableTarget(name: name, dependencies: deps, path: "Tools/\(name)", swiftSettings: strict)
 }
 
+func bench(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: deps, path: "Benchmarks/\(name)", swiftSettings: strict)
+}
+
 let package = Package(
     name: "AstraSIP",
     platforms: [.macOS(.v15)],
@@ -38,30 +42,37 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
-        // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
+        // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
         module("SIPCore", ["COpenSSL"]),
-        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
-        module("SIPDialog", ["SIPCore", "SIPTransport"]),
-        module("ToolSupport", ["SIPCore"]),
-        // Layers above the core are added here, one line each, as their code lands:
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
-        // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
+        module("SIPDialog", ["SIPCore", "SIPTransport"]),
+        module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
+        module("PushKitEmu", ["SIPCore"]),
+        module("ToolSupport", ["SIPCore"]),
+        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
 
+        // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("AstraTestSupportTests", ["AstraTestSupport"]),
-        tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
-        .executableTarget(name: "bench-transport", dependencies: ["SIPTransport"], path: "Benchmarks/bench-transport", swiftSettings: strict),
+        tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
+        tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog"]),
         tool("astra-call", ["ToolSupport"]),
         tool("astra-qr", ["ToolSupport"]),
-        tool("astra-pushsim", ["ToolSupport"]),
-        .executableTarget(name: "bench-sip", dependencies: ["SIPCore"], path: "Benchmarks/bench-sip", swiftSettings: strict),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+
+        // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        bench("bench-sip", ["SIPCore"]),
+        bench("bench-transport", ["SIPTransport"]),
+        bench("bench-media", ["Media"]),
+        bench("bench-pushsim", ["PushKitEmu"]),
     ]
 )
