@@ -35,6 +35,7 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
@@ -42,8 +43,10 @@ let package = Package(
         module("AstraTestSupport", ["SIPCore"]),
         // Layers above the core are added here, one line each, as their code lands:
         // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
+        module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
 
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
     ]
 )
