@@ -82,7 +82,7 @@ public enum PasswordSeal {
         let parts = sealed.split(separator: "$", omittingEmptySubsequences: false)
         // "", "s1", kdf, params, salt, nonce, ct
         guard parts.count == 7, parts[0].isEmpty, parts[1] == "s1" else {
-            if parts.count > 2, parts[0].isEmpty, parts[1].hasPrefix("s") {
+            if parts.count > 2, parts[0].isEmpty, parts[1] != "s1", parts[1].hasPrefix("s") {
                 throw ProvisioningError(.unsupportedPayload, "sealed password version \(parts[1]) is not supported")
             }
             throw ProvisioningError(.badSeal, "sealed password is malformed (expected $s1$KDF$PARAMS$SALT$NONCE$DATA)")
