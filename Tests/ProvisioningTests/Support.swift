@@ -55,7 +55,8 @@ enum Support {
 
     /// A photo-like image: the code's raster scaled by `scale`, rotated `degrees`, placed at
     /// (`cx`,`cy`) on a `width`×`height` canvas with a lighting gradient, soft contrast, a little
-    /// blur (bilinear sampling) and ±`noise` uniform noise. Deterministic for a given `seed`.
+    /// ±`noise` uniform sensor noise, then a 3×3 box blur (lens and demosaicing softness).
+    /// Deterministic for a given `seed`.
     static func photoLike(_ codes: [(GrayImage, cx: Double, cy: Double)], width: Int, height: Int,
                           scale: Double, degrees: Double, noise: Int, seed: UInt64 = 42) -> GrayImage {
         var canvas = GrayImage(width: width, height: height)
@@ -86,6 +87,16 @@ enum Support {
                 canvas[x, y] = UInt8(max(0, min(255, level)))
             }
         }
-        return canvas
+        var blurred = canvas
+        for y in 1..<height - 1 {
+            for x in 1..<width - 1 {
+                var sum = 0
+                for yy in y - 1...y + 1 {
+                    for xx in x - 1...x + 1 { sum += Int(canvas[xx, yy]) }
+                }
+                blurred[x, y] = UInt8(sum / 9)
+            }
+        }
+        return blurred
     }
 }
