@@ -1,0 +1,164 @@
+/// The value of an `Authorization` / `Proxy-Authorization` header with Digest credentials:
+/// RFC 3261 §22.4 / §25.1 `digest-response`, RFC 7616 §3.4, RFC 8760 §2.
+///
+/// `response` is redacted in `description`, `debugDescription`, `dump` and ``redacted``.
+public struct DigestAuthorization: Sendable, Hashable {
+    /// `username` as sent: the hex H(username:realm) when ``userhash`` (RFC 7616 §3.4.4).
+    public var username: String
+    public var realm: String
+    public var nonce: String
+    /// `uri`: the Request-URI of the request (RFC 3261 §22.4).
+    public var uri: String
+    /// `response`: lower-case hex request-digest. Redacted when printed.
+    public var response: String
+    /// `algorithm`; MD5 when absent.
+    public var algorithm: DigestAlgorithm
+    /// Whether `algorithm=` is written (we echo the challenge: absent stays absent).
+    public var algorithmIsExplicit: Bool
+    public var cnonce: String?
+    public var opaque: String?
+    public var qop: DigestQoP?
+    /// `nc` (sent as 8 hex digits) — present iff `qop` is.
+    public var nonceCount: UInt32?
+    /// `userhash=true` (RFC 7616 §3.4.4).
+    public var userhash: Bool
+    /// Parameters we do not interpret (server side), written last.
+    public var otherParameters: [AuthParam]
+
+    /// Answers `challenge` (RFC 7616 §3.4; RFC 3261 §22.2 / §22.3). `body` is hashed only for
+    /// `auth-int`; `cnonce` is used with qop and `-sess` algorithms; `nonceCount` ≥ 1.
+    ///
+    /// - Throws: `.unsupportedQoP` when `qop` is not offered (or offered qop is omitted),
+    ///   `.invalidCharacter` for CR/LF/controls in method, uri, username or cnonce,
+    ///   `.invalidParameterValue` for an empty cnonce or a zero nonce count.
+    public init(
+        answering challenge: DigestChallenge, credentials: DigestCredentials, method: String, uri: String,
+        body: [UInt8] = [], qop: DigestQoP?, cnonce: String, nonceCount: UInt32
+    ) throws(DigestError) {
+        if let qop {
+            guard challenge.qopOptions.contains(qop) else { throw DigestError(.unsupportedQoP, qop.token) }
+        } else if !challenge.qopOptions.isEmpty {
+            throw DigestError(.unsupportedQoP, "challenge requires qop")
+        }
+        guard !method.isEmpty, method.utf8.allSatisfy(AuthParamsParser.isTokenChar) else {
+            throw DigestError(.invalidCharacter, "method")
+        }
+        try Self.checkSerializable(uri, "uri")
+        try Self.checkSerializable(credentials.username, "username")
+        try Self.checkSerializable(cnonce, "cnonce")
+        try Self.checkSerializable(challenge.realm, "realm")
+        try Self.checkSerializable(challenge.nonce, "nonce")
+        try Self.checkSerializable(challenge.opaque ?? "", "opaque")
+        let usesCnonce = qop != nil || challenge.algorithm.isSession
+        if usesCnonce, cnonce.isEmpty { throw DigestError(.invalidParameterValue, "cnonce") }
+        guard nonceCount > 0 else { throw DigestError(.invalidParameterValue, "nc") }
+
+        let hash = challenge.algorithm.hash
+        let ncHex = DigestMath.nonceCountHex(nonceCount)
+        let ha1 = try DigestMath.ha1(
+            challenge.algorithm, username: credentials.username, realm: challenge.realm,
+            password: credentials.password, nonce: challenge.nonce, cnonce: cnonce)
+        let ha2 = try DigestMath.ha2(hash, method: method, uri: uri, qop: qop, body: body)
+        response = try DigestMath.response(
+            hash, ha1: ha1, nonce: challenge.nonce, nonceCount: ncHex, cnonce: cnonce, qop: qop, ha2: ha2)
+        username =
+            challenge.userhash
+            ? try DigestMath.userhash(hash, username: credentials.username, realm: challenge.realm)
+            : credentials.username
+        realm = challenge.realm
+        nonce = challenge.nonce
+        self.uri = uri
+        algorithm = challenge.algorithm
+        algorithmIsExplicit = challenge.algorithmIsExplicit
+        self.cnonce = usesCnonce ? cnonce : nil
+        opaque = challenge.opaque
+        self.qop = qop
+        self.nonceCount = qop == nil ? nil : nonceCount
+        userhash = challenge.userhash
+        otherParameters = []
+    }
+
+    /// The header value, e.g. `Digest username="bob", realm="biloxi.com", nonce="…",
+    /// uri="sip:bob@biloxi.com", qop=auth, nc=00000001, cnonce="…", response="…", opaque="…"`:
+    /// quoted username, realm, nonce, uri, response, cnonce, opaque; bare algorithm, qop, nc
+    /// (RFC 3261 §25.1 `dig-resp`).
+    public var headerValue: String { render(response: response) }
+
+    /// ``headerValue`` with `response="<redacted>"`, for SIP traces and logs.
+    public var redacted: String { render(response: "<redacted>") }
+
+    /// Redacts the `response` of any Authorization / Proxy-Authorization value (e.g. one
+    /// received by a server, or built elsewhere); unparseable input is replaced entirely.
+    public static func redact(headerValue: String) -> String {
+        (try? DigestAuthorization(parsing: headerValue))?.redacted ?? "<redacted>"
+    }
+
+    private func render(response: String) -> String {
+        var out = "Digest username="
+        out.reserveCapacity(256)
+        Self.appendQuoted(username, to: &out)
+        out += ", realm="
+        Self.appendQuoted(realm, to: &out)
+        out += ", nonce="
+        Self.appendQuoted(nonce, to: &out)
+        out += ", uri="
+        Self.appendQuoted(uri, to: &out)
+        if algorithmIsExplicit { out += ", algorithm=" + algorithm.token }
+        if let qop {
+            out += ", qop=" + qop.token
+            out += ", nc=" + DigestMath.nonceCountHex(nonceCount ?? 1)
+        }
+        if let cnonce {
+            out += ", cnonce="
+            Self.appendQuoted(cnonce, to: &out)
+        }
+        out += ", response="
+        Self.appendQuoted(response, to: &out)
+        if let opaque {
+            out += ", opaque="
+            Self.appendQuoted(opaque, to: &out)
+        }
+        if userhash { out += ", userhash=true" }
+        for param in otherParameters {
+            out += ", " + param.name + "="
+            if param.isQuoted { Self.appendQuoted(param.value, to: &out) } else { out += param.value }
+        }
+        return out
+    }
+
+    /// `quoted-string` with `"` and `\` escaped as quoted-pairs (RFC 3261 §25.1).
+    static func appendQuoted(_ value: String, to out: inout String) {
+        out += "\""
+        if value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            for scalar in value.unicodeScalars {
+                if scalar == "\"" || scalar == "\\" { out += "\\" }
+                out.unicodeScalars.append(scalar)
+            }
+        } else {
+            out += value
+        }
+        out += "\""
+    }
+
+    /// Rejects values that would break the header line: CR, LF, NUL and other controls.
+    static func checkSerializable(_ value: String, _ name: String) throws(DigestError) {
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw DigestError(.invalidCharacter, name)
+        }
+    }
+}
+
+extension DigestAuthorization: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String { redacted }
+    public var debugDescription: String { "DigestAuthorization(\(redacted))" }
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "username": username, "realm": realm, "nonce": nonce, "uri": uri, "response": "<redacted>",
+                "algorithm": algorithm.token, "qop": qop?.token as Any, "nc": nonceCount as Any,
+                "cnonce": cnonce as Any, "opaque": opaque as Any, "userhash": userhash,
+            ],
+            displayStyle: .struct)
+    }
+}
