@@ -24,6 +24,10 @@ func tool(_ name: String, _ deps: [Target.Dependency]) -> Target {
     .executableTarget(name: name, dependencies: deps, path: "Tools/\(name)", swiftSettings: strict)
 }
 
+func bench(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: deps, path: "Benchmarks/\(name)", swiftSettings: strict)
+}
+
 let package = Package(
     name: "AstraSIP",
     platforms: [.macOS(.v15)],
@@ -41,13 +45,29 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
-        // Layers above the core are added here, one line each, as their code lands:
-        // SIPTransport, SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
+        module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
+        module("PushKitEmu", ["SIPCore"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
+        module("ToolSupport", ["SIPCore"]),
 
+        // One test target per module.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
+        tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
+
+        // Command-line tools: thin mains over ToolSupport (docs/tools.md).
+        tool("astra-register", ["ToolSupport"]),
+        tool("astra-call", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+
+        // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        bench("bench-media", ["Media"]),
+        bench("bench-pushsim", ["PushKitEmu"]),
     ]
 )

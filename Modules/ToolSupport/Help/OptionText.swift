@@ -1,0 +1,21 @@
+/// How options and their help read in help, manual and Markdown output.
+extension OptionSpec {
+    /// `-o, --output <file>`, `--keep`, `-v, --verbose`.
+    var helpLabel: String {
+        var names: [String] = []
+        if let short { names.append("-\(short)") }
+        if let long { names.append("--\(long)") }
+        var label = names.joined(separator: ", ")
+        if takesValue { label += " <\(valueName)>" }
+        return label
+    }
+
+    /// The help sentence plus `(values: …)` and `(default: …)` hints.
+    var helpText: String {
+        var text = help
+        if case .value(let kind) = kind, let choices = kind.choicesText { text += " (values: \(choices))" }
+        if let defaultValue { text += " (default: \(defaultValue))" }
+        if isRepeatable { text += " (repeatable)" }
+        return text
+    }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Writes a tool's events to standard output: one JSON object per line, or one text line.
+///
+/// Every JSON event starts with `"event"` and `"t"` (whole milliseconds since the tool
+/// started), then the fields in the order given:
+/// `{"event":"registered","t":42,"expires":3600}`. Safe to call from any task.
+public final class EventWriter: Sendable {
+    public let format: OutputFormat
+    private let sink: any OutputSink
+    private let elapsed: @Sendable () -> Duration
+    private let lock = Mutex(())
+
+    /// A writer whose `t` is measured on `clock` from now (tests pass a ``TestClock``-like clock).
+    public init<C: Clock>(format: OutputFormat, sink: any OutputSink, clock: C) where C.Duration == Duration {
+        let start = clock.now
+        self.format = format
+        self.sink = sink
+        self.elapsed = { start.duration(to: clock.now) }
+    }
+
+    /// A writer on the continuous clock.
+    public convenience init(format: OutputFormat, sink: any OutputSink = FileDescriptorSink.standardOutput) {
+        self.init(format: format, sink: sink, clock: ContinuousClock())
+    }
+
+    /// Milliseconds since start, as written in `"t"`.
+    public var milliseconds: Int {
+        let (seconds, attoseconds) = elapsed().components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Writes one event. `text` replaces the default `key=value` rendering in text mode.
+    public func emit(_ event: String, _ fields: JSONObject = [:], text: String? = nil) {
+        let t = milliseconds
+        switch format {
+        case .json:
+            var object = JSONObject([(key: "event", value: .string(event)), (key: "t", value: .int(t))])
+            object.entries += fields.entries.filter { $0.key != "event" && $0.key != "t" }
+            write(object.jsonText + "\n")
+        case .text:
+            write(Self.textLine(event, fields, t: t, text: text) + "\n")
+        }
+    }
+
+    /// Writes a JSON record that is not an event (e.g. a line object from `astra-qr decode`).
+    public func record(_ value: JSONValue) { write(value.jsonText + "\n") }
+
+    /// Writes raw text (e.g. `--raw` payloads or a rendered QR code).
+    public func write(_ text: String) { lock.withLock { _ in sink.write(text) } }
+
+    /// `[   1.234] registered expires=3600 transport=udp`.
+    static func textLine(_ event: String, _ fields: JSONObject, t: Int, text: String?) -> String {
+        let stamp = "[" + pad(String(t / 1000), to: 4) + "." + pad(String(t % 1000), to: 3, with: "0") + "] "
+        if let text { return stamp + text }
+        let pairs = fields.entries.map { entry -> String in
+            if case .string(let value) = entry.value, !value.contains(" ") { return "\(entry.key)=\(value)" }
+            return "\(entry.key)=\(entry.value.jsonText)"
+        }
+        return stamp + ([event] + pairs).joined(separator: " ")
+    }
+
+    private static func pad(_ text: String, to width: Int, with fill: Character = " ") -> String {
+        String(repeating: fill, count: max(0, width - text.count)) + text
+    }
+}

@@ -1,0 +1,70 @@
+/// Compact JSON text, keys in model order, no whitespace: one line per value.
+extension JSONValue {
+    /// The compact JSON text (RFC 8259). Non-finite doubles become `null`.
+    public var jsonText: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .int(let value): out += String(value)
+        case .double(let value): out += Self.numberText(value)
+        case .string(let value): Self.writeString(value, to: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(to: &out)
+            }
+            out += "]"
+        case .object(let object): object.write(to: &out)
+        }
+    }
+
+    /// Shortest round-trip text; integral values print without `.0`; `nan`/`inf` are `null`.
+    static func numberText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05
+    }
+
+    static func writeString(_ value: String, to out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONObject {
+    /// The compact JSON text of the object.
+    public var jsonText: String { JSONValue.object(self).jsonText }
+
+    func write(to out: inout String) {
+        out += "{"
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { out += "," }
+            JSONValue.writeString(entry.key, to: &out)
+            out += ":"
+            entry.value.write(to: &out)
+        }
+        out += "}"
+    }
+}

@@ -1,0 +1,21 @@
+/// A process exit status. The documented values are the contract listed in `docs/tools.md`.
+public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// 0: everything asked for was done (registered, call completed, every image had a code).
+    public static let success = ExitCode(0)
+    /// 1: rejected or failed (401/403/404 after auth, call failed, invalid line, rule violation).
+    public static let failure = ExitCode(1)
+    /// 3: network error or timeout.
+    public static let network = ExitCode(3)
+    /// 4: astra-qr found no code in an image.
+    public static let noCodeFound = ExitCode(4)
+    /// 64 (EX_USAGE): bad arguments or unreadable input.
+    public static let usage = ExitCode(64)
+    /// 70 (EX_SOFTWARE): internal error, or a command that is not implemented yet.
+    public static let software = ExitCode(70)
+
+    public var description: String { String(rawValue) }
+}

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The entry point of every tool: parse, handle `--help`/`--version`/`--generate-manual`, run the
+/// body, map any error to one `<tool>: <message>` line on stderr and the documented exit code.
+///
+/// ```swift
+/// // Tools/astra-qr/main.swift
+/// import ToolSupport
+/// await ToolMain.run(ToolSpecs.qr) { context in
+///     throw context.notImplemented(.qrEncode)
+/// }
+/// ```
+public enum ToolMain {
+    /// The body of a tool: returns the exit code of an expected outcome, throws for errors.
+    public typealias Body = @Sendable (ToolContext) async throws -> ExitCode
+
+    /// Runs the tool with the process's arguments and exits with the resulting code.
+    public static func run(
+        _ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()), _ body: Body
+    ) async -> Never {
+        let code = await execute(spec, arguments: arguments, body)
+        exit(code.rawValue)
+    }
+
+    /// Runs the tool and returns its exit code, writing to `stdout`/`stderr` (injectable for tests).
+    public static func execute(
+        _ spec: CommandSpec, arguments: [String], stdout: any OutputSink = FileDescriptorSink.standardOutput,
+        stderr: any OutputSink = FileDescriptorSink.standardError, _ body: Body
+    ) async -> ExitCode {
+        let plain = Diagnostics(tool: spec.name, sink: stderr)
+        let outcome: ParseOutcome
+        do {
+            outcome = try CommandLineParser(spec).parse(arguments)
+        } catch {
+            plain.error(error.message)
+            return error.exitCode
+        }
+        switch outcome {
+        case .help(let path):
+            stdout.write(HelpFormatter().help(for: spec, path: path))
+            return .success
+        case .version:
+            stdout.write("\(spec.name) \(AstraVersion.current)\n")
+            return .success
+        case .manual(.troff):
+            stdout.write(ManualFormatter().manual(for: spec))
+            return .success
+        case .manual(.markdown):
+            stdout.write(MarkdownFormatter().markdown(for: spec))
+            return .success
+        case .run(let parsed):
+            let diagnostics = Diagnostics(
+                tool: spec.name, level: Diagnostics.Level(verbosity: parsed.count(CommonOptions.Key.verbose)),
+                sipTrace: parsed.flag(CommonOptions.Key.sipTrace), sink: stderr)
+            let format = OutputFormat.resolve(parsed, stdoutIsTerminal: stdout.isTerminal)
+            let context = ToolContext(
+                tool: spec.name, arguments: parsed, output: EventWriter(format: format, sink: stdout),
+                diagnostics: diagnostics)
+            do {
+                return try await body(context)
+            } catch {
+                let mapped = ToolError(mapping: error)
+                diagnostics.error(mapped.message)
+                diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
+                return mapped.exitCode
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// Options every command understands without declaring them.
+enum BuiltinOptions {
+    static let help = OptionSpec.flag("help", short: "h", help: "Show help information.")
+    static let version = OptionSpec.flag("version", help: "Show the version.")
+    /// Hidden: prints the troff man page (`--generate-manual`) or Markdown (`--generate-manual=markdown`).
+    static let generateManual = "--generate-manual"
+}

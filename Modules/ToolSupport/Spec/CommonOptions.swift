@@ -1,0 +1,78 @@
+/// Option groups shared by every tool, so the same flag means the same thing everywhere
+/// (TOOLS.md "Common to every tool" and "The line").
+public enum CommonOptions {
+    /// The keys these options are stored under in ``ParsedArguments``.
+    public enum Key {
+        public static let json = "json"
+        public static let format = "format"
+        public static let verbose = "verbose"
+        public static let sipTrace = "sip-trace"
+        public static let seed = "seed"
+        public static let line = "line"
+        public static let user = "user"
+        public static let authUser = "auth-user"
+        public static let password = "password"
+        public static let passwordFile = "password-file"
+        public static let domain = "domain"
+        public static let server = "server"
+        public static let transport = "transport"
+        public static let wsPath = "ws-path"
+        public static let caFile = "ca-file"
+        public static let expires = "expires"
+        public static let displayName = "display-name"
+    }
+
+    /// The transports of a line, in TOOLS.md order.
+    public static let transports = ["udp", "tcp", "tls", "ws", "wss"]
+
+    /// `--json`, `--format text|json`.
+    public static let output: [OptionSpec] = [
+        .flag(Key.json, help: "Write JSON Lines to standard output (the default when it is not a terminal)."),
+        .value(
+            Key.format, valueName: "format", kind: .choice(OutputFormat.allCases.map(\.rawValue)),
+            help: "Output format; text on a terminal and json otherwise when not given."),
+    ]
+
+    /// `-v`/`-vv`; with `sipTrace`, also `--sip-trace`.
+    public static func diagnostics(sipTrace: Bool) -> [OptionSpec] {
+        var options: [OptionSpec] = [
+            .counter(Key.verbose, short: "v", help: "Print more diagnostics to standard error; repeat (-vv) for debug.")
+        ]
+        if sipTrace {
+            options.append(
+                .flag(
+                    Key.sipTrace,
+                    help: "Print every SIP message sent and received to standard error, with secrets redacted."))
+        }
+        return options
+    }
+
+    /// `--seed N` for tools whose output depends on randomness.
+    public static let seed = OptionSpec.value(
+        Key.seed, valueName: "n", kind: .int, help: "Seed for identifiers and random choices (repeatable runs).")
+
+    /// The line flags, the same in every tool: flags > `--line FILE` > standard input when not a terminal.
+    public static let line: [OptionSpec] = [
+        .value(Key.line, valueName: "file", help: "Read the line (account) JSON from a file ('-' = standard input)."),
+        .value(Key.user, valueName: "user", help: "SIP user (the user part of the address of record)."),
+        .value(Key.authUser, valueName: "user", help: "Digest authentication user name (default: --user)."),
+        .value(Key.password, valueName: "password", help: "Digest password (prefer --password-file)."),
+        .value(Key.passwordFile, valueName: "file", help: "Read the digest password from the first line of a file."),
+        .value(Key.domain, valueName: "domain", help: "SIP domain (the host part of the address of record)."),
+        .value(
+            Key.server, valueName: "host[:port]",
+            help: "Registrar/proxy to connect to (default: the domain; port by transport: 5060, 5061, 80, 443)."),
+        .value(
+            Key.transport, valueName: "transport", kind: .choice(transports), help: "Transport; udp when not given."),
+        .value(Key.wsPath, valueName: "path", help: "WebSocket resource path for ws/wss (default: /ws)."),
+        .value(Key.caFile, valueName: "file", help: "PEM file of trusted CA certificates for tls/wss."),
+        .value(Key.expires, valueName: "seconds", kind: .int, help: "Requested registration expiry in seconds."),
+        .value(Key.displayName, valueName: "name", help: "Display name in From/Contact."),
+    ]
+
+    /// The positional `sip:USER@DOMAIN` / `sips:…` that may stand for `--user` + `--domain`.
+    public static func addressOfRecord(_ arity: ArgumentSpec.Arity = .optional) -> ArgumentSpec {
+        ArgumentSpec(
+            "aor", arity: arity, help: "Address of record sip:USER@DOMAIN or sips:…; stands for --user and --domain.")
+    }
+}

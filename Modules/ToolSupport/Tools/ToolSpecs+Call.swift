@@ -1,0 +1,72 @@
+extension ToolSpecs {
+    /// Media, DTMF and security options shared by `dial` and `answer`.
+    static let callMediaOptions: [OptionSpec] = [
+        .value("play", valueName: "file", help: "Send this WAV file (G.711-compatible, 8 kHz mono)."),
+        .value("tone", valueName: "hz", kind: .double, help: "Send a sine tone of this frequency."),
+        .value("record", valueName: "file", help: "Record the received audio to a WAV file."),
+        .flag("echo", help: "Send back the received audio."),
+        .value("dtmf", valueName: "digits", help: "Send these DTMF digits (RFC 4733) once the call is answered."),
+        .value("duration", valueName: "seconds", kind: .double, help: "Hang up after this long in the call."),
+        .value(
+            "srtp", valueName: "mode", kind: .choice(["off", "sdes", "dtls"]), default: "off", help: "Media encryption."
+        ),
+        .flag("ice", help: "Gather ICE candidates and run connectivity checks."),
+        .value("stun", valueName: "host[:port]", help: "STUN server for ICE server-reflexive candidates."),
+    ]
+
+    /// `astra-call`: place and answer calls.
+    public static let call = CommandSpec(
+        name: "astra-call",
+        abstract: "Place and answer SIP calls from the command line.",
+        discussion: """
+            Events (trying, ringing, early-media, answered, dtmf, held, ended with reason and call stats) \
+            are written as JSON Lines. SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
+            """,
+        subcommands: [
+            CommandSpec(
+                name: "dial",
+                abstract: "Call a target and report the call's events.",
+                arguments: [
+                    ArgumentSpec(
+                        "target", help: "Who to call: sip:USER@DOMAIN, or a user or number in the line's domain.")
+                ],
+                options: CommonOptions.line + [
+                    .value(
+                        "timeout", valueName: "seconds", kind: .double, default: "60",
+                        help: "Give up (exit 3) if not answered in time.")
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                    CommonOptions.seed
+                ],
+                examples: [
+                    Example(
+                        "Call, play a tone for 10 seconds, hang up:",
+                        "astra-call dial --line line.json --tone 440 --duration 10 sip:1002@pbx.example.com"),
+                    Example(
+                        "Call with the line in a provisioning code:",
+                        "astra-qr decode line.png | astra-call dial sip:1002@pbx.example.com"),
+                ]),
+            CommandSpec(
+                name: "answer",
+                abstract: "Register, wait for a call, answer it and report its events.",
+                options: CommonOptions.line + [
+                    .value(
+                        "after", valueName: "seconds", kind: .double, default: "0",
+                        help: "Ring this long before answering."),
+                    .flag("auto", help: "Keep answering calls until interrupted."),
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                    CommonOptions.seed
+                ],
+                examples: [
+                    Example(
+                        "Answer after two seconds and echo the audio:",
+                        "astra-call answer --line line.json --after 2 --echo")
+                ]),
+        ],
+        exitStatuses: [
+            ExitStatusDoc(.success, "The call completed as asked."),
+            ExitStatusDoc(.failure, "The call failed (the SIP status is in the ended event)."),
+            ExitStatusDoc(.network, "Network error or timeout."),
+            usageStatus, softwareStatus,
+        ],
+        seeAlso: seeAlso(except: "astra-call") + ["sipp(1)", "baresip(1)"])
+}

@@ -1,0 +1,17 @@
+/// The command-line definitions of the four AstraSIP tools (TOOLS.md), one extension per tool.
+///
+/// They live here rather than in `Tools/` so that help, manual and parser tests can use them.
+public enum ToolSpecs {
+    /// Every tool, for `scripts/gen-man.sh`-style loops and tests.
+    public static var all: [CommandSpec] { [register, call, qr, pushsim] }
+
+    /// Exit statuses every tool shares.
+    static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
+    static let softwareStatus = ExitStatusDoc(
+        .software, "Internal error, or a command that is not implemented yet (EX_SOFTWARE).")
+
+    /// The other tools' manual pages.
+    static func seeAlso(except name: String) -> [String] {
+        ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].filter { $0 != name }.map { "\($0)(1)" }
+    }
+}

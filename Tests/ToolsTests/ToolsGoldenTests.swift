@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+import enum ToolSupport.AstraVersion
+import enum ToolSupport.PendingIssue
+
+/// Golden tests over the built binaries (swift-argument-parser's `AssertExecuteCommand`):
+/// `--help`, `--version`, bad options (64, one line on stderr), unimplemented commands (70, no
+/// output), and the generated manual.
+@Suite struct ToolsGoldenTests {
+    static let version = AstraVersion.current
+
+    static func notImplemented(_ tool: String, _ command: String, _ issue: PendingIssue) -> String {
+        "\(tool): \(command) is not implemented yet (issue \(issue.number))\n"
+    }
+
+    static let common: [GoldenCase] = ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].flatMap { tool in
+        [
+            GoldenCase(tool: tool, arguments: ["--help"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),
+            GoldenCase(tool: tool, arguments: ["-h"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),
+            GoldenCase(
+                tool: tool, arguments: ["--version"], status: 0, stdout: .exact("\(tool) \(version)\n"), stderr: ""),
+            GoldenCase(
+                tool: tool, arguments: ["--bogus"], status: 64, stdout: .exact(""),
+                stderr: "\(tool): unknown option --bogus\n"),
+            GoldenCase(tool: tool, arguments: ["--generate-manual"], status: 0, stdout: .doc("\(tool).1"), stderr: ""),
+            GoldenCase(
+                tool: tool, arguments: ["--generate-manual=markdown"], status: 0, stdout: .doc("\(tool).md"), stderr: ""
+            ),
+        ]
+    }
+
+    static let register: [GoldenCase] = [
+        GoldenCase(
+            tool: "astra-register", arguments: [], status: 70, stdout: .exact(""),
+            stderr: notImplemented("astra-register", "register", .register)),
+        GoldenCase(
+            tool: "astra-register",
+            arguments: ["--password-file", "pw", "--transport", "wss", "sip:alice@pbx.example.com"],
+            status: 70, stdout: .exact(""), stderr: notImplemented("astra-register", "register", .register)),
+        GoldenCase(
+            tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 70,
+            stdout: .exact(""), stderr: notImplemented("astra-register", "load mode", .registerLoad)),
+        GoldenCase(
+            tool: "astra-register", arguments: ["--transport", "sctp"], status: 64, stdout: .exact(""),
+            stderr: "astra-register: option --transport: expected one of udp, tcp, tls, ws, wss, got 'sctp'\n"),
+        GoldenCase(
+            tool: "astra-register", arguments: ["--expires"], status: 64, stdout: .exact(""),
+            stderr: "astra-register: option --expires: missing value\n"),
+        GoldenCase(
+            tool: "astra-register", arguments: ["a", "b"], status: 64, stdout: .exact(""),
+            stderr: "astra-register: unexpected argument 'b'\n"),
+    ]
+
+    static let call: [GoldenCase] = [
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--help"], status: 0, stdout: .golden("astra-call.dial.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-call", arguments: ["help", "answer"], status: 0, stdout: .golden("astra-call.answer.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--tone", "440", "sip:1002@pbx.example.com"], status: 70,
+            stdout: .exact(""), stderr: notImplemented("astra-call", "dial", .call)),
+        GoldenCase(
+            tool: "astra-call", arguments: ["answer", "--after", "2", "--echo"], status: 70, stdout: .exact(""),
+            stderr: notImplemented("astra-call", "answer", .call)),
+        GoldenCase(
+            tool: "astra-call", arguments: [], status: 64, stdout: .exact(""),
+            stderr: "astra-call: missing subcommand (expected one of dial, answer; see 'astra-call --help')\n"),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial"], status: 64, stdout: .exact(""),
+            stderr: "astra-call: missing argument <target>\n"),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--duration", "ten", "x"], status: 64, stdout: .exact(""),
+            stderr: "astra-call: option --duration: expected a number, got 'ten'\n"),
+    ]
+
+    static let qr: [GoldenCase] = [
+        GoldenCase(
+            tool: "astra-qr", arguments: ["encode", "--help"], status: 0, stdout: .golden("astra-qr.encode.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["decode", "-h"], status: 0, stdout: .golden("astra-qr.decode.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["help", "lines"], status: 0, stdout: .golden("astra-qr.lines.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["encode", "-t", "JPG"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: option -t: expected one of PNG, SVG, ANSI, UTF8, ASCII, PGM, got 'JPG'\n"),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 70,
+            stdout: .exact(""),
+            stderr: notImplemented("astra-qr", "encode", .qrEncode)),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["decode", "a.png", "b.png"], status: 70, stdout: .exact(""),
+            stderr: notImplemented("astra-qr", "decode", .qrDecode)),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["decode"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: missing argument <file>\n"),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["lines", "--api", "https://api.example.com"], status: 70, stdout: .exact(""),
+            stderr: notImplemented("astra-qr", "lines", .qrLines)),
+        GoldenCase(
+            tool: "astra-qr", arguments: ["scan"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: unknown subcommand 'scan' (expected one of encode, decode, lines)\n"),
+    ]
+
+    static let pushsim: [GoldenCase] = [
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "--help"], status: 0,
+            stdout: .golden("astra-pushsim.run.help.txt"), stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "dead-phone"], status: 0,
+            stdout: .golden("astra-pushsim.run.dead-phone.jsonl"), stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "answer-before-invite", "--policy", "naive", "--format", "text"],
+            status: 1, stdout: .golden("astra-pushsim.run.answer-before-invite.naive.txt"),
+            stderr: "astra-pushsim: answer-before-invite with naive: broke R1, R5\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["check"], status: 0, stdout: .golden("astra-pushsim.check.jsonl"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["check", "--policy", "naive"], status: 1,
+            stdout: .golden("astra-pushsim.check.naive.jsonl"),
+            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 12 of 17 scenarios: killed, "
+                + "background, locked, reconnect-stored, token-rotated, unknown-origin, cancel-before-wake, "
+                + "cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 0,
+            stdout: .exact(
+                "{\"event\":\"verdict\",\"t\":0,\"command\":\"fuzz\",\"policy\":\"correct\",\"seed\":\"7\","
+                    + "\"count\":10,\"events\":290,\"failing_cases\":0,\"ok\":true}\n"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "no-such-scenario"], status: 64, stdout: .exact(""),
+            stderr: "astra-pushsim: no-such-scenario: not a built-in scenario (killed, background, foreground, "
+                + "locked, offline, reconnect, reconnect-stored, dead-phone, token-rotated, unknown-origin, "
+                + "cancel-before-wake, cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, "
+                + "strike-out, message), and cannot read 'no-such-scenario': No such file or directory\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "killed", "--policy", "sloppy"], status: 64, stdout: .exact(""),
+            stderr: "astra-pushsim: option --policy: expected one of correct, naive, got 'sloppy'\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["fuzz", "--count", "many"], status: 64, stdout: .exact(""),
+            stderr: "astra-pushsim: option --count: expected an integer, got 'many'\n"),
+    ]
+
+    static let goldenDirectory = BuiltTool.packageRoot.appendingPathComponent("Tests/ToolsTests/Golden")
+    static let updating = ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1"
+
+    @Test(arguments: common + register + call + qr + pushsim)
+    func matchesGolden(_ testCase: GoldenCase) throws {
+        guard let result = try BuiltTool(name: testCase.tool).run(testCase.arguments) else { return }
+        #expect(result.status == testCase.status)
+        #expect(result.stderr == testCase.stderr)
+        switch testCase.stdout {
+        case .exact(let text):
+            #expect(result.stdout == text)
+        case .golden(let name):
+            let url = Self.goldenDirectory.appendingPathComponent(name)
+            if Self.updating {
+                try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
+                try result.stdout.write(to: url, atomically: true, encoding: .utf8)
+            }
+            let expected = try String(contentsOf: url, encoding: .utf8)
+            #expect(result.stdout == expected, "stdout differs from Golden/\(name) (UPDATE_GOLDEN=1 rewrites it)")
+        case .doc(let name):
+            let url = BuiltTool.packageRoot.appendingPathComponent("docs/man").appendingPathComponent(name)
+            let expected = try String(contentsOf: url, encoding: .utf8)
+            #expect(result.stdout == expected, "docs/man/\(name) is stale: run scripts/gen-man.sh")
+        }
+    }
+
+    @Test func errorsAreOneLine() throws {
+        for testCase in Self.common + Self.register + Self.call + Self.qr + Self.pushsim where testCase.status != 0 {
+            #expect(testCase.stderr.filter { $0 == "\n" }.count == 1, "\(testCase.testDescription)")
+        }
+    }
+}
