@@ -69,5 +69,6 @@ let package = Package(
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-media", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
+        bench("bench-qr", ["Provisioning"]),
     ]
 )
