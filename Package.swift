@@ -63,7 +63,7 @@ let package = Package(
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport"]),
         tool("astra-call", ["ToolSupport"]),
-        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).

@@ -32,8 +32,9 @@ enum AESGCM {
         let produced = Int(length)
         var finalLength: Int32 = 0
         guard EVP_DecryptFinal_ex(ctx, &out[produced], &finalLength) == 1 else {
-            throw ProvisioningError(.wrongPassphrase,
-                                    "sealed password: wrong passphrase or key (AES-256-GCM authentication failed)")
+            throw ProvisioningError(
+                .wrongPassphrase,
+                "wrong passphrase or key, the sealed password did not open (AES-256-GCM authentication failed)")
         }
         return Array(out.prefix(produced + Int(finalLength)))
     }

@@ -10,11 +10,14 @@ public enum DecodeCommand {
         public var raw: Bool
         /// Opens sealed passwords; without it a sealed password stays in `password_sealed`.
         public var key: SealKey?
+        /// Print each line's redacted description (for a terminal) instead of its JSON.
+        public var text: Bool
 
-        public init(files: [String], raw: Bool = false, key: SealKey? = nil) {
+        public init(files: [String], raw: Bool = false, key: SealKey? = nil, text: Bool = false) {
             self.files = files
             self.raw = raw
             self.key = key
+            self.text = text
         }
     }
 
@@ -57,7 +60,7 @@ public enum DecodeCommand {
                 case .raw(let payload):
                     result.stdout += payload + [0x0A]
                 case .line(let line, _):
-                    result.stdout += Array(line.jsonString().utf8) + [0x0A]
+                    result.stdout += Array((options.text ? line.description : line.jsonString()).utf8) + [0x0A]
                     if line.sealedPassword != nil {
                         result.diagnostics.append(
                             "astra-qr: \(name): warning: the password is sealed; pass --passphrase or --key-file to open it")

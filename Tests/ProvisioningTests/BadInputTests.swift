@@ -76,7 +76,8 @@ import Testing
         let wrong = decode([path], key: .passphrase("wrong one"))
         #expect(wrong.exit == .invalidLine)
         #expect(wrong.diagnostics == [
-            "astra-qr: \(path): sealed password: wrong passphrase or key (AES-256-GCM authentication failed)",
+            "astra-qr: \(path): wrong passphrase or key, the sealed password did not open "
+                + "(AES-256-GCM authentication failed)",
         ])
         #expect(wrong.stdout.isEmpty)
         let right = decode([path], key: .passphrase("right one"))

@@ -40,7 +40,8 @@ import Testing
         } throws: { error in
             let e = error as! ProvisioningError
             return e.code == .wrongPassphrase
-                && e.description == "sealed password: wrong passphrase or key (AES-256-GCM authentication failed)"
+                && e.description == "wrong passphrase or key, the sealed password did not open "
+                    + "(AES-256-GCM authentication failed)"
         }
     }
 
