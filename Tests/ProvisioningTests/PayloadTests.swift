@@ -9,6 +9,11 @@ import Testing
                            domain: "example.com", server: LineServer(host: "pbx.example.com", port: 8089),
                            transport: .wss, wsPath: "/ws", expires: 600)
 
+    static let fullJSON = #"{"v":1,"display_name":"Alice","user":"1001","auth_user":"a1001","password":"s3cr3t-PW","#
+        + #""domain":"example.com","server":"pbx.example.com:8089","transport":"wss","ws_path":"/sip","#
+        + #""outbound_proxy":"proxy.example.com:5070","expires":600,"ca_file":"/etc/ca.pem","tls_verify":false,"#
+        + #""tls_server_name":"pbx.example.com","push_provider":"apns","push_token":"TOKEN-123","push_topic":"com.x"}"#
+
     @Test func compactRoundTripsEveryField() throws {
         let text = CompactPayload.encode(Self.line)
         #expect(text == "astra1:n=Alice Zoë;u=1001;a=a1001;p=p%3Bw%25d=1;d=example.com;s=pbx.example.com:8089;"
@@ -16,7 +21,7 @@ import Testing
         let (back, form) = try ProvisioningPayload.line(from: text)
         #expect(back == Self.line)
         #expect(form == .compact)
-        let full = try Line(json: LineTests.full)
+        let full = try Line(json: Self.fullJSON)
         #expect(try ProvisioningPayload.line(from: CompactPayload.encode(full)).0 == full)
     }
 

@@ -42,7 +42,7 @@ public enum LineOptions {
         standardInputIsTerminal: Bool = InputReader.standardInputIsTerminal,
         readInput: (String?) throws(ToolError) -> [UInt8] = { path throws(ToolError) in try InputReader.read(path) }
     ) throws(ToolError) -> Resolved {
-        let flags = try LineFlags(arguments, addressOfRecordKey: addressOfRecordKey)
+        var flags = try LineFlags(arguments, addressOfRecordKey: addressOfRecordKey)
         var aor: LineAddressOfRecord?
         if let text = arguments.string(addressOfRecordKey) {
             do {
@@ -50,6 +50,9 @@ public enum LineOptions {
             } catch {
                 throw .usage("argument <\(addressOfRecordKey)>: \(error.detail)")
             }
+            // The AOR's host without its port (the port goes to server, below).
+            flags.user = arguments.string(CommonOptions.Key.user) ?? aor?.user
+            flags.domain = arguments.string(CommonOptions.Key.domain) ?? aor?.domain
         }
         var base: [(String, LineJSON)] = []
         var source = Source.flagsOnly
