@@ -3,8 +3,9 @@
 import Provisioning
 import SIPCore
 
-let line = Line(displayName: "Alice", user: "1001", password: "correct-horse-battery", domain: "pbx.example.com",
-                server: LineServer(host: "pbx.example.com", port: 8089), transport: .wss, wsPath: "/ws")
+let line = Line(
+    displayName: "Alice", user: "1001", password: "correct-horse-battery", domain: "pbx.example.com",
+    server: LineServer(host: "pbx.example.com", port: 8089), transport: .wss, wsPath: "/ws")
 let clock = ContinuousClock()
 
 func milliseconds(_ d: Duration) -> Double {
@@ -19,19 +20,23 @@ func median(_ values: [Double]) -> Double {
 func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
 // The scene: a code at 6 px/module in the middle of a light-gray 1920×1080 frame with a gradient.
-let code = try QRRenderer.raster(try QRMatrix.encode(CompactPayload.encode(line), level: .M), moduleSize: 6)
+let code = QRRenderer.raster(try QRMatrix.encode(CompactPayload.encode(line), level: .M), moduleSize: 6)
 var frame = GrayImage(width: 1920, height: 1080)
 for y in 0..<frame.height {
     for x in 0..<frame.width { frame[x, y] = UInt8(170 + 60 * x / frame.width) }
 }
-let ox = (frame.width - code.width) / 2, oy = (frame.height - code.height) / 2
+let ox = (frame.width - code.width) / 2
+let oy = (frame.height - code.height) / 2
 for y in 0..<code.height {
     for x in 0..<code.width { frame[ox + x, oy + y] = code[x, y] }
 }
 let png = try PNGCodec.encode(frame)
 
-var decodeTimes: [Double] = [], readTimes: [Double] = [], scanTimes: [Double] = []
-var encodeTimes: [Double] = [], sealedTimes: [Double] = []
+var decodeTimes: [Double] = []
+var readTimes: [Double] = []
+var scanTimes: [Double] = []
+var encodeTimes: [Double] = []
+var sealedTimes: [Double] = []
 let options = DecodeCommand.Options(files: [])
 for _ in 0..<15 {
     let t0 = clock.now

@@ -2,13 +2,15 @@ import COpenSSL
 
 /// AES-256-GCM (NIST SP 800-38D) through OpenSSL EVP: 12-byte nonce, 16-byte tag appended.
 enum AESGCM {
-    static func seal(_ plain: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(ProvisioningError) -> [UInt8] {
+    static func seal(_ plain: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(ProvisioningError) -> [UInt8]
+    {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw ProvisioningError(.library, "EVP_CIPHER_CTX_new failed") }
         defer { EVP_CIPHER_CTX_free(ctx) }
         var out = [UInt8](repeating: 0, count: plain.count + 16)
         var length: Int32 = 0
         var tag = [UInt8](repeating: 0, count: 16)
-        let ok = EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1
+        let ok =
+            EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1
             && EVP_EncryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1
             && EVP_EncryptUpdate(ctx, &out, &length, plain, Int32(plain.count)) == 1
             && EVP_EncryptFinal_ex(ctx, &out[Int(length)], &length) == 1
@@ -17,7 +19,8 @@ enum AESGCM {
         return Array(out.prefix(plain.count)) + tag
     }
 
-    static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(ProvisioningError) -> [UInt8] {
+    static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws(ProvisioningError) -> [UInt8]
+    {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw ProvisioningError(.library, "EVP_CIPHER_CTX_new failed") }
         defer { EVP_CIPHER_CTX_free(ctx) }
         let body = Array(sealed.dropLast(16))
@@ -25,9 +28,9 @@ enum AESGCM {
         var out = [UInt8](repeating: 0, count: body.count + 16)
         var length: Int32 = 0
         guard EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1,
-              EVP_DecryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1,
-              EVP_DecryptUpdate(ctx, &out, &length, body, Int32(body.count)) == 1,
-              EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1
+            EVP_DecryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1,
+            EVP_DecryptUpdate(ctx, &out, &length, body, Int32(body.count)) == 1,
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, &tag) == 1
         else { throw ProvisioningError(.library, "AES-256-GCM decryption failed in OpenSSL") }
         let produced = Int(length)
         var finalLength: Int32 = 0

@@ -12,10 +12,10 @@ public enum CompactPayload {
 
     /// Payload key for each line field.
     static let keys: [(Line.Field, String)] = [
-        (.display_name, "n"), (.user, "u"), (.auth_user, "a"), (.password, "p"), (.password_sealed, "x"),
-        (.domain, "d"), (.server, "s"), (.transport, "t"), (.ws_path, "w"), (.outbound_proxy, "o"),
-        (.expires, "e"), (.ca_file, "c"), (.tls_verify, "k"), (.tls_server_name, "h"), (.push_provider, "pp"),
-        (.push_token, "pt"), (.push_topic, "pc"),
+        (.displayName, "n"), (.user, "u"), (.authUser, "a"), (.password, "p"), (.passwordSealed, "x"),
+        (.domain, "d"), (.server, "s"), (.transport, "t"), (.wsPath, "w"), (.outboundProxy, "o"),
+        (.expires, "e"), (.caFile, "c"), (.tlsVerify, "k"), (.tlsServerName, "h"), (.pushProvider, "pp"),
+        (.pushToken, "pt"), (.pushTopic, "pc"),
     ]
 
     /// True when `text` starts with `astra<digits>:` (any version), case-insensitively.
@@ -51,8 +51,9 @@ public enum CompactPayload {
     public static func decode(_ text: String) throws(ProvisioningError) -> Line {
         guard text.lowercased().hasPrefix(prefix) else {
             let version = text.prefix(while: { $0 != ":" })
-            throw ProvisioningError(.unsupportedPayload,
-                                    "payload version \"\(version)\" is not supported (this build reads astra1)")
+            throw ProvisioningError(
+                .unsupportedPayload,
+                "payload version \"\(version)\" is not supported (this build reads astra1)")
         }
         var members: [(String, LineJSON)] = [("v", .number("1"))]
         for part in text.dropFirst(prefix.count).split(separator: ";") {
@@ -64,7 +65,7 @@ public enum CompactPayload {
             let value = try unescape(part[part.index(after: eq)...])
             switch field {
             case .expires: members.append((field.rawValue, .number(value)))
-            case .tls_verify: members.append((field.rawValue, .bool(value != "0" && value.lowercased() != "false")))
+            case .tlsVerify: members.append((field.rawValue, .bool(value != "0" && value.lowercased() != "false")))
             default: members.append((field.rawValue, .string(value)))
             }
         }
@@ -96,7 +97,7 @@ public enum CompactPayload {
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
                 guard i + 2 < bytes.count,
-                      let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
+                    let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
                 else { throw ProvisioningError(.notALine, "payload has a bad %-escape") }
                 out.append(v)
                 i += 3

@@ -74,8 +74,9 @@ public struct CurlHTTPTransport: HTTPTransport {
                 throw PlatformError(.badResponse, "\(request.url): response larger than \(maxBodyBytes) bytes")
             }
             if code == CURLE_OPERATION_TIMEDOUT {
-                throw PlatformError(.timeout,
-                                    "\(request.method) \(request.url): no answer within \(timeoutMilliseconds) ms")
+                throw PlatformError(
+                    .timeout,
+                    "\(request.method) \(request.url): no answer within \(timeoutMilliseconds) ms")
             }
             throw PlatformError(.network, "\(request.method) \(request.url): \(what)")
         }

@@ -63,7 +63,8 @@ public enum DecodeCommand {
                     result.stdout += Array((options.text ? line.description : line.jsonString()).utf8) + [0x0A]
                     if line.sealedPassword != nil {
                         result.diagnostics.append(
-                            "astra-qr: \(name): warning: the password is sealed; pass --passphrase or --key-file to open it")
+                            "astra-qr: \(name): warning: the password is sealed; pass --passphrase or --key-file to open it"
+                        )
                     }
                 case .failed(let error):
                     result.diagnostics.append("astra-qr: \(name): \(error.detail)")

@@ -15,8 +15,10 @@ public enum EncodeCommand {
         /// KDF for sealing; nil = scrypt for passphrases, HKDF for key files.
         public var kdf: SealKDF?
 
-        public init(format: QRRenderer.Format = .png, level: QRMatrix.Level = .M, moduleSize: Int = 3,
-                    margin: Int? = nil, seal: SealKey? = nil, kdf: SealKDF? = nil) {
+        public init(
+            format: QRRenderer.Format = .png, level: QRMatrix.Level = .M, moduleSize: Int = 3,
+            margin: Int? = nil, seal: SealKey? = nil, kdf: SealKDF? = nil
+        ) {
             self.format = format
             self.level = level
             self.moduleSize = moduleSize
@@ -53,8 +55,9 @@ public enum EncodeCommand {
         }
         let payload = try ProvisioningPayload.payload(for: line, seal: options.seal, kdf: options.kdf, random: random)
         let matrix = try QRMatrix.encode(payload, level: options.level)
-        let bytes = try QRRenderer.render(matrix, format: options.format, moduleSize: options.moduleSize,
-                                          margin: options.margin)
+        let bytes = try QRRenderer.render(
+            matrix, format: options.format, moduleSize: options.moduleSize,
+            margin: options.margin)
         var warnings: [String] = []
         if line.hasClearPassword, options.seal == nil { warnings.append(clearPasswordWarning) }
         return Output(bytes: bytes, payload: payload, version: matrix.version, warnings: warnings)

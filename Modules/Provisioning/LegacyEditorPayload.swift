@@ -42,8 +42,9 @@ public enum LegacyEditorPayload {
                 }
                 server.port = port
             }
-            let line = Line(displayName: displayName, user: user, password: password, domain: domain ?? server.host,
-                            server: server, transport: .udp)
+            let line = Line(
+                displayName: displayName, user: user, password: password, domain: domain ?? server.host,
+                server: server, transport: .udp)
             try line.validate()
             return line
         } catch {

@@ -24,7 +24,8 @@ public enum NetpbmCodec {
         }
         func number() throws(ProvisioningError) -> Int {
             skipSpaceAndComments()
-            var value = 0, digits = 0
+            var value = 0
+            var digits = 0
             while i < bytes.count, (0x30...0x39).contains(bytes[i]), digits < 9 {
                 value = value * 10 + Int(bytes[i] - 0x30)
                 i += 1
@@ -33,9 +34,12 @@ public enum NetpbmCodec {
             guard digits > 0 else { throw fail(i >= bytes.count ? "truncated header" : "bad header number") }
             return value
         }
-        let width = try number(), height = try number()
+        let width = try number()
+        let height = try number()
         let maxval = (kind == 1 || kind == 4) ? 1 : try number()
-        guard width > 0, height > 0, width * height <= PNGCodec.maxPixels else { throw fail("bad size \(width)×\(height)") }
+        guard width > 0, height > 0, width * height <= PNGCodec.maxPixels else {
+            throw fail("bad size \(width)×\(height)")
+        }
         guard (1...65535).contains(maxval) else { throw fail("bad maxval \(maxval)") }
         let channels = (kind == 3 || kind == 6) ? 3 : 1
         let count = width * height
@@ -77,7 +81,9 @@ public enum NetpbmCodec {
             if kind == 1 || kind == 4 {
                 level = samples[p] == 1 ? 0 : 255  // PBM: 1 is black
             } else if channels == 3 {
-                let r = samples[p * 3], g = samples[p * 3 + 1], b = samples[p * 3 + 2]
+                let r = samples[p * 3]
+                let g = samples[p * 3 + 1]
+                let b = samples[p * 3 + 2]
                 level = (299 * r + 587 * g + 114 * b) * 255 / (1000 * maxval)
             } else {
                 level = samples[p] * 255 / maxval

@@ -20,7 +20,8 @@ public enum PNGCodec {
             png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count)
         }
         guard begun != 0 else { throw ProvisioningError(.corruptImage, "PNG: " + message(of: &image)) }
-        let width = Int(image.width), height = Int(image.height)
+        let width = Int(image.width)
+        let height = Int(image.height)
         guard width > 0, height > 0, width * height <= maxPixels else {
             png_image_free(&image)
             throw ProvisioningError(.corruptImage, "PNG: image size \(width)×\(height) is not supported")
@@ -48,7 +49,7 @@ public enum PNGCodec {
         image.format = astra_png_format_gray()
         var size: png_alloc_size_t = 0
         guard png_image_write_to_memory(&image, nil, &size, 0, gray.pixels, png_int_32(gray.width), nil) != 0,
-              size > 0
+            size > 0
         else { throw ProvisioningError(.library, "PNG encoding failed: " + message(of: &image)) }
         var out = [UInt8](repeating: 0, count: Int(size))
         guard png_image_write_to_memory(&image, &out, &size, 0, gray.pixels, png_int_32(gray.width), nil) != 0 else {

@@ -40,7 +40,7 @@ public enum SealKDF: Sendable, Hashable {
 
     var parameters: String {
         switch self {
-        case let .scrypt(logN, r, p): "ln=\(logN),r=\(r),p=\(p)"
+        case .scrypt(let logN, let r, let p): "ln=\(logN),r=\(r),p=\(p)"
         case .pbkdf2SHA256(let i): "i=\(i)"
         case .hkdfSHA256: "-"
         }
@@ -69,11 +69,13 @@ public enum PasswordSeal {
         try check(kdf)
         let salt = random(16)
         let nonce = random(12)
-        let header = prefix + kdf.name + "$" + kdf.parameters + "$" + Base64URL.encode(salt) + "$"
+        let header =
+            prefix + kdf.name + "$" + kdf.parameters + "$" + Base64URL.encode(salt) + "$"
             + Base64URL.encode(nonce)
         let aesKey = try deriveKey(key, kdf: kdf, salt: salt)
-        let sealed = try AESGCM.seal(Array(password.utf8), key: aesKey, nonce: nonce,
-                                     aad: Array((header + "\n" + context).utf8))
+        let sealed = try AESGCM.seal(
+            Array(password.utf8), key: aesKey, nonce: nonce,
+            aad: Array((header + "\n" + context).utf8))
         return header + "$" + Base64URL.encode(sealed)
     }
 
@@ -90,8 +92,8 @@ public enum PasswordSeal {
         let kdf = try parseKDF(name: String(parts[2]), parameters: String(parts[3]))
         try check(kdf)
         guard let salt = Base64URL.decode(parts[4]), salt.count >= 8,
-              let nonce = Base64URL.decode(parts[5]), nonce.count == 12,
-              let data = Base64URL.decode(parts[6]), data.count >= 16
+            let nonce = Base64URL.decode(parts[5]), nonce.count == 12,
+            let data = Base64URL.decode(parts[6]), data.count >= 16
         else { throw ProvisioningError(.badSeal, "sealed password has a bad salt, nonce or ciphertext") }
         let header = parts[0..<6].joined(separator: "$")
         let aesKey = try deriveKey(key, kdf: kdf, salt: salt)
@@ -129,7 +131,7 @@ public enum PasswordSeal {
 
     static func check(_ kdf: SealKDF) throws(ProvisioningError) {
         switch kdf {
-        case let .scrypt(logN, r, p):
+        case .scrypt(let logN, let r, let p):
             guard (10...maxLogN).contains(logN), (1...maxR).contains(r), (1...maxP).contains(p) else {
                 throw ProvisioningError(.badSeal, "scrypt parameters out of bounds (ln 10…20, r 1…32, p 1…16)")
             }
@@ -147,13 +149,17 @@ public enum PasswordSeal {
         var out = [UInt8](repeating: 0, count: 32)
         let ok: Bool
         switch kdf {
-        case let .scrypt(logN, r, p):
+        case .scrypt(let logN, let r, let p):
             let maxMem = UInt64(128 * r * p) << UInt64(logN) + (1 << 24)
-            ok = EVP_PBE_scrypt(material, material.count, salt, salt.count, UInt64(1) << UInt64(logN), UInt64(r),
-                                UInt64(p), maxMem, &out, out.count) == 1
+            ok =
+                EVP_PBE_scrypt(
+                    material, material.count, salt, salt.count, UInt64(1) << UInt64(logN), UInt64(r),
+                    UInt64(p), maxMem, &out, out.count) == 1
         case .pbkdf2SHA256(let iterations):
-            ok = PKCS5_PBKDF2_HMAC(material, Int32(material.count), salt, Int32(salt.count), Int32(iterations),
-                                   EVP_sha256(), Int32(out.count), &out) == 1
+            ok =
+                PKCS5_PBKDF2_HMAC(
+                    material, Int32(material.count), salt, Int32(salt.count), Int32(iterations),
+                    EVP_sha256(), Int32(out.count), &out) == 1
         case .hkdfSHA256:
             // RFC 5869 §2.2 extract, then §2.3 expand to one block with info "astra-qr seal v1".
             let prk = hmacSHA256(key: salt, data: key.material)

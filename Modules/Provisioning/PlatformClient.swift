@@ -19,8 +19,10 @@ public actor PlatformClient {
     /// How many times this client signed in (tests check the cache with it).
     public private(set) var loginCount = 0
 
-    public init(baseURL: String, firebaseToken: String, transport: any HTTPTransport = CurlHTTPTransport(),
-                now: @escaping @Sendable () -> Double = PlatformClient.wallClock) throws(PlatformError) {
+    public init(
+        baseURL: String, firebaseToken: String, transport: any HTTPTransport = CurlHTTPTransport(),
+        now: @escaping @Sendable () -> Double = PlatformClient.wallClock
+    ) throws(PlatformError) {
         let trimmed = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         guard trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://"), trimmed.count > 8 else {
             throw PlatformError(.badURL, "API URL \"\(baseURL)\" must start with http:// or https://")
@@ -48,9 +50,10 @@ public actor PlatformClient {
     func login() async throws(PlatformError) -> PlatformSession {
         cached = nil
         let body = LineJSON.object([("firebase_token", .string(firebaseToken))]).serialized
-        let request = HTTPRequest(method: "POST", url: baseURL + "/api/v1/auth/user-login",
-                                  headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
-                                  body: Array(body.utf8))
+        let request = HTTPRequest(
+            method: "POST", url: baseURL + "/api/v1/auth/user-login",
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+            body: Array(body.utf8))
         loginCount += 1
         let response = try await transport.send(request)
         try check(response, request, refused: "the Firebase token was refused")
@@ -65,9 +68,12 @@ public actor PlatformClient {
         while true {
             let fromCache = cached != nil
             let session = try await session()
-            let request = HTTPRequest(method: "GET", url: baseURL + path,
-                                      headers: [("Authorization", "Bearer " + session.token),
-                                                ("Accept", "application/json")])
+            let request = HTTPRequest(
+                method: "GET", url: baseURL + path,
+                headers: [
+                    ("Authorization", "Bearer " + session.token),
+                    ("Accept", "application/json"),
+                ])
             let response = try await transport.send(request)
             if response.status == 401, fromCache, !retried {
                 cached = nil
@@ -111,11 +117,13 @@ public actor PlatformClient {
         case 401, 403:
             throw PlatformError(.unauthorized, "\(what): HTTP \(response.status), \(refused)", status: response.status)
         case 500..<600:
-            throw PlatformError(.serverError, "\(what): HTTP \(response.status) from the API\(reason(response))",
-                                status: response.status)
+            throw PlatformError(
+                .serverError, "\(what): HTTP \(response.status) from the API\(reason(response))",
+                status: response.status)
         default:
-            throw PlatformError(.httpStatus, "\(what): unexpected HTTP \(response.status)\(reason(response))",
-                                status: response.status)
+            throw PlatformError(
+                .httpStatus, "\(what): unexpected HTTP \(response.status)\(reason(response))",
+                status: response.status)
         }
     }
 

@@ -38,7 +38,7 @@ public struct PlatformSession: Sendable, Hashable {
     static func jwtExpiry(_ token: String) -> Double? {
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-              let claims = try? LineJSON.parse(payload), case .number(let exp)? = claims["exp"]
+            let claims = try? LineJSON.parse(payload), case .number(let exp)? = claims["exp"]
         else { return nil }
         return Double(exp)
     }
@@ -81,15 +81,18 @@ public struct PlatformUser: Sendable, Hashable {
             var createdAt: Double?
             if let text = PlatformJSON.string(item["created_at"]) {
                 guard let parsed = ISO8601Timestamp.parse(text) else {
-                    throw PlatformError(.badResponse, "users: user \(id) created_at \"\(text)\" is not an ISO-8601 date")
+                    throw PlatformError(
+                        .badResponse, "users: user \(id) created_at \"\(text)\" is not an ISO-8601 date")
                 }
                 createdAt = parsed
             }
-            users.append(PlatformUser(id: id, name: PlatformJSON.string(item["name"]),
-                                      email: PlatformJSON.string(item["email"]),
-                                      sipPort: PlatformJSON.string(item["sip_port"]),
-                                      asteriskEndpoint: PlatformJSON.string(item["asterisk_endpoint"]),
-                                      createdAt: createdAt))
+            users.append(
+                PlatformUser(
+                    id: id, name: PlatformJSON.string(item["name"]),
+                    email: PlatformJSON.string(item["email"]),
+                    sipPort: PlatformJSON.string(item["sip_port"]),
+                    asteriskEndpoint: PlatformJSON.string(item["asterisk_endpoint"]),
+                    createdAt: createdAt))
         }
         return users
     }

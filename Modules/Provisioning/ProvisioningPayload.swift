@@ -49,8 +49,10 @@ public enum ProvisioningPayload {
                 throw ProvisioningError(error)
             }
         }
-        throw ProvisioningError(.notALine, "the code holds \"\(preview(text))\", which is not a line "
-                                + "(expected astra1:…, a line JSON object or a sip: URI)")
+        throw ProvisioningError(
+            .notALine,
+            "the code holds \"\(preview(text))\", which is not a line "
+                + "(expected astra1:…, a line JSON object or a sip: URI)")
     }
 
     /// The compact payload for `line`; with `seal`, the clear password is replaced by a sealed one.
@@ -60,8 +62,9 @@ public enum ProvisioningPayload {
     ) throws(ProvisioningError) -> String {
         var line = line
         if let key, let password = line.password {
-            line.sealedPassword = try PasswordSeal.seal(password, key: key, kdf: kdf, context: sealContext(line),
-                                                        random: random)
+            line.sealedPassword = try PasswordSeal.seal(
+                password, key: key, kdf: kdf, context: sealContext(line),
+                random: random)
             line.password = nil
         }
         return CompactPayload.encode(line)
@@ -72,7 +75,9 @@ public enum ProvisioningPayload {
 
     /// The first 40 characters of a non-line payload, for errors (never a whole secret).
     static func preview(_ text: String) -> String {
-        let head = String(text.prefix(40)).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0 == " ") ? $0 : "?" }
+        let head = String(text.prefix(40)).map {
+            $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0 == " ") ? $0 : "?"
+        }
         return String(head) + (text.count > 40 ? "…" : "")
     }
 }

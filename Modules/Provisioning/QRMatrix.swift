@@ -39,7 +39,8 @@ public struct QRMatrix: Sendable, Hashable {
     public static func encode(_ bytes: [UInt8], level: Level = .M) throws(ProvisioningError) -> QRMatrix {
         guard !bytes.isEmpty else { throw ProvisioningError(.badOption, "nothing to encode") }
         guard let code = QRcode_encodeData(Int32(bytes.count), bytes, 0, level.qrencodeLevel) else {
-            throw ProvisioningError(.tooLarge, "\(bytes.count) bytes do not fit in a QR code at level \(level.rawValue)")
+            throw ProvisioningError(
+                .tooLarge, "\(bytes.count) bytes do not fit in a QR code at level \(level.rawValue)")
         }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width)

@@ -24,7 +24,9 @@ public enum QRRenderer {
         throws(ProvisioningError) -> [UInt8]
     {
         let margin = margin ?? format.defaultMargin
-        guard (1...100).contains(moduleSize) else { throw ProvisioningError(.badOption, "module size -s must be 1…100") }
+        guard (1...100).contains(moduleSize) else {
+            throw ProvisioningError(.badOption, "module size -s must be 1…100")
+        }
         guard (0...100).contains(margin) else { throw ProvisioningError(.badOption, "margin -m must be 0…100") }
         switch format {
         case .png: return try PNGCodec.encode(raster(matrix, moduleSize: moduleSize, margin: margin))
@@ -42,7 +44,8 @@ public enum QRRenderer {
         var image = GrayImage(width: side, height: side, fill: 255)
         for my in 0..<matrix.size {
             for mx in 0..<matrix.size where matrix[mx, my] {
-                let x0 = (mx + margin) * moduleSize, y0 = (my + margin) * moduleSize
+                let x0 = (mx + margin) * moduleSize
+                let y0 = (my + margin) * moduleSize
                 for y in y0..<y0 + moduleSize {
                     let row = y * side
                     for x in x0..<x0 + moduleSize { image.pixels[row + x] = 0 }
@@ -82,14 +85,17 @@ public enum QRRenderer {
     }
 
     static func dark(_ m: QRMatrix, _ x: Int, _ y: Int, margin: Int) -> Bool {
-        let mx = x - margin, my = y - margin
+        let mx = x - margin
+        let my = y - margin
         return mx >= 0 && my >= 0 && mx < m.size && my < m.size && m[mx, my]
     }
 
     /// Two spaces per module with ANSI background colours (like `qrencode -t ANSI`).
     static func ansi(_ m: QRMatrix, margin: Int) -> String {
         let n = m.size + 2 * margin
-        let white = "\u{1B}[47m", black = "\u{1B}[40m", reset = "\u{1B}[0m"
+        let white = "\u{1B}[47m"
+        let black = "\u{1B}[40m"
+        let reset = "\u{1B}[0m"
         var out = ""
         for y in 0..<n {
             var current = ""

@@ -26,9 +26,10 @@ public enum QRScanner {
             while let s = symbol {
                 if zbar_symbol_get_type(s) == ZBAR_QRCODE, let data = zbar_symbol_get_data(s) {
                     let length = Int(zbar_symbol_get_data_length(s))
-                    results.append(data.withMemoryRebound(to: UInt8.self, capacity: length) {
-                        Array(UnsafeBufferPointer(start: $0, count: length))
-                    })
+                    results.append(
+                        data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                            Array(UnsafeBufferPointer(start: $0, count: length))
+                        })
                 }
                 symbol = zbar_symbol_next(s)
             }

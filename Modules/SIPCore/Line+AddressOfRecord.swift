@@ -5,8 +5,9 @@ extension Line {
     /// the server (`sip:1001@pbx:5070` connects to pbx:5070). A `user:password@` part is kept.
     public init(addressOfRecord aor: LineAddressOfRecord) throws(LineError) {
         let transport = aor.transport ?? (aor.secure ? .tls : .udp)
-        self.init(user: aor.user, password: aor.password, domain: aor.domain,
-                  server: aor.port.map { LineServer(host: aor.domain, port: $0) }, transport: transport)
+        self.init(
+            user: aor.user, password: aor.password, domain: aor.domain,
+            server: aor.port.map { LineServer(host: aor.domain, port: $0) }, transport: transport)
         try validate()
     }
 

@@ -23,7 +23,8 @@ extension Line: CustomStringConvertible, CustomDebugStringConvertible, CustomRef
     /// `dump(line)` shows the redacted JSON fields, not the stored properties.
     public var customMirror: Mirror {
         guard case .object(let members) = jsonValue(redacted: true) else { return Mirror(self, children: []) }
-        return Mirror(self, children: members.map { (label: Optional($0.0), value: $0.1.serialized as Any) },
-                      displayStyle: .struct)
+        return Mirror(
+            self, children: members.map { (label: Optional($0.0), value: $0.1.serialized as Any) },
+            displayStyle: .struct)
     }
 }

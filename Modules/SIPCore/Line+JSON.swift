@@ -1,9 +1,19 @@
 /// Reading and writing the line JSON object (docs/line.md). Field names are a stable contract.
 extension Line {
-    /// The JSON field names, in the order they are written.
+    /// The JSON field names (`rawValue`); ``jsonValue(redacted:)`` writes them in schema order.
     public enum Field: String, CaseIterable, Sendable {
-        case v, display_name, user, auth_user, password, password_sealed, domain, server, transport, ws_path,
-            outbound_proxy, expires, ca_file, tls_verify, tls_server_name, push_provider, push_token, push_topic
+        case v, user, password, domain, server, transport, expires
+        case displayName = "display_name"
+        case authUser = "auth_user"
+        case passwordSealed = "password_sealed"
+        case wsPath = "ws_path"
+        case outboundProxy = "outbound_proxy"
+        case caFile = "ca_file"
+        case tlsVerify = "tls_verify"
+        case tlsServerName = "tls_server_name"
+        case pushProvider = "push_provider"
+        case pushToken = "push_token"
+        case pushTopic = "push_topic"
     }
 
     /// What replaces secrets in redacted output.
@@ -48,8 +58,9 @@ extension Line {
         }
         let version = try integer(.v, code: .unsupportedVersion) ?? Line.currentVersion
         guard version >= 1, version <= Line.currentVersion else {
-            throw LineError(.unsupportedVersion, field: "v",
-                            "line version \(version) is not supported (this build reads 1…\(Line.currentVersion))")
+            throw LineError(
+                .unsupportedVersion, field: "v",
+                "line version \(version) is not supported (this build reads 1…\(Line.currentVersion))")
         }
         var transport = LineTransport.udp
         if let t = try string(.transport) {
@@ -59,23 +70,24 @@ extension Line {
             transport = parsed
         }
         var tlsVerify: Bool?
-        switch object[Field.tls_verify.rawValue] {
+        switch object[Field.tlsVerify.rawValue] {
         case nil, .null?: tlsVerify = nil
         case .bool(let b)?: tlsVerify = b
-        case let other?: throw LineError(.wrongType, field: "tls_verify", "expected true or false, got \(other.typeName)")
+        case let other?:
+            throw LineError(.wrongType, field: "tls_verify", "expected true or false, got \(other.typeName)")
         }
         let server = try string(.server).map { s throws(LineError) in try LineServer(parsing: s, field: "server") }
-        let proxy = try string(.outbound_proxy).map { s throws(LineError) in
+        let proxy = try string(.outboundProxy).map { s throws(LineError) in
             try LineServer(parsing: s, field: "outbound_proxy")
         }
         self.init(
-            version: version, displayName: try string(.display_name), user: try string(.user) ?? "",
-            authUser: try string(.auth_user), password: try string(.password),
-            sealedPassword: try string(.password_sealed), domain: try string(.domain) ?? "", server: server,
-            transport: transport, wsPath: try string(.ws_path), outboundProxy: proxy,
-            expires: try integer(.expires, code: .badExpires), caFile: try string(.ca_file), tlsVerify: tlsVerify,
-            tlsServerName: try string(.tls_server_name), pushProvider: try string(.push_provider),
-            pushToken: try string(.push_token), pushTopic: try string(.push_topic))
+            version: version, displayName: try string(.displayName), user: try string(.user) ?? "",
+            authUser: try string(.authUser), password: try string(.password),
+            sealedPassword: try string(.passwordSealed), domain: try string(.domain) ?? "", server: server,
+            transport: transport, wsPath: try string(.wsPath), outboundProxy: proxy,
+            expires: try integer(.expires, code: .badExpires), caFile: try string(.caFile), tlsVerify: tlsVerify,
+            tlsServerName: try string(.tlsServerName), pushProvider: try string(.pushProvider),
+            pushToken: try string(.pushToken), pushTopic: try string(.pushTopic))
         try validate()
     }
 
@@ -87,23 +99,23 @@ extension Line {
             guard let value else { return }
             members.append((f.rawValue, .string(secret && redacted ? Line.redactionMarker : value)))
         }
-        add(.display_name, displayName)
+        add(.displayName, displayName)
         add(.user, user)
-        add(.auth_user, authUser)
+        add(.authUser, authUser)
         add(.password, password, secret: true)
-        add(.password_sealed, sealedPassword, secret: true)
+        add(.passwordSealed, sealedPassword, secret: true)
         add(.domain, domain)
         add(.server, server?.description)
         add(.transport, transport.rawValue)
-        add(.ws_path, wsPath)
-        add(.outbound_proxy, outboundProxy?.description)
+        add(.wsPath, wsPath)
+        add(.outboundProxy, outboundProxy?.description)
         if let expires { members.append((Field.expires.rawValue, .number(String(expires)))) }
-        add(.ca_file, caFile)
-        if let tlsVerify { members.append((Field.tls_verify.rawValue, .bool(tlsVerify))) }
-        add(.tls_server_name, tlsServerName)
-        add(.push_provider, pushProvider)
-        add(.push_token, pushToken, secret: true)
-        add(.push_topic, pushTopic)
+        add(.caFile, caFile)
+        if let tlsVerify { members.append((Field.tlsVerify.rawValue, .bool(tlsVerify))) }
+        add(.tlsServerName, tlsServerName)
+        add(.pushProvider, pushProvider)
+        add(.pushToken, pushToken, secret: true)
+        add(.pushTopic, pushTopic)
         return .object(members)
     }
 

@@ -15,8 +15,10 @@ public struct LineAddressOfRecord: Sendable, Hashable, CustomStringConvertible {
     /// The `;transport=` URI parameter, when present and known.
     public var transport: LineTransport?
 
-    public init(secure: Bool = false, user: String, password: String? = nil, domain: String, port: Int? = nil,
-                transport: LineTransport? = nil) {
+    public init(
+        secure: Bool = false, user: String, password: String? = nil, domain: String, port: Int? = nil,
+        transport: LineTransport? = nil
+    ) {
         self.secure = secure
         self.user = user
         self.password = password
@@ -37,7 +39,8 @@ public struct LineAddressOfRecord: Sendable, Hashable, CustomStringConvertible {
             secure = false
             rest = s.dropFirst(4)
         } else {
-            throw LineError(.badAddressOfRecord, "\"\(LineAddressOfRecord.redactedForError(s))\" is not a sip: or sips: URI")
+            throw LineError(
+                .badAddressOfRecord, "\"\(LineAddressOfRecord.redactedForError(s))\" is not a sip: or sips: URI")
         }
         if rest.contains("?") {
             throw LineError(.badAddressOfRecord, "URI headers ('?') are not allowed in an address of record")
@@ -65,8 +68,9 @@ public struct LineAddressOfRecord: Sendable, Hashable, CustomStringConvertible {
             let pair = param.split(separator: "=", maxSplits: 1)
             if pair.count == 2, pair[0].lowercased() == "transport" {
                 guard let t = LineTransport(name: String(pair[1])) else {
-                    throw LineError(.badTransport, field: "address of record",
-                                    "transport \"\(pair[1])\" is not one of udp, tcp, tls, ws, wss")
+                    throw LineError(
+                        .badTransport, field: "address of record",
+                        "transport \"\(pair[1])\" is not one of udp, tcp, tls, ws, wss")
                 }
                 transport = t
             }
@@ -81,7 +85,8 @@ public struct LineAddressOfRecord: Sendable, Hashable, CustomStringConvertible {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.count, let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
+                guard i + 2 < bytes.count,
+                    let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
                 else { throw LineError(.badAddressOfRecord, "bad %-escape in the user part") }
                 out.append(v)
                 i += 3

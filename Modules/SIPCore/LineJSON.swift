@@ -15,11 +15,11 @@ public enum LineJSON: Sendable, Hashable {
     public static func == (lhs: LineJSON, rhs: LineJSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
-        case let (.bool(a), .bool(b)): a == b
-        case let (.number(a), .number(b)): a == b
-        case let (.string(a), .string(b)): a == b
-        case let (.array(a), .array(b)): a == b
-        case let (.object(a), .object(b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
         default: false
         }
     }
@@ -153,9 +153,15 @@ struct LineJSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
         }
@@ -300,7 +306,8 @@ struct LineJSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800...0xDBFF).contains(scalar) {
-                        guard index + 2 <= bytes.count, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard index + 2 <= bytes.count, bytes[index] == 0x5C, bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("unpaired surrogate")
                         }
                         index += 2

@@ -36,8 +36,9 @@ extension Line {
     static func checkIdentity(_ value: String, field: String) throws(LineError) {
         for scalar in value.unicodeScalars {
             if scalar.value < 0x21 || scalar.value == 0x7F || "@:<>\"".unicodeScalars.contains(scalar) {
-                throw LineError(.badIdentity, field: field,
-                                "\(field) contains a character not allowed in a SIP user part")
+                throw LineError(
+                    .badIdentity, field: field,
+                    "\(field) contains a character not allowed in a SIP user part")
             }
         }
     }

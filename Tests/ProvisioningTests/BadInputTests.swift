@@ -68,17 +68,19 @@ import Testing
         let invalid = try QRMatrix.encode("astra1:u=1001;d=example.com;s=pbx:99999")
         let second = decode([try file("port.png", try QRRenderer.render(invalid, format: .png))])
         #expect(second.exit == .invalidLine)
-        #expect(second.diagnostics == ["astra-qr: \(dir.path)/port.png: line: port 99999 out of range 1…65535 (server)"])
+        #expect(
+            second.diagnostics == ["astra-qr: \(dir.path)/port.png: line: port 99999 out of range 1…65535 (server)"])
     }
 
     @Test func sealedCodeWithWrongPassphraseExitsOne() throws {
         let path = try file("sealed.png", try linePNG(seal: .passphrase("right one")))
         let wrong = decode([path], key: .passphrase("wrong one"))
         #expect(wrong.exit == .invalidLine)
-        #expect(wrong.diagnostics == [
-            "astra-qr: \(path): wrong passphrase or key, the sealed password did not open "
-                + "(AES-256-GCM authentication failed)",
-        ])
+        #expect(
+            wrong.diagnostics == [
+                "astra-qr: \(path): wrong passphrase or key, the sealed password did not open "
+                    + "(AES-256-GCM authentication failed)"
+            ])
         #expect(wrong.stdout.isEmpty)
         let right = decode([path], key: .passphrase("right one"))
         #expect(right.exit == .ok)

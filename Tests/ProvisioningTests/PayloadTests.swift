@@ -5,18 +5,21 @@ import Testing
 /// The QR payload forms of docs/provisioning.md: compact `astra1:`, line JSON, `sip:` URIs and
 /// the legacy editor JSON.
 @Suite struct PayloadTests {
-    static let line = Line(displayName: "Alice Zoë", user: "1001", authUser: "a1001", password: "p;w%d=1",
-                           domain: "example.com", server: LineServer(host: "pbx.example.com", port: 8089),
-                           transport: .wss, wsPath: "/ws", expires: 600)
+    static let line = Line(
+        displayName: "Alice Zoë", user: "1001", authUser: "a1001", password: "p;w%d=1",
+        domain: "example.com", server: LineServer(host: "pbx.example.com", port: 8089),
+        transport: .wss, wsPath: "/ws", expires: 600)
 
-    static let fullJSON = #"{"v":1,"display_name":"Alice","user":"1001","auth_user":"a1001","password":"s3cr3t-PW","#
+    static let fullJSON =
+        #"{"v":1,"display_name":"Alice","user":"1001","auth_user":"a1001","password":"s3cr3t-PW","#
         + #""domain":"example.com","server":"pbx.example.com:8089","transport":"wss","ws_path":"/sip","#
         + #""outbound_proxy":"proxy.example.com:5070","expires":600,"ca_file":"/etc/ca.pem","tls_verify":false,"#
         + #""tls_server_name":"pbx.example.com","push_provider":"apns","push_token":"TOKEN-123","push_topic":"com.x"}"#
 
     @Test func compactRoundTripsEveryField() throws {
         let text = CompactPayload.encode(Self.line)
-        #expect(text == "astra1:n=Alice Zoë;u=1001;a=a1001;p=p%3Bw%25d=1;d=example.com;s=pbx.example.com:8089;"
+        #expect(
+            text == "astra1:n=Alice Zoë;u=1001;a=a1001;p=p%3Bw%25d=1;d=example.com;s=pbx.example.com:8089;"
                 + "t=wss;w=/ws;e=600")
         let (back, form) = try ProvisioningPayload.line(from: text)
         #expect(back == Self.line)

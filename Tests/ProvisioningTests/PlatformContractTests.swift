@@ -16,23 +16,27 @@ extension Tag {
 
     init() throws { server = try ContractServer() }
 
-    func client(_ firebase: String, timeoutMs: Int = 5000, now: @escaping @Sendable () -> Double = PlatformClient.wallClock)
+    func client(
+        _ firebase: String, timeoutMs: Int = 5000, now: @escaping @Sendable () -> Double = PlatformClient.wallClock
+    )
         throws -> PlatformClient
     {
-        try PlatformClient(baseURL: server.baseURL, firebaseToken: firebase,
-                           transport: CurlHTTPTransport(timeoutMilliseconds: timeoutMs), now: now)
+        try PlatformClient(
+            baseURL: server.baseURL, firebaseToken: firebase,
+            transport: CurlHTTPTransport(timeoutMilliseconds: timeoutMs), now: now)
     }
 
     @Test func linesAreTheWSSUsersWithAnEndpoint() async throws {
         let result = await LinesCommand.run(client: try client("fb-good"))
         #expect(result.exit == .ok, "\(result.diagnostics)")
         let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
-        #expect(lines == [
-            #"{"v":1,"display_name":"Alice","user":"1001","password":"alice-secret","domain":"pbx.example.com","#
-                + #""server":"pbx.example.com:8089","transport":"wss","ws_path":"/ws"}"#,
-            #"{"v":1,"display_name":"Dave","user":"1004","auth_user":"dave4","password":"dave-secret","#
-                + #""domain":"pbx.example.com","server":"edge.example.com:443","transport":"wss"}"#,
-        ])
+        #expect(
+            lines == [
+                #"{"v":1,"display_name":"Alice","user":"1001","password":"alice-secret","domain":"pbx.example.com","#
+                    + #""server":"pbx.example.com:8089","transport":"wss","ws_path":"/ws"}"#,
+                #"{"v":1,"display_name":"Dave","user":"1004","auth_user":"dave4","password":"dave-secret","#
+                    + #""domain":"pbx.example.com","server":"edge.example.com:443","transport":"wss"}"#,
+            ])
         for line in lines { _ = try Line(json: line) }
     }
 
@@ -64,13 +68,22 @@ extension Tag {
     }
 
     @Test(arguments: [
-        ("fb-unauthorized", PlatformError.Code.unauthorized, QRCommandResult.Exit.invalidLine,
-         "astra-qr lines: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused"),
-        ("fb-500", .serverError, .invalidLine, "astra-qr lines: POST /api/v1/auth/user-login: HTTP 500 from the API: internal"),
-        ("fb-badjson", .badResponse, .invalidLine,
-         "astra-qr lines: user-login: response is not JSON (invalid JSON at byte 0: unexpected character '<')"),
-        ("fb-users-500", .serverError, .invalidLine,
-         "astra-qr lines: GET /api/v1/users: HTTP 503 from the API: maintenance"),
+        (
+            "fb-unauthorized", PlatformError.Code.unauthorized, QRCommandResult.Exit.invalidLine,
+            "astra-qr lines: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused"
+        ),
+        (
+            "fb-500", .serverError, .invalidLine,
+            "astra-qr lines: POST /api/v1/auth/user-login: HTTP 500 from the API: internal"
+        ),
+        (
+            "fb-badjson", .badResponse, .invalidLine,
+            "astra-qr lines: user-login: response is not JSON (invalid JSON at byte 0: unexpected character '<')"
+        ),
+        (
+            "fb-users-500", .serverError, .invalidLine,
+            "astra-qr lines: GET /api/v1/users: HTTP 503 from the API: maintenance"
+        ),
     ])
     func apiErrorsAreClear(firebase: String, code: PlatformError.Code, exit: QRCommandResult.Exit, message: String)
         async throws
@@ -87,9 +100,10 @@ extension Tag {
     @Test func timeoutIsANetworkError() async throws {
         let result = await LinesCommand.run(client: try client("fb-slow", timeoutMs: 500))
         #expect(result.exit == .network)
-        #expect(result.diagnostics == [
-            "astra-qr lines: POST \(server.baseURL)/api/v1/auth/user-login: no answer within 500 ms",
-        ])
+        #expect(
+            result.diagnostics == [
+                "astra-qr lines: POST \(server.baseURL)/api/v1/auth/user-login: no answer within 500 ms"
+            ])
     }
 
     @Test func refusedConnectionIsANetworkError() async throws {

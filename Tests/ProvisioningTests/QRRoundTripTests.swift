@@ -38,7 +38,9 @@ import Testing
         let svg = String(decoding: try QRRenderer.render(matrix, format: .svg, moduleSize: 4), as: UTF8.self)
         let n = matrix.size + 8
         #expect(svg.contains("viewBox=\"0 0 \(n) \(n)\"") && svg.contains("width=\"\(4 * n)\""))
-        #expect(throws: ProvisioningError(.badOption, "")) { try QRRenderer.render(matrix, format: .png, moduleSize: 0) }
+        #expect(throws: ProvisioningError(.badOption, "")) {
+            try QRRenderer.render(matrix, format: .png, moduleSize: 0)
+        }
     }
 
     @Test func tooMuchTextIsTooLarge() {
@@ -59,8 +61,10 @@ import Testing
         #expect(result.text.trimmingCharacters(in: .newlines) == out.payload)
     }
 
-    @Test(arguments: ["sip:1002@pbx.example.com", "astra1:u=1001;d=example.com;t=wss;s=pbx.example.com:8089",
-                      #"{"username":"4711","password":"pw","host":"pbx.example.com:5080"}"#])
+    @Test(arguments: [
+        "sip:1002@pbx.example.com", "astra1:u=1001;d=example.com;t=wss;s=pbx.example.com:8089",
+        #"{"username":"4711","password":"pw","host":"pbx.example.com:5080"}"#,
+    ])
     func qrencodeOutputDecodes(payload: String) throws {
         let dir = try Support.tempDirectory()
         let file = dir.appendingPathComponent("q.png")
@@ -104,10 +108,13 @@ import Testing
     func decodesEveryPNGFlavour(mode: String, interlaced: Bool) throws {
         let dir = try Support.tempDirectory()
         let out = try EncodeCommand.run(line: Self.line, options: .init(format: .pgm, moduleSize: 3))
-        let pgm = dir.appendingPathComponent("in.pgm"), png = dir.appendingPathComponent("out.png")
+        let pgm = dir.appendingPathComponent("in.pgm")
+        let png = dir.appendingPathComponent("out.png")
         try Support.write(out.bytes, to: pgm)
-        let made = try Support.run("python3", [Support.fixture("png_tool.py"), "write", mode, pgm.path, png.path]
-                                   + (interlaced ? ["--interlace"] : []))
+        let made = try Support.run(
+            "python3",
+            [Support.fixture("png_tool.py"), "write", mode, pgm.path, png.path]
+                + (interlaced ? ["--interlace"] : []))
         #expect(made.status == 0, "\(made.stderr)")
         #expect(try decodeOne(try Support.read(png.path)) == Self.line)
     }
@@ -126,8 +133,9 @@ import Testing
     @Test func severalCodesInOneImage() throws {
         let a = QRRenderer.raster(try QRMatrix.encode("sip:1001@example.com"), moduleSize: 4)
         let b = QRRenderer.raster(try QRMatrix.encode("sip:1002@example.com"), moduleSize: 4)
-        let image = Support.photoLike([(a, 200, 200), (b, 560, 220)], width: 800, height: 450, scale: 1, degrees: 0,
-                                      noise: 4)
+        let image = Support.photoLike(
+            [(a, 200, 200), (b, 560, 220)], width: 800, height: 450, scale: 1, degrees: 0,
+            noise: 4)
         let outcomes = try DecodeCommand.decode(imageBytes: try PNGCodec.encode(image), options: .init(files: []))
         let users = outcomes.compactMap { outcome -> String? in
             if case .line(let line, _) = outcome { return line.user }
@@ -141,15 +149,20 @@ import Testing
     @Test func photoLikeImagesStillDecode() throws {
         let out = try EncodeCommand.run(line: Self.line, options: .init(format: .pgm, level: .M, moduleSize: 3))
         let raster = try NetpbmCodec.decode(out.bytes)
-        let photo = Support.photoLike([(raster, 900, 520)], width: 1600, height: 1200, scale: 2.6, degrees: 7,
-                                      noise: 18)
+        let photo = Support.photoLike(
+            [(raster, 900, 520)], width: 1600, height: 1200, scale: 2.6, degrees: 7,
+            noise: 18)
         #expect(try decodeOne(try PNGCodec.encode(photo)) == Self.line)
 
         let key = SealKey.passphrase("on paper")
-        let sealed = try EncodeCommand.run(line: Self.line, options: .init(format: .pgm, moduleSize: 3, seal: key,
-                                                                           kdf: .scrypt(logN: 12, r: 8, p: 1)))
-        let sealedPhoto = Support.photoLike([(try NetpbmCodec.decode(sealed.bytes), 700, 600)], width: 1600,
-                                            height: 1200, scale: 2.2, degrees: -4, noise: 12, seed: 7)
+        let sealed = try EncodeCommand.run(
+            line: Self.line,
+            options: .init(
+                format: .pgm, moduleSize: 3, seal: key,
+                kdf: .scrypt(logN: 12, r: 8, p: 1)))
+        let sealedPhoto = Support.photoLike(
+            [(try NetpbmCodec.decode(sealed.bytes), 700, 600)], width: 1600,
+            height: 1200, scale: 2.2, degrees: -4, noise: 12, seed: 7)
         #expect(try decodeOne(try PNGCodec.encode(sealedPhoto), key: key) == Self.line)
     }
 }

@@ -33,8 +33,9 @@ import Testing
     }
 
     @Test func wrongPassphraseIsAClearError() throws {
-        let payload = try ProvisioningPayload.payload(for: line, seal: .passphrase("right"),
-                                                      kdf: .scrypt(logN: 12, r: 8, p: 1))
+        let payload = try ProvisioningPayload.payload(
+            for: line, seal: .passphrase("right"),
+            kdf: .scrypt(logN: 12, r: 8, p: 1))
         #expect {
             try ProvisioningPayload.line(from: payload, key: .passphrase("wrong"))
         } throws: { error in
@@ -46,8 +47,9 @@ import Testing
     }
 
     @Test func sealIsBoundToTheLineAndItsParameters() throws {
-        let sealed = try PasswordSeal.seal("pw", key: .passphrase("k"), kdf: .scrypt(logN: 12, r: 8, p: 1),
-                                           context: "1001@example.com")
+        let sealed = try PasswordSeal.seal(
+            "pw", key: .passphrase("k"), kdf: .scrypt(logN: 12, r: 8, p: 1),
+            context: "1001@example.com")
         #expect(try PasswordSeal.open(sealed, key: .passphrase("k"), context: "1001@example.com") == "pw")
         #expect(throws: ProvisioningError(.wrongPassphrase, "")) {
             try PasswordSeal.open(sealed, key: .passphrase("k"), context: "1002@example.com")
@@ -58,8 +60,11 @@ import Testing
         }
     }
 
-    @Test(arguments: ["$s1$scrypt$ln=15", "$s1$rot13$-$AA$AA$AA", "$s1$scrypt$ln=30,r=8,p=1$AAAAAAAAAAA$AAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA",
-                      "$s1$scrypt$ln=14,r=8,p=1$!!$AAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA"])
+    @Test(arguments: [
+        "$s1$scrypt$ln=15", "$s1$rot13$-$AA$AA$AA",
+        "$s1$scrypt$ln=30,r=8,p=1$AAAAAAAAAAA$AAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA",
+        "$s1$scrypt$ln=14,r=8,p=1$!!$AAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAA",
+    ])
     func malformedSealsAreBadSeal(text: String) {
         #expect(throws: ProvisioningError(.badSeal, "")) {
             try PasswordSeal.open(text, key: .passphrase("k"), context: "a@b")
@@ -69,8 +74,11 @@ import Testing
     @Test func encodeWarnsOnlyForAClearPassword() throws {
         let clear = try EncodeCommand.run(line: line, options: .init())
         #expect(clear.warnings == [EncodeCommand.clearPasswordWarning])
-        let sealed = try EncodeCommand.run(line: line, options: .init(seal: .passphrase("p"),
-                                                                        kdf: .scrypt(logN: 12, r: 8, p: 1)))
+        let sealed = try EncodeCommand.run(
+            line: line,
+            options: .init(
+                seal: .passphrase("p"),
+                kdf: .scrypt(logN: 12, r: 8, p: 1)))
         #expect(sealed.warnings.isEmpty)
         #expect(!sealed.payload.contains("correct horse"))
         let none = try EncodeCommand.run(line: Line(user: "1001", domain: "example.com"), options: .init())

@@ -16,7 +16,9 @@ enum Support {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
@@ -26,8 +28,9 @@ enum Support {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: outData,
-                             stderr: String(decoding: errData, as: UTF8.self))
+        return ProcessResult(
+            status: process.terminationStatus, stdout: outData,
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 
     /// True when `tool` is on PATH.
@@ -57,28 +60,37 @@ enum Support {
     /// (`cx`,`cy`) on a `width`×`height` canvas with a lighting gradient, soft contrast, a little
     /// ±`noise` uniform sensor noise, then a 3×3 box blur (lens and demosaicing softness).
     /// Deterministic for a given `seed`.
-    static func photoLike(_ codes: [(GrayImage, cx: Double, cy: Double)], width: Int, height: Int,
-                          scale: Double, degrees: Double, noise: Int, seed: UInt64 = 42) -> GrayImage {
+    static func photoLike(
+        _ codes: [(GrayImage, cx: Double, cy: Double)], width: Int, height: Int,
+        scale: Double, degrees: Double, noise: Int, seed: UInt64 = 42
+    ) -> GrayImage {
         var canvas = GrayImage(width: width, height: height)
         var state = seed
         func random() -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Int(state >> 33)
         }
-        let angle = degrees * .pi / 180, c = cos(angle), s = sin(angle)
+        let angle = degrees * .pi / 180
+        let c = cos(angle)
+        let s = sin(angle)
         for y in 0..<height {
             for x in 0..<width {
                 // Background: uneven lighting from 150 (left) to 215 (right), a little texture.
                 var level = 150.0 + 65.0 * Double(x) / Double(width) + Double(((x / 37) ^ (y / 29)) & 7)
                 for (code, cx, cy) in codes {
                     // Inverse map: canvas → code raster coordinates.
-                    let dx = Double(x) - cx, dy = Double(y) - cy
+                    let dx = Double(x) - cx
+                    let dy = Double(y) - cy
                     let u = (c * dx + s * dy) / scale + Double(code.width) / 2
                     let v = (-s * dx + c * dy) / scale + Double(code.height) / 2
                     guard u >= 0, v >= 0, u < Double(code.width - 1), v < Double(code.height - 1) else { continue }
-                    let x0 = Int(u), y0 = Int(v), fx = u - Double(x0), fy = v - Double(y0)
+                    let x0 = Int(u)
+                    let y0 = Int(v)
+                    let fx = u - Double(x0)
+                    let fy = v - Double(y0)
                     let p = { (xx: Int, yy: Int) in Double(code[xx, yy]) }
-                    let sample = p(x0, y0) * (1 - fx) * (1 - fy) + p(x0 + 1, y0) * fx * (1 - fy)
+                    let sample =
+                        p(x0, y0) * (1 - fx) * (1 - fy) + p(x0 + 1, y0) * fx * (1 - fy)
                         + p(x0, y0 + 1) * (1 - fx) * fy + p(x0 + 1, y0 + 1) * fx * fy
                     // Paper is not white and ink is not black: map 0…255 to 45…205, lit like the scene.
                     level = (45 + sample * 160 / 255) * (0.85 + 0.3 * Double(x) / Double(width))

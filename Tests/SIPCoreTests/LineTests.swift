@@ -3,7 +3,8 @@ import Testing
 
 /// The shared line model (docs/line.md): parsing, defaults, validation errors, redaction, AORs.
 @Suite struct LineTests {
-    static let full = #"{"v":1,"display_name":"Alice","user":"1001","auth_user":"a1001","password":"s3cr3t-PW","#
+    static let full =
+        #"{"v":1,"display_name":"Alice","user":"1001","auth_user":"a1001","password":"s3cr3t-PW","#
         + #""domain":"example.com","server":"pbx.example.com:8089","transport":"wss","ws_path":"/sip","#
         + #""outbound_proxy":"proxy.example.com:5070","expires":600,"ca_file":"/etc/ca.pem","tls_verify":true,"#
         + #""tls_server_name":"pbx.example.com","push_provider":"apns","push_token":"TOKEN-123","push_topic":"com.x"}"#
@@ -54,8 +55,10 @@ import Testing
         (#"{"user":"alice","domain":"example.com","expires":0}"#, .badExpires, "expires"),
         (#"{"user":"alice","domain":"example.com","expires":1.5}"#, .badExpires, "expires"),
         (#"{"user":"alice","domain":"example.com","ws_path":"ws"}"#, .badWSPath, "ws_path"),
-        (#"{"user":"alice","domain":"example.com","password":"a","password_sealed":"b"}"#, .conflictingPassword,
-         "password"),
+        (
+            #"{"user":"alice","domain":"example.com","password":"a","password_sealed":"b"}"#, .conflictingPassword,
+            "password"
+        ),
         (#"{"v":2,"user":"alice","domain":"example.com"}"#, .unsupportedVersion, "v"),
         (#"{"user":42,"domain":"example.com"}"#, .wrongType, "user"),
         (#"{"user":"al ice","domain":"example.com"}"#, .badIdentity, "user"),
@@ -84,8 +87,10 @@ import Testing
         let line = try Line(json: Self.full)
         var dumped = ""
         dump(line, to: &dumped)
-        let texts = [line.description, "\(line)", String(describing: line), String(reflecting: line), dumped,
-                     line.jsonString(redacted: true)]
+        let texts = [
+            line.description, "\(line)", String(describing: line), String(reflecting: line), dumped,
+            line.jsonString(redacted: true),
+        ]
         for text in texts {
             #expect(!text.contains("s3cr3t-PW"))
             #expect(!text.contains("TOKEN-123"))

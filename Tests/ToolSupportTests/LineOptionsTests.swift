@@ -12,7 +12,8 @@ import ToolSupport
         guard case .run(let parsed) = try CommandLineParser(ToolSpecs.register).parse(arguments) else {
             throw ToolError(.internal, "expected .run")
         }
-        return try LineOptions.resolveDetailed(parsed, standardInputIsTerminal: stdin == nil) { path throws(ToolError) in
+        return try LineOptions.resolveDetailed(parsed, standardInputIsTerminal: stdin == nil) {
+            path throws(ToolError) in
             if InputReader.isStandardInput(path) { return Array((stdin ?? "").utf8) }
             guard let text = files[path!] else { throw ToolError(.unreadableInput, "cannot read '\(path!)'") }
             return Array(text.utf8)
@@ -40,7 +41,8 @@ import ToolSupport
     }
 
     @Test func lineFileWinsOverStandardInput() throws {
-        let r = try resolve(["--line", "l.json"], stdin: #"{"user":"other","domain":"x.org"}"#, files: ["l.json": fileLine])
+        let r = try resolve(
+            ["--line", "l.json"], stdin: #"{"user":"other","domain":"x.org"}"#, files: ["l.json": fileLine])
         #expect(r.line.user == "1001")
     }
 

@@ -11,7 +11,8 @@ import Testing
     }
 
     let dir: URL
-    let line = #"{"v":1,"display_name":"Alice","user":"1001","password":"pw-Secret-42","domain":"example.com","#
+    let line =
+        #"{"v":1,"display_name":"Alice","user":"1001","password":"pw-Secret-42","domain":"example.com","#
         + #""server":"pbx.example.com:8089","transport":"wss","ws_path":"/ws"}"#
 
     init() throws {
@@ -29,23 +30,26 @@ import Testing
         process.arguments = ["-c", script]
         process.currentDirectoryURL = dir
         process.environment = ProcessInfo.processInfo.environment.merging(["QR": qr.path]) { $1 }
-        let outURL = dir.appendingPathComponent(".out"), errURL = dir.appendingPathComponent(".err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let outURL = dir.appendingPathComponent(".out")
+        let errURL = dir.appendingPathComponent(".err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus,
-                       stdout: try String(contentsOf: outURL, encoding: .utf8),
-                       stderr: try String(contentsOf: errURL, encoding: .utf8))
+        return Outcome(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outURL, encoding: .utf8),
+            stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 
     @Test func encodeThenZbarimgThenDecodeGivesTheSameLine() throws {
         guard let made = try sh(#"$QR encode --line line.json -o line.png"#) else { return }
         #expect(made.status == 0)
-        #expect(made.stderr == "astra-qr: warning: the code holds the SIP password in clear; anyone who sees it can "
+        #expect(
+            made.stderr == "astra-qr: warning: the code holds the SIP password in clear; anyone who sees it can "
                 + "use the line (seal it with --passphrase or --key-file)\n")
         let zbar = try #require(try sh("zbarimg -q --raw -Sbinary line.png"))
         #expect(zbar.stdout == "astra1:n=Alice;u=1001;p=pw-Secret-42;d=example.com;s=pbx.example.com:8089;t=wss;w=/ws")
@@ -75,20 +79,29 @@ import Testing
         #expect(right.status == 0 && right.stdout == line + "\n")
         let wrong = try #require(try sh("$QR decode --passphrase nope s.png"))
         #expect(wrong.status == 1 && wrong.stdout.isEmpty)
-        #expect(wrong.stderr == "astra-qr: s.png: wrong passphrase or key, the sealed password did not open "
+        #expect(
+            wrong.stderr == "astra-qr: s.png: wrong passphrase or key, the sealed password did not open "
                 + "(AES-256-GCM authentication failed)\n")
     }
 
     @Test(arguments: [
-        ("echo 'not a picture' > x.png && $QR decode x.png", Int32(64),
-         "astra-qr: x.png: not an image (expected PNG, PGM or PPM)\n"),
-        ("$QR encode --line line.json -o l.png 2>/dev/null && head -c 200 l.png > cut.png && $QR decode cut.png", 64,
-         "astra-qr: cut.png: PNG: read beyond end of data\n"),
-        ("printf 'P5\\n64 64\\n255\\n' > blank.pgm && head -c 4096 /dev/zero | tr '\\000' '\\377' >> blank.pgm "
-            + "&& $QR decode blank.pgm", 4, "astra-qr: blank.pgm: no QR code found in the image\n"),
-        ("qrencode -o hello.png 'hello world' && $QR decode hello.png", 1,
-         "astra-qr: hello.png: the code holds \"hello world\", which is not a line (expected astra1:…, a line JSON "
-            + "object or a sip: URI)\n"),
+        (
+            "echo 'not a picture' > x.png && $QR decode x.png", Int32(64),
+            "astra-qr: x.png: not an image (expected PNG, PGM or PPM)\n"
+        ),
+        (
+            "$QR encode --line line.json -o l.png 2>/dev/null && head -c 200 l.png > cut.png && $QR decode cut.png", 64,
+            "astra-qr: cut.png: PNG: read beyond end of data\n"
+        ),
+        (
+            "printf 'P5\\n64 64\\n255\\n' > blank.pgm && head -c 4096 /dev/zero | tr '\\000' '\\377' >> blank.pgm "
+                + "&& $QR decode blank.pgm", 4, "astra-qr: blank.pgm: no QR code found in the image\n"
+        ),
+        (
+            "qrencode -o hello.png 'hello world' && $QR decode hello.png", 1,
+            "astra-qr: hello.png: the code holds \"hello world\", which is not a line (expected astra1:…, a line JSON "
+                + "object or a sip: URI)\n"
+        ),
         ("$QR decode", 64, "astra-qr: missing argument <file>\n"),
     ])
     func badInputHasOneLineAndTheDocumentedExitCode(script: String, status: Int32, stderr: String) throws {
@@ -99,10 +112,11 @@ import Testing
     }
 
     @Test func passwordsNeverReachStderr() throws {
-        guard let out = try sh(
-            #"$QR encode --line line.json -v -o a.png; $QR decode -v a.png >/dev/null; "#
-                + #"$QR encode --user 1001 --domain example.com --password pw-Secret-42 --server bad:0 -o b.png; "#
-                + #"$QR decode --passphrase pw-Secret-42 a.png > /dev/null; $QR decode --format text a.png"#)
+        guard
+            let out = try sh(
+                #"$QR encode --line line.json -v -o a.png; $QR decode -v a.png >/dev/null; "#
+                    + #"$QR encode --user 1001 --domain example.com --password pw-Secret-42 --server bad:0 -o b.png; "#
+                    + #"$QR decode --passphrase pw-Secret-42 a.png > /dev/null; $QR decode --format text a.png"#)
         else { return }
         #expect(!out.stderr.contains("pw-Secret-42"))
         #expect(!out.stdout.contains("pw-Secret-42"))

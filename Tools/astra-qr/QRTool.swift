@@ -45,8 +45,9 @@ enum QRTool {
 
     static func decode(_ context: ToolContext) throws -> ExitCode {
         let args = context.arguments
-        var options = DecodeCommand.Options(files: args.strings("file"), raw: args.flag("raw"),
-                                            key: try sealKey(args))
+        var options = DecodeCommand.Options(
+            files: args.strings("file"), raw: args.flag("raw"),
+            key: try sealKey(args))
         options.text = context.output.format == .text && !options.raw
         let result = DecodeCommand.run(options) { path in
             do throws(ToolError) {
@@ -73,8 +74,9 @@ enum QRTool {
         guard timeout > 0 else { throw ToolError.usage("option --timeout: must be more than 0") }
         let client: PlatformClient
         do {
-            client = try PlatformClient(baseURL: api, firebaseToken: token,
-                                        transport: CurlHTTPTransport(timeoutMilliseconds: Int(timeout * 1000)))
+            client = try PlatformClient(
+                baseURL: api, firebaseToken: token,
+                transport: CurlHTTPTransport(timeoutMilliseconds: Int(timeout * 1000)))
         } catch {
             throw ToolError.usage("option --api: \(error.detail)")
         }

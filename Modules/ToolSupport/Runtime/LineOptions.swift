@@ -32,8 +32,10 @@ public enum LineOptions {
         _ arguments: ParsedArguments, addressOfRecordKey: String = "aor",
         standardInputIsTerminal: Bool = InputReader.standardInputIsTerminal
     ) throws(ToolError) -> Line {
-        try resolveDetailed(arguments, addressOfRecordKey: addressOfRecordKey,
-                            standardInputIsTerminal: standardInputIsTerminal).line
+        try resolveDetailed(
+            arguments, addressOfRecordKey: addressOfRecordKey,
+            standardInputIsTerminal: standardInputIsTerminal
+        ).line
     }
 
     /// The line with where it came from; `readInput` reads a path (`nil`/`-` = standard input).
