@@ -62,6 +62,7 @@ public enum DecodeCommand {
                 case .line(let line, _):
                     result.stdout += Array((options.text ? line.description : line.jsonString()).utf8) + [0x0A]
                     if line.sealedPassword != nil {
+                        result.sealedLines += 1
                         result.diagnostics.append(
                             "astra-qr: \(name): warning: the password is sealed; pass --passphrase or --key-file to open it"
                         )

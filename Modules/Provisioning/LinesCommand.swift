@@ -9,17 +9,17 @@ public enum LinesCommand {
         do {
             lines = try await client.lines()
         } catch {
-            result.diagnostics.append("astra-qr lines: \(error.detail)")
+            result.diagnostics.append("astra-qr: \(error.detail)")
             result.exit = error.isNetwork ? .network : .invalidLine
             return result
         }
-        if lines.isEmpty { result.diagnostics.append("astra-qr lines: no user of this org has a WSS line") }
+        if lines.isEmpty { result.diagnostics.append("astra-qr: no user of this org has a WSS line") }
         for (user, outcome) in lines {
             switch outcome {
             case .success(let line):
                 result.stdout += Array(line.jsonString().utf8) + [0x0A]
             case .failure(let error):
-                result.diagnostics.append("astra-qr lines: user \(user.id): \(error.detail)")
+                result.diagnostics.append("astra-qr: user \(user.id): \(error.detail)")
                 result.worsen(to: error.isNetwork ? .network : .invalidLine)
             }
         }

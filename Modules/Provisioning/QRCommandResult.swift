@@ -19,6 +19,8 @@ public struct QRCommandResult: Sendable {
     public var stdout: [UInt8] = []
     public var diagnostics: [String] = []
     public var exit: Exit = .ok
+    /// `decode`: how many lines were printed with their password still sealed (no key given).
+    public var sealedLines = 0
 
     public init(stdout: [UInt8] = [], diagnostics: [String] = [], exit: Exit = .ok) {
         self.stdout = stdout

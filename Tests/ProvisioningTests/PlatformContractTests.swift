@@ -70,19 +70,19 @@ extension Tag {
     @Test(arguments: [
         (
             "fb-unauthorized", PlatformError.Code.unauthorized, QRCommandResult.Exit.invalidLine,
-            "astra-qr lines: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused"
+            "astra-qr: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused"
         ),
         (
             "fb-500", .serverError, .invalidLine,
-            "astra-qr lines: POST /api/v1/auth/user-login: HTTP 500 from the API: internal"
+            "astra-qr: POST /api/v1/auth/user-login: HTTP 500 from the API: internal"
         ),
         (
             "fb-badjson", .badResponse, .invalidLine,
-            "astra-qr lines: user-login: response is not JSON (invalid JSON at byte 0: unexpected character '<')"
+            "astra-qr: user-login: response is not JSON (invalid JSON at byte 0: unexpected character '<')"
         ),
         (
             "fb-users-500", .serverError, .invalidLine,
-            "astra-qr lines: GET /api/v1/users: HTTP 503 from the API: maintenance"
+            "astra-qr: GET /api/v1/users: HTTP 503 from the API: maintenance"
         ),
     ])
     func apiErrorsAreClear(firebase: String, code: PlatformError.Code, exit: QRCommandResult.Exit, message: String)
@@ -102,7 +102,7 @@ extension Tag {
         #expect(result.exit == .network)
         #expect(
             result.diagnostics == [
-                "astra-qr lines: POST \(server.baseURL)/api/v1/auth/user-login: no answer within 500 ms"
+                "astra-qr: POST \(server.baseURL)/api/v1/auth/user-login: no answer within 500 ms"
             ])
     }
 

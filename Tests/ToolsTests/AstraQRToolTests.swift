@@ -122,4 +122,46 @@ import Testing
         #expect(!out.stdout.contains("pw-Secret-42"))
         #expect(out.stdout.contains("<redacted>"))
     }
+
+    /// CONTRACT TEST through the binary: `astra-qr lines` against the platform contract server
+    /// (Tests/ProvisioningTests/Fixtures/platform_contract_server.py) → encode → decode.
+    @Test func linesFromTheContractServerPipeIntoEncode() throws {
+        let script = BuiltTool.packageRoot.appendingPathComponent(
+            "Tests/ProvisioningTests/Fixtures/platform_contract_server.py")
+        let portFile = dir.appendingPathComponent("port")
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", script.path, portFile.path]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL) }
+        var port = ""
+        for _ in 0..<200 where port.isEmpty {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
+                port = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                usleep(25_000)
+            }
+        }
+        try #require(!port.isEmpty)
+        try "fb-good\n".write(to: dir.appendingPathComponent("fb.txt"), atomically: true, encoding: .utf8)
+        try "fb-unauthorized\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
+        guard let lines = try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else { return }
+        #expect(lines.status == 0 && lines.stderr.isEmpty)
+        #expect(lines.stdout.split(separator: "\n").count == 2)
+        let piped = try #require(
+            try sh(
+                "$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt | head -1 "
+                    + "| $QR encode --passphrase s3 -o l.png && $QR decode --passphrase s3 l.png"))
+        #expect(piped.status == 0)
+        #expect(piped.stdout == String(lines.stdout.split(separator: "\n")[0]) + "\n")
+        let refused = try #require(try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file bad.txt"))
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(
+            refused.stderr
+                == "astra-qr: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused\n")
+        let down = try #require(try sh("$QR lines --api http://127.0.0.1:1 --firebase-token-file fb.txt"))
+        #expect(down.status == 3)
+    }
 }

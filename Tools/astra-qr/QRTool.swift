@@ -49,7 +49,7 @@ enum QRTool {
             files: args.strings("file"), raw: args.flag("raw"),
             key: try sealKey(args))
         options.text = context.output.format == .text && !options.raw
-        let result = DecodeCommand.run(options) { path in
+        let read: (String) throws -> [UInt8] = { path in
             do throws(ToolError) {
                 return try InputReader.read(path)
             } catch {
@@ -58,6 +58,14 @@ enum QRTool {
                 let reason = message.firstRange(of: "': ").map { String(message[$0.upperBound...]) }
                 throw ReadFailure(reason: reason ?? message)
             }
+        }
+        var result = DecodeCommand.run(options, read: read)
+        // A sealed code and no key: on a terminal, ask for the passphrase (echo off) and decode again.
+        if result.sealedLines > 0, options.key == nil, !options.files.contains("-"), isatty(0) == 1,
+            let entered = getpass("astra-qr: passphrase for the sealed code: "), entered.pointee != 0
+        {
+            options.key = .passphrase(String(cString: entered))
+            result = DecodeCommand.run(options, read: read)
         }
         return finish(result, context)
     }
