@@ -39,6 +39,7 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
@@ -48,6 +49,7 @@ let package = Package(
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
+        module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("ToolSupport", ["SIPCore"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
 
@@ -59,6 +61,7 @@ let package = Package(
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
+        tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
@@ -66,7 +69,7 @@ let package = Package(
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport", "SIPDialog"]),
         tool("astra-call", ["ToolSupport"]),
-        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
@@ -74,5 +77,6 @@ let package = Package(
         bench("bench-transport", ["SIPTransport"]),
         bench("bench-media", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
+        bench("bench-qr", ["Provisioning"]),
     ]
 )

@@ -90,18 +90,17 @@ import enum ToolSupport.PendingIssue
             tool: "astra-qr", arguments: ["encode", "-t", "JPG"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: option -t: expected one of PNG, SVG, ANSI, UTF8, ASCII, PGM, got 'JPG'\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 70,
-            stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "encode", .qrEncode)),
+            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 64,
+            stdout: .exact(""), stderr: "astra-qr: line: missing domain (domain)\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["decode", "a.png", "b.png"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "decode", .qrDecode)),
+            tool: "astra-qr", arguments: ["decode", "/nonexistent/a.png"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: /nonexistent/a.png: cannot read: No such file or directory\n"),
         GoldenCase(
             tool: "astra-qr", arguments: ["decode"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: missing argument <file>\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["lines", "--api", "https://api.example.com"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "lines", .qrLines)),
+            tool: "astra-qr", arguments: ["lines", "--api", "https://api.example.com"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: missing option --firebase-token-file FILE\n"),
         GoldenCase(
             tool: "astra-qr", arguments: ["scan"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: unknown subcommand 'scan' (expected one of encode, decode, lines)\n"),
