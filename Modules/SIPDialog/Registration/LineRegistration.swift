@@ -44,17 +44,30 @@ public actor LineRegistration {
         await endpoint.start()
     }
 
-    /// Unregisters (when a binding may exist), waits for the answer, and stops the endpoint.
-    public func stop() async {
+    /// Unregisters (when a binding may exist), waits for the answer — at most `bound` — and
+    /// stops the endpoint. A dead server must not hold a tool for Timer F's 32 s.
+    public func stop(within bound: Duration = .seconds(32)) async {
         execute(client.stop())
         if !isSettled {
+            let clock = self.clock
+            let release = Task { [weak self] in
+                do { try await clock.sleep(for: bound) } catch { return }
+                await self?.releaseStopWaiters()
+            }
             await withCheckedContinuation { stopWaiters.append($0) }
+            release.cancel()
         }
         for task in timers.values { task.cancel() }
         timers.removeAll()
         await endpoint.stop()
         pump?.cancel()
         sink.finish()
+    }
+
+    private func releaseStopWaiters() {
+        let waiters = stopWaiters
+        stopWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 
     private var isSettled: Bool {
@@ -114,11 +127,7 @@ public actor LineRegistration {
                 sink.yield(.registration(event))
             }
         }
-        if isSettled {
-            let waiters = stopWaiters
-            stopWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
-        }
+        if isSettled { releaseStopWaiters() }
     }
 
     private func deliver(_ outcome: Result<SIPResponse, TransactionEnd>, cseq: UInt32?) {
