@@ -25,7 +25,8 @@ struct InterimStreamFramer: Sendable {
                 buffer.removeFirst(4)
                 return .keepAlivePing
             }
-            if buffer.count >= 3 || (buffer.count == 2 && buffer != [13, 10]) {
+            // A lone CRLF at the end of what arrived is the pong (RFC 5626 §4.4.1).
+            if buffer.count >= 2 {
                 if buffer.starts(with: [13, 10]) {
                     buffer.removeFirst(2)
                     return .keepAlivePong

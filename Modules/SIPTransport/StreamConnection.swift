@@ -48,6 +48,8 @@ public actor StreamConnection {
     var closingLocally = false
     /// Why the connection ended while opening, when no opener was waiting yet.
     var openFailure: TransportError?
+    /// True once every handshake finished (even if the connection ended right after).
+    var didOpen = false
 
     /// Resolves `host`, connects (trying each address in turn), runs the TLS and WebSocket
     /// handshakes and starts keep-alive. Throws the first fatal error, or the last one.
@@ -165,16 +167,16 @@ public actor StreamConnection {
             } else if transport.isWebSocket {
                 try await startWebSocketHandshake()
             } else {
-                phase = .open
+                opened()
             }
         } catch {
             fail(error)
             return error
         }
-        if phase == .closed {
+        if !didOpen && phase == .closed {
             return openFailure ?? TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
         }
-        if phase != .open {
+        if !didOpen {
             let timeout = options.handshakeTimeout
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
@@ -234,6 +236,7 @@ public actor StreamConnection {
 
     func opened() {
         phase = .open
+        didOpen = true
         if let opener {
             self.opener = nil
             opener.resume(returning: nil)

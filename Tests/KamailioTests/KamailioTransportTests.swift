@@ -135,6 +135,10 @@ struct KamailioTransportTests {
         await flow.start()
         #expect(await events.next(timeout: .seconds(30), isConnected) != nil)
 
+        // While Kamailio answers the pings (CRLF pong / WebSocket Pong), the flow stays up
+        // for well over the detection bound.
+        #expect(await events.next(timeout: keepAlive.detectionBound * 2, isDown) == nil)
+
         // Silent death (SIGSTOP: nothing answers, nothing closes): only keep-alive can tell.
         server.script("freeze")
         let frozenAt = ContinuousClock.now
