@@ -38,10 +38,11 @@ func kamailio(_ command: String) -> Int32 {
 func options(_ transport: TransportKind, sentBy: String, seq: Int) -> [UInt8] {
     let port = ports[transport]!
     let branch = "z9hG4bK-bench-\(seq)"
-    return Array(("OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
-        + "Via: SIP/2.0/\(transport.viaToken) \(sentBy);branch=\(branch)\(transport == .udp ? ";rport" : "")\r\n"
-        + "Max-Forwards: 70\r\nFrom: <sip:1001@127.0.0.1>;tag=bench\r\nTo: <sip:127.0.0.1:\(port)>\r\n"
-        + "Call-ID: bench-\(base)-\(seq)\r\nCSeq: \(seq) OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8)
+    return Array(
+        ("OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
+            + "Via: SIP/2.0/\(transport.viaToken) \(sentBy);branch=\(branch)\(transport == .udp ? ";rport" : "")\r\n"
+            + "Max-Forwards: 70\r\nFrom: <sip:1001@127.0.0.1>;tag=bench\r\nTo: <sip:127.0.0.1:\(port)>\r\n"
+            + "Call-ID: bench-\(base)-\(seq)\r\nCSeq: \(seq) OPTIONS\r\nContent-Length: 0\r\n\r\n").utf8)
 }
 
 /// One way to send a message and await the next response.
@@ -60,10 +61,12 @@ func client(_ transport: TransportKind) async throws -> Client {
     let remote = SocketAddress(ip: "127.0.0.1", port: ports[transport]!)!
     if transport == .udp {
         let udp = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!)
-        return Client(send: { try await udp.send($0, to: remote) }, responses: udp.events,
-                      sentBy: "127.0.0.1:\(udp.local.port)", close: { await udp.close() })
+        return Client(
+            send: { try await udp.send($0, to: remote) }, responses: udp.events,
+            sentBy: "127.0.0.1:\(udp.local.port)", close: { await udp.close() })
     }
-    let connection = try await StreamConnection.open(host: "127.0.0.1", port: remote.port, transport: transport, options: opts)
+    let connection = try await StreamConnection.open(
+        host: "127.0.0.1", port: remote.port, transport: transport, options: opts)
     let (stream, sink) = AsyncStream.makeStream(of: ReceivedMessage.self)
     Task {
         for await event in connection.events {
@@ -72,7 +75,8 @@ func client(_ transport: TransportKind) async throws -> Client {
         sink.finish()
     }
     let sentBy = transport.isWebSocket ? "bench.invalid" : "127.0.0.1:\(connection.local?.port ?? 0)"
-    return Client(send: { try await connection.send($0) }, responses: stream, sentBy: sentBy, close: { await connection.close() })
+    return Client(
+        send: { try await connection.send($0) }, responses: stream, sentBy: sentBy, close: { await connection.close() })
 }
 
 func micros(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
@@ -132,7 +136,8 @@ do {
         result["\(transport.rawValue)_rtt_p99_us"] = String(format: "%.1f", p99)
     }
     for transport in TransportKind.allCases where transport != .udp {
-        result["\(transport.rawValue)_added_latency_vs_udp_us"] = String(format: "%.1f", medians[transport]! - medians[.udp]!)
+        result["\(transport.rawValue)_added_latency_vs_udp_us"] = String(
+            format: "%.1f", medians[transport]! - medians[.udp]!)
     }
 } catch {
     FileHandle.standardError.write("bench-transport: \(error)\n".data(using: .utf8)!)
@@ -142,5 +147,6 @@ do {
 kamailio("stop")
 try? FileManager.default.removeItem(atPath: runDir)
 let numbers = result.keys.sorted().map { "\"\($0)\": \(result[$0]!)" }
-print("{\"bench\": \"transport\", \"peer\": \"kamailio-5.6 loopback (stateless 200 OK to OPTIONS)\", "
-    + "\"wss_connections\": 1, \"wss_window\": 64, " + numbers.joined(separator: ", ") + "}")
+print(
+    "{\"bench\": \"transport\", \"peer\": \"kamailio-5.6 loopback (stateless 200 OK to OPTIONS)\", "
+        + "\"wss_connections\": 1, \"wss_window\": 64, " + numbers.joined(separator: ", ") + "}")

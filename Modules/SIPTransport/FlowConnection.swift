@@ -27,7 +27,9 @@ public struct FlowInfo: Sendable, Hashable {
     /// The host to put in a Contact URI on this flow (RFC 7118 §5.2: the same `.invalid` host).
     public var contactHost: String
 
-    public init(transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String) {
+    public init(
+        transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String
+    ) {
         self.transport = transport
         self.local = local
         self.remote = remote

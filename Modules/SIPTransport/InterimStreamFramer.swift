@@ -37,7 +37,9 @@ struct InterimStreamFramer: Sendable {
             return nil
         }
         guard let end = WebSocketHandshake.headEnd(buffer) else {
-            if buffer.count > maxMessageSize { throw FramingError(reason: "header section exceeds \(maxMessageSize) bytes") }
+            if buffer.count > maxMessageSize {
+                throw FramingError(reason: "header section exceeds \(maxMessageSize) bytes")
+            }
             return nil
         }
         let head = String(decoding: buffer[0..<end], as: UTF8.self)

@@ -12,7 +12,9 @@ public struct ReceivedMessage: Sendable {
     /// WS/WSS: whether it came in a binary (true) or text (false) message.
     public var binary: Bool
 
-    public init(bytes: [UInt8], transport: TransportKind, local: SocketAddress?, remote: SocketAddress, binary: Bool = false) {
+    public init(
+        bytes: [UInt8], transport: TransportKind, local: SocketAddress?, remote: SocketAddress, binary: Bool = false
+    ) {
         self.bytes = bytes
         self.transport = transport
         self.local = local

@@ -57,9 +57,10 @@ public actor SIPFlow {
         machine = ReconnectMachine(configuration: reconnect, jitter: ids)
         viaHost = ids.token(length: 12).lowercased() + ".invalid"
         (events, sink) = AsyncStream.makeStream(of: FlowEvent.self)
-        self.connector = connector ?? { target in
-            try await SIPFlow.connect(target, options: options, clock: clock, ids: ids)
-        }
+        self.connector =
+            connector ?? { target in
+                try await SIPFlow.connect(target, options: options, clock: clock, ids: ids)
+            }
     }
 
     deinit {
@@ -115,8 +116,9 @@ public actor SIPFlow {
         let ws = connection.transport.isWebSocket
         let sentBy = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
         let contactHost = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
-        return FlowInfo(transport: connection.transport, local: connection.local, remote: connection.remote,
-                        viaSentBy: sentBy, contactHost: contactHost)
+        return FlowInfo(
+            transport: connection.transport, local: connection.local, remote: connection.remote,
+            viaSentBy: sentBy, contactHost: contactHost)
     }
 
     private func perform(_ actions: [ReconnectMachine.Action]) {
@@ -135,7 +137,9 @@ public actor SIPFlow {
                     } catch let error as TransportError {
                         result = .failure(error)
                     } catch {
-                        result = .failure(TransportError(.connectFailed, transport: target.transport, peer: target.description, "\(error)"))
+                        result = .failure(
+                            TransportError(
+                                .connectFailed, transport: target.transport, peer: target.description, "\(error)"))
                     }
                     await self.attemptFinished(result, generation: current)
                 }

@@ -31,7 +31,10 @@ extension StreamConnection {
         case .eof:
             fail(peerClosedError("connection closed by the peer"))
         case .error(let code):
-            fail(TransportError(.peerClosed, transport: transport, peer: remote.description, "read failed: \(SocketErrno(code: code))"))
+            fail(
+                TransportError(
+                    .peerClosed, transport: transport, peer: remote.description,
+                    "read failed: \(SocketErrno(code: code))"))
         }
     }
 
@@ -86,15 +89,21 @@ extension StreamConnection {
             case .closed(let code, let reason):
                 try? await flush()
                 if closingLocally {
-                    fail(TransportError(.closed, transport: transport, peer: remote.description, "WebSocket close handshake completed"))
+                    fail(
+                        TransportError(
+                            .closed, transport: transport, peer: remote.description,
+                            "WebSocket close handshake completed"))
                     return
                 }
-                fail(TransportError(.peerClosed, transport: transport, peer: remote.description,
-                                    "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
+                fail(
+                    TransportError(
+                        .peerClosed, transport: transport, peer: remote.description,
+                        "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
                 return
             case .failed(let error):
                 try? await flush()
-                let code: TransportError.Code = error.closeCode == .messageTooBig ? .messageTooLarge : .protocolViolation
+                let code: TransportError.Code =
+                    error.closeCode == .messageTooBig ? .messageTooLarge : .protocolViolation
                 fail(TransportError(code, transport: transport, peer: remote.description, error.description))
                 return
             }
@@ -107,7 +116,10 @@ extension StreamConnection {
         while phase == .open {
             let output: InterimStreamFramer.Output?
             do { output = try framer.next() } catch {
-                fail(TransportError(.protocolViolation, transport: transport, peer: remote.description, "SIP framing: \(error.reason)"))
+                fail(
+                    TransportError(
+                        .protocolViolation, transport: transport, peer: remote.description,
+                        "SIP framing: \(error.reason)"))
                 return
             }
             guard let output else { break }
@@ -127,7 +139,9 @@ extension StreamConnection {
     private func deliver(_ message: [UInt8], binary: Bool) {
         guard !message.isEmpty else { return }
         options.trace?.record(.received, transport: transport, local: local, remote: remote, message: message)
-        eventSink.yield(.message(ReceivedMessage(bytes: message, transport: transport, local: local, remote: remote, binary: binary)))
+        eventSink.yield(
+            .message(
+                ReceivedMessage(bytes: message, transport: transport, local: local, remote: remote, binary: binary)))
         if keepAlive != nil {
             Task { await self.keepAliveEvent { $0.pongReceived() } }
         }

@@ -58,16 +58,19 @@ public actor StreamConnection {
         clock: any Clock<Duration> = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
     ) async throws(TransportError) -> StreamConnection {
         guard transport != .udp else {
-            throw TransportError(.invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
+            throw TransportError(
+                .invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
         }
         // No port: RFC 3263 SRV first (TCP/TLS), then A/AAAA on the default port.
         let addresses = try await Resolver.resolve(server: host, port: port, transport: transport)
         var lastError = TransportError(.resolutionFailed, transport: transport, peer: host, "no address")
         for address in addresses {
             do throws(TransportError) {
-                let channel = try await Socket.connectStream(to: address, timeout: options.connectTimeout, transport: transport)
+                let channel = try await Socket.connectStream(
+                    to: address, timeout: options.connectTimeout, transport: transport)
                 let connection = StreamConnection(
-                    channel: channel, host: host, remote: address, transport: transport, options: options, clock: clock, ids: ids)
+                    channel: channel, host: host, remote: address, transport: transport, options: options, clock: clock,
+                    ids: ids)
                 if let error = await connection.runHandshakes() { throw error }
                 return connection
             } catch {
@@ -83,8 +86,10 @@ public actor StreamConnection {
         throw lastError
     }
 
-    init(channel: SocketChannel, host: String, remote: SocketAddress, transport: TransportKind,
-         options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource) {
+    init(
+        channel: SocketChannel, host: String, remote: SocketAddress, transport: TransportKind,
+        options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource
+    ) {
         self.channel = channel
         self.host = host
         self.remote = remote
@@ -112,7 +117,8 @@ public actor StreamConnection {
     /// it is UTF-8, else binary — RFC 7118 §5.1).
     public func send(_ message: [UInt8]) async throws(TransportError) {
         guard phase == .open else {
-            throw TransportError(.notConnected, transport: transport, peer: remote.description, "connection is not open")
+            throw TransportError(
+                .notConnected, transport: transport, peer: remote.description, "connection is not open")
         }
         options.trace?.record(.sent, transport: transport, local: local, remote: remote, message: message)
         if let webSocket {
@@ -158,9 +164,11 @@ public actor StreamConnection {
         do {
             if transport.isSecure {
                 if !options.tls.verifyPeer {
-                    options.log(.warning, "TLS certificate verification is DISABLED (insecure) for \(transport) \(remote)")
+                    options.log(
+                        .warning, "TLS certificate verification is DISABLED (insecure) for \(transport) \(remote)")
                 }
-                let session = try TLSSession(options: options.tls, host: host, transport: transport, peer: remote.description)
+                let session = try TLSSession(
+                    options: options.tls, host: host, transport: transport, peer: remote.description)
                 tls = session
                 phase = .tlsHandshake
                 try await advanceTLSHandshake()
@@ -174,7 +182,9 @@ public actor StreamConnection {
             return error
         }
         if !didOpen && phase == .closed {
-            return openFailure ?? TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
+            return openFailure
+                ?? TransportError(
+                    .peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
         }
         if !didOpen {
             let timeout = options.handshakeTimeout
@@ -195,8 +205,10 @@ public actor StreamConnection {
 
     private func handshakeTimedOut() {
         guard phase == .tlsHandshake || phase == .webSocketHandshake else { return }
-        fail(TransportError(.connectTimeout, transport: transport, peer: remote.description,
-                            "handshake not finished within \(options.handshakeTimeout)"))
+        fail(
+            TransportError(
+                .connectTimeout, transport: transport, peer: remote.description,
+                "handshake not finished within \(options.handshakeTimeout)"))
     }
 
     func advanceTLSHandshake() async throws(TransportError) {

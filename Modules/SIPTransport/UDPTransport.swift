@@ -14,7 +14,9 @@ public actor UDPTransport {
     private var closed = false
 
     /// Binds `local` (port 0 picks a free port; `::` for IPv6).
-    public init(local: SocketAddress = SocketAddress(ip: "0.0.0.0", port: 0)!, trace: SIPTrace? = nil) throws(TransportError) {
+    public init(local: SocketAddress = SocketAddress(ip: "0.0.0.0", port: 0)!, trace: SIPTrace? = nil)
+        throws(TransportError)
+    {
         channel = try Socket.bindDatagram(local)
         self.local = channel.localAddress ?? local
         self.trace = trace
@@ -38,11 +40,14 @@ public actor UDPTransport {
     public func send(_ message: [UInt8], to remote: SocketAddress) async throws(TransportError) {
         guard !closed else { throw TransportError(.closed, transport: .udp, peer: remote.description, "socket closed") }
         guard message.count <= 65_507 else {
-            throw TransportError(.messageTooLarge, transport: .udp, peer: remote.description,
-                                 "\(message.count) bytes do not fit a UDP datagram (RFC 3261 §18.1.1: use TCP)")
+            throw TransportError(
+                .messageTooLarge, transport: .udp, peer: remote.description,
+                "\(message.count) bytes do not fit a UDP datagram (RFC 3261 §18.1.1: use TCP)")
         }
         guard remote.isIPv6 == local.isIPv6 else {
-            throw TransportError(.invalidArgument, transport: .udp, peer: remote.description, "address family differs from the bound socket \(local)")
+            throw TransportError(
+                .invalidArgument, transport: .udp, peer: remote.description,
+                "address family differs from the bound socket \(local)")
         }
         trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message)
         do { try await channel.send(message, to: remote) } catch {

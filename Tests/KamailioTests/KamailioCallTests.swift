@@ -40,8 +40,9 @@ struct Party {
     var info: FlowInfo
 
     static func register(_ server: KamailioServer, user: String, transport: TransportKind) async throws -> Party {
-        let flow = SIPFlow(target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
-                           options: options(for: server))
+        let flow = SIPFlow(
+            target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
+            options: options(for: server))
         let events = EventLog(flow.events)
         await flow.start()
         _ = await events.next(timeout: .seconds(30), isConnected)
@@ -49,7 +50,8 @@ struct Party {
         var client = Registrar(flow: flow, events: events, user: user, port: server.port(for: transport))
         var auth = DigestClientState(credentials: DigestCredentials(username: user, password: "astra" + user))
         let challenge = try #require(try await client.register(expires: 120, auth: &auth))
-        _ = auth.receive(challenges: headerLines("WWW-Authenticate", in: challenge).map { String($0.dropFirst(17)) }, kind: .server)
+        _ = auth.receive(
+            challenges: headerLines("WWW-Authenticate", in: challenge).map { String($0.dropFirst(17)) }, kind: .server)
         let ok = try #require(try await client.register(expires: 120, auth: &auth))
         #expect(ok.hasPrefix("SIP/2.0 200"))
         return Party(flow: flow, events: events, user: user, info: info)
@@ -77,7 +79,8 @@ struct KamailioCallTests {
         let caller = try await Party.register(server, user: "1002", transport: .udp)
         let callID = "call-\(UInt32.random(in: 0...UInt32.max))"
         func invite(cseq: Int, auth: String?) -> [UInt8] {
-            var text = "INVITE sip:1001@127.0.0.1 SIP/2.0\r\n"
+            var text =
+                "INVITE sip:1001@127.0.0.1 SIP/2.0\r\n"
                 + "Via: SIP/2.0/UDP \(caller.info.viaSentBy);branch=z9hG4bK-inv-\(callID)-\(cseq);rport\r\n"
                 + "Max-Forwards: 70\r\nFrom: <sip:1002@127.0.0.1>;tag=caller\r\nTo: <sip:1001@127.0.0.1>\r\n"
                 + "Call-ID: \(callID)\r\nCSeq: \(cseq) INVITE\r\nContact: <\(caller.contact)>\r\n"
@@ -88,13 +91,20 @@ struct KamailioCallTests {
         try await caller.flow.send(invite(cseq: 1, auth: nil))
         let challenge = try #require(await caller.next("SIP/2.0 407", cseq: "1 INVITE"))
         let to407 = try #require(headerLines("To", in: challenge.text).first)
-        try await caller.flow.send(Array(("ACK sip:1001@127.0.0.1 SIP/2.0\r\n"
-            + "Via: SIP/2.0/UDP \(caller.info.viaSentBy);branch=z9hG4bK-inv-\(callID)-1;rport\r\nMax-Forwards: 70\r\n"
-            + "From: <sip:1002@127.0.0.1>;tag=caller\r\n\(to407)\r\nCall-ID: \(callID)\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n").utf8))
+        try await caller.flow.send(
+            Array(
+                ("ACK sip:1001@127.0.0.1 SIP/2.0\r\n"
+                    + "Via: SIP/2.0/UDP \(caller.info.viaSentBy);branch=z9hG4bK-inv-\(callID)-1;rport\r\nMax-Forwards: 70\r\n"
+                    + "From: <sip:1002@127.0.0.1>;tag=caller\r\n\(to407)\r\nCall-ID: \(callID)\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n")
+                    .utf8))
         var auth = DigestClientState(credentials: DigestCredentials(username: "1002", password: "astra1002"))
-        let proxyAuth = headerLines("Proxy-Authenticate", in: challenge.text).map { String($0.dropFirst("Proxy-Authenticate:".count)).trimmingCharacters(in: .whitespaces) }
+        let proxyAuth = headerLines("Proxy-Authenticate", in: challenge.text).map {
+            String($0.dropFirst("Proxy-Authenticate:".count)).trimmingCharacters(in: .whitespaces)
+        }
         #expect(auth.receive(challenges: proxyAuth, kind: .proxy) == .retry)
-        let credentials = try #require(try auth.authorizationHeaders(method: "INVITE", uri: "sip:1001@127.0.0.1", ids: SystemIdentifierSource()).first)
+        let credentials = try #require(
+            try auth.authorizationHeaders(method: "INVITE", uri: "sip:1001@127.0.0.1", ids: SystemIdentifierSource())
+                .first)
         try await caller.flow.send(invite(cseq: 2, auth: credentials.value))
 
         // The callee gets the INVITE over its own WSS connection, with two Record-Route
@@ -117,11 +127,12 @@ struct KamailioCallTests {
         #expect(remoteTarget.contains(";alias="), "Kamailio marks the WebSocket contact with its flow: \(remoteTarget)")
         let to200 = try #require(headerLines("To", in: answer.text).first)
         func inDialog(_ method: String, cseq: Int, branch: String) -> [UInt8] {
-            Array(("\(method) \(remoteTarget) SIP/2.0\r\n"
-                + "Via: SIP/2.0/UDP \(caller.info.viaSentBy);branch=z9hG4bK-\(branch);rport\r\nMax-Forwards: 70\r\n"
-                + "Route: \(routeSet.joined(separator: ", "))\r\n"
-                + "From: <sip:1002@127.0.0.1>;tag=caller\r\n\(to200)\r\nCall-ID: \(callID)\r\nCSeq: \(cseq) \(method)\r\n"
-                + "Content-Length: 0\r\n\r\n").utf8)
+            Array(
+                ("\(method) \(remoteTarget) SIP/2.0\r\n"
+                    + "Via: SIP/2.0/UDP \(caller.info.viaSentBy);branch=z9hG4bK-\(branch);rport\r\nMax-Forwards: 70\r\n"
+                    + "Route: \(routeSet.joined(separator: ", "))\r\n"
+                    + "From: <sip:1002@127.0.0.1>;tag=caller\r\n\(to200)\r\nCall-ID: \(callID)\r\nCSeq: \(cseq) \(method)\r\n"
+                    + "Content-Length: 0\r\n\r\n").utf8)
         }
         try await caller.flow.send(inDialog("ACK", cseq: 2, branch: "ack-\(callID)"))
         #expect(await callee.next("ACK ", cseq: "2 ACK") != nil)

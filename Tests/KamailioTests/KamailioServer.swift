@@ -74,10 +74,12 @@ final class KamailioServer: Sendable {
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = envp.map { strdup($0) } + [nil]
         defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+            for arg in cArgs { free(arg) }
+            for entry in cEnv { free(entry) }
         }
-        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else { return (127, "posix_spawn failed") }
+        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else {
+            return (127, "posix_spawn failed")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
@@ -113,7 +115,8 @@ struct KamailioError: Error, CustomStringConvertible {
 func optionsRequest(transport: TransportKind, sentBy: String, port: UInt16, seq: Int = 1) -> [UInt8] {
     let branch = "z9hG4bK-astra-\(UInt32.random(in: 0...UInt32.max))-\(seq)"
     let rport = transport == .udp ? ";rport" : ""
-    let text = "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
+    let text =
+        "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
         + "Via: SIP/2.0/\(transport.viaToken) \(sentBy);branch=\(branch)\(rport)\r\n"
         + "Max-Forwards: 70\r\n"
         + "From: <sip:1001@127.0.0.1>;tag=astra\(seq)\r\n"

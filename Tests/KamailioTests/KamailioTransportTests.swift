@@ -58,7 +58,9 @@ func pingOptions(_ flow: SIPFlow, events: EventLog, port: UInt16, seq: Int = 1) 
     guard let info = await flow.info else { return nil }
     try await flow.send(optionsRequest(transport: info.transport, sentBy: info.viaSentBy, port: port, seq: seq))
     let event = await events.next(timeout: .seconds(20)) { event in
-        if case .message(let m) = event { return m.text.hasPrefix("SIP/2.0") && m.text.contains("CSeq: \(seq) OPTIONS") }
+        if case .message(let m) = event {
+            return m.text.hasPrefix("SIP/2.0") && m.text.contains("CSeq: \(seq) OPTIONS")
+        }
         return false
     }
     guard case .message(let response)? = event else { return nil }
@@ -72,8 +74,9 @@ struct KamailioTransportTests {
         let server = try KamailioServer.start()
         defer { server.stop() }
         let o = options(for: server)
-        let flow = SIPFlow(target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
-                           options: o)
+        let flow = SIPFlow(
+            target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
+            options: o)
         let events = EventLog(flow.events)
         await flow.start()
         let connected = await events.next(timeout: .seconds(30)) {
@@ -99,13 +102,15 @@ struct KamailioTransportTests {
             _ = try await StreamConnection.open(host: "127.0.0.1", port: server.wssPort, transport: .wss, options: noCA)
         } throws: { error in
             let e = error as! TransportError
-            return e.code == .certificateVerificationFailed && e.detail.contains("unable to get local issuer certificate")
+            return e.code == .certificateVerificationFailed
+                && e.detail.contains("unable to get local issuer certificate")
         }
         var wrongName = options(for: server)
         wrongName.log = .discard
         wrongName.tls.serverName = "sip.example.com"
         await #expect {
-            _ = try await StreamConnection.open(host: "127.0.0.1", port: server.wssPort, transport: .wss, options: wrongName)
+            _ = try await StreamConnection.open(
+                host: "127.0.0.1", port: server.wssPort, transport: .wss, options: wrongName)
         } throws: { error in
             let e = error as! TransportError
             return e.code == .certificateVerificationFailed && e.detail.contains("mismatch")
@@ -115,13 +120,15 @@ struct KamailioTransportTests {
         var insecure = ConnectionOptions()
         insecure.tls = .insecure()
         insecure.log = TransportLog { level, text in if level == .warning { warnings.append(text) } }
-        let connection = try await StreamConnection.open(host: "127.0.0.1", port: server.wssPort, transport: .wss, options: insecure)
+        let connection = try await StreamConnection.open(
+            host: "127.0.0.1", port: server.wssPort, transport: .wss, options: insecure)
         await connection.close()
         #expect(warnings.lines.contains { $0.contains("verification is DISABLED") })
     }
 
-    @Test("Kamailio dies under an open flow: reported dead within the keep-alive bound, then reconnects",
-          arguments: [TransportKind.tcp, .tls, .wss])
+    @Test(
+        "Kamailio dies under an open flow: reported dead within the keep-alive bound, then reconnects",
+        arguments: [TransportKind.tcp, .tls, .wss])
     func deadFlowAndReconnect(transport: TransportKind) async throws {
         let server = try KamailioServer.start()
         defer { server.stop() }
@@ -129,7 +136,8 @@ struct KamailioTransportTests {
         let keepAlive = KeepAliveConfiguration(interval: .seconds(1), pongTimeout: .seconds(1))
         opts.keepAlive = keepAlive
         let flow = SIPFlow(
-            target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport), options: opts,
+            target: FlowTarget(host: "127.0.0.1", port: server.port(for: transport), transport: transport),
+            options: opts,
             reconnect: ReconnectConfiguration(baseTime: .milliseconds(200), maxTime: .seconds(1)))
         let events = EventLog(flow.events)
         await flow.start()
@@ -144,7 +152,10 @@ struct KamailioTransportTests {
         let frozenAt = ContinuousClock.now
         let down = await events.next(timeout: .seconds(30), isDown)
         let detection = ContinuousClock.now - frozenAt
-        guard case .down(let error)? = down else { Issue.record("no down event"); return }
+        guard case .down(let error)? = down else {
+            Issue.record("no down event")
+            return
+        }
         #expect(error.code == .keepAliveTimeout)
         // Bound = interval + pong timeout (2 s); allow 1 s for a loaded 2-core machine.
         #expect(detection <= keepAlive.detectionBound + .seconds(1), "detected after \(detection)")
@@ -155,7 +166,8 @@ struct KamailioTransportTests {
         #expect(status == 0, "\(output)")
         let up = await events.next(timeout: .seconds(30), isConnected)
         #expect(up != nil)
-        #expect(try await pingOptions(flow, events: events, port: server.port(for: transport), seq: 2) == "SIP/2.0 200 OK")
+        #expect(
+            try await pingOptions(flow, events: events, port: server.port(for: transport), seq: 2) == "SIP/2.0 200 OK")
 
         // A crash with the flow up (the kernel closes the sockets) is reported at once.
         server.script("kill")

@@ -11,7 +11,8 @@ final class LogLines: @unchecked Sendable {
     var lines: [String] { lock.withLock { storage } }
 }
 
-let okResponse = "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+let okResponse =
+    "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
 
 /// Opens a connection to `server`, collects events until the connection closes.
 func runClient(_ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil) async throws
@@ -21,7 +22,8 @@ func runClient(_ transport: TransportKind, port: UInt16, log: LogLines, send: [U
     options.log = log.log
     options.keepAlive = nil
     options.maxMessageSize = 4096
-    let connection = try await StreamConnection.open(host: "127.0.0.1", port: port, transport: transport, options: options)
+    let connection = try await StreamConnection.open(
+        host: "127.0.0.1", port: port, transport: transport, options: options)
     if let send { try await connection.send(send) }
     var messages: [String] = []
     var closed: TransportError?
@@ -125,7 +127,8 @@ struct BadInputTests {
         }
         defer { server.finish() }
         let log = LogLines()
-        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log, send: Array("OPTIONS sip:x SIP/2.0\r\nContent-Length: 0\r\n\r\n".utf8))
+        let (messages, closed) = try await runClient(
+            .tcp, port: server.port, log: log, send: Array("OPTIONS sip:x SIP/2.0\r\nContent-Length: 0\r\n\r\n".utf8))
         #expect(messages == [okResponse])
         #expect(closed?.code == .peerClosed)
     }

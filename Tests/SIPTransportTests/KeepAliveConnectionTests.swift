@@ -47,7 +47,10 @@ struct KeepAliveConnectionTests {
         #expect(await waitUntil { pings.value == 2 })
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .seconds(10))
-        guard case .closed(let error)? = await events.next() else { Issue.record("no close"); return }
+        guard case .closed(let error)? = await events.next() else {
+            Issue.record("no close")
+            return
+        }
         #expect(error.code == .keepAliveTimeout)
         #expect(error.detail.contains("RFC 5626"))
     }
@@ -77,11 +80,15 @@ struct KeepAliveConnectionTests {
         options.log = .discard
         options.keepAlive = KeepAliveConfiguration(interval: .seconds(20), pongTimeout: .seconds(5))
         let connection = try await StreamConnection.open(
-            host: "::1", port: server.port, transport: .ws, options: options, clock: clock, ids: SeededIdentifierSource(seed: 2))
+            host: "::1", port: server.port, transport: .ws, options: options, clock: clock,
+            ids: SeededIdentifierSource(seed: 2))
         var events = connection.events.makeAsyncIterator()
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .seconds(20))
-        guard case .message(let m)? = await events.next() else { Issue.record("no message"); return }
+        guard case .message(let m)? = await events.next() else {
+            Issue.record("no message")
+            return
+        }
         #expect(m.text == "pong seen")
         await connection.close()
     }

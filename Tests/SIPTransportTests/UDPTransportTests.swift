@@ -14,7 +14,10 @@ struct UDPTransportTests {
         try await b.send(Array("OPTIONS b".utf8), to: server.local)
         var inbox = server.events.makeAsyncIterator()
         for _ in 0..<2 {
-            guard let request = await inbox.next() else { Issue.record("no datagram"); return }
+            guard let request = await inbox.next() else {
+                Issue.record("no datagram")
+                return
+            }
             // RFC 3581: the source address is where the answer goes.
             #expect(request.remote == (request.text.hasSuffix("a") ? a.local : b.local))
             try await server.send(Array(("200 for " + request.text).utf8), to: request.remote)
@@ -52,7 +55,10 @@ struct UDPTransportTests {
 
     @Test("Resolution: numeric addresses as is, localhost through getaddrinfo, unknown names fail")
     func resolution() async throws {
-        #expect(try await Resolver.resolve(host: "[::1]", port: 5061, transport: .tls) == [SocketAddress(ip: "::1", port: 5061)!])
+        #expect(
+            try await Resolver.resolve(host: "[::1]", port: 5061, transport: .tls) == [
+                SocketAddress(ip: "::1", port: 5061)!
+            ])
         let local = try await Resolver.resolve(host: "localhost", port: 5060, transport: .udp)
         #expect(local.contains(SocketAddress(ip: "127.0.0.1", port: 5060)!))
         await #expect(throws: TransportError(.resolutionFailed, "")) {
