@@ -132,4 +132,35 @@ struct BadInputTests {
         #expect(messages == [okResponse])
         #expect(closed?.code == .peerClosed)
     }
+
+    @Test("TCP: a message announcing a body over the size limit")
+    func tcpOversize() async throws {
+        let server = try TestServer { peer in
+            peer.write("SIP/2.0 200 OK\r\nCSeq: 1 OPTIONS\r\nContent-Length: 50000000\r\n\r\n" + String(repeating: "x", count: 8000))
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log)
+        #expect(messages.isEmpty)
+        #expect(closed?.code == .messageTooLarge || closed?.code == .protocolViolation)
+        #expect(!log.lines.isEmpty)
+    }
+
+    @Test("TLS and WSS: a peer that does not speak TLS fails the handshake", arguments: [TransportKind.tls, .wss])
+    func notTLS(transport: TransportKind) async throws {
+        let server = try TestServer { peer in
+            peer.readSome()
+            peer.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        await #expect {
+            _ = try await runClient(transport, port: server.port, log: log)
+        } throws: { error in
+            (error as? TransportError)?.code == .tlsHandshakeFailed
+        }
+        #expect(log.lines.contains { $0.contains("tlsHandshakeFailed") })
+    }
 }

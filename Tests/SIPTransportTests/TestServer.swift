@@ -29,6 +29,7 @@ final class TestServer: @unchecked Sendable {
             return out
         }
         /// One read (up to 4 KiB); empty on EOF, error or 10 s without data.
+        @discardableResult
         func readSome() -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: 4096)
             var tv = timeval(tv_sec: 10, tv_usec: 0)
