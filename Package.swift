@@ -24,6 +24,10 @@ func tool(_ name: String, _ deps: [Target.Dependency]) -> Target {
     .executableTarget(name: name, dependencies: deps, path: "Tools/\(name)", swiftSettings: strict)
 }
 
+func bench(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: deps, path: "Benchmarks/\(name)", swiftSettings: strict)
+}
+
 let package = Package(
     name: "AstraSIP",
     platforms: [.macOS(.v15)],
@@ -41,17 +45,20 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
         module("SIPCore", ["COpenSSL"]),
         module("AstraTestSupport", ["SIPCore"]),
+        module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
+        module("PushKitEmu", ["SIPCore"]),
         module("ToolSupport", ["SIPCore"]),
-        // Layers above the core are added here, one line each, as their code lands:
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
-        // SIPDialog, Media, CallSession, Provisioning, PushKitEmu, ToolSupport.
 
+        // One test target per module.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        // Real-peer tests: each starts its own Kamailio through scripts/kamailio.sh.
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
-        .executableTarget(name: "bench-transport", dependencies: ["SIPTransport"], path: "Benchmarks/bench-transport", swiftSettings: strict),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
@@ -59,6 +66,11 @@ let package = Package(
         tool("astra-register", ["ToolSupport"]),
         tool("astra-call", ["ToolSupport"]),
         tool("astra-qr", ["ToolSupport"]),
-        tool("astra-pushsim", ["ToolSupport"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+
+        // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        bench("bench-media", ["Media"]),
+        bench("bench-transport", ["SIPTransport"]),
+        bench("bench-pushsim", ["PushKitEmu"]),
     ]
 )

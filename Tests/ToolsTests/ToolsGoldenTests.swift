@@ -112,14 +112,36 @@ import enum ToolSupport.PendingIssue
             tool: "astra-pushsim", arguments: ["run", "--help"], status: 0,
             stdout: .golden("astra-pushsim.run.help.txt"), stderr: ""),
         GoldenCase(
-            tool: "astra-pushsim", arguments: ["run", "killed"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-pushsim", "run", .pushsim)),
+            tool: "astra-pushsim", arguments: ["run", "dead-phone"], status: 0,
+            stdout: .golden("astra-pushsim.run.dead-phone.jsonl"), stderr: ""),
         GoldenCase(
-            tool: "astra-pushsim", arguments: ["check"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-pushsim", "check", .pushsim)),
+            tool: "astra-pushsim", arguments: ["run", "answer-before-invite", "--policy", "naive", "--format", "text"],
+            status: 1, stdout: .golden("astra-pushsim.run.answer-before-invite.naive.txt"),
+            stderr: "astra-pushsim: answer-before-invite with naive: broke R1, R5\n"),
         GoldenCase(
-            tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-pushsim", "fuzz", .pushsim)),
+            tool: "astra-pushsim", arguments: ["check"], status: 0, stdout: .golden("astra-pushsim.check.jsonl"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["check", "--policy", "naive"], status: 1,
+            stdout: .golden("astra-pushsim.check.naive.jsonl"),
+            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 12 of 17 scenarios: killed, "
+                + "background, locked, reconnect-stored, token-rotated, unknown-origin, cancel-before-wake, "
+                + "cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 0,
+            stdout: .exact(
+                "{\"event\":\"verdict\",\"t\":0,\"command\":\"fuzz\",\"policy\":\"correct\",\"seed\":\"7\","
+                    + "\"count\":10,\"events\":290,\"failing_cases\":0,\"ok\":true}\n"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "no-such-scenario"], status: 64, stdout: .exact(""),
+            stderr: "astra-pushsim: no-such-scenario: not a built-in scenario (killed, background, foreground, "
+                + "locked, offline, reconnect, reconnect-stored, dead-phone, token-rotated, unknown-origin, "
+                + "cancel-before-wake, cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, "
+                + "strike-out, message), and cannot read 'no-such-scenario': No such file or directory\n"),
+        GoldenCase(
+            tool: "astra-pushsim", arguments: ["run", "killed", "--policy", "sloppy"], status: 64, stdout: .exact(""),
+            stderr: "astra-pushsim: option --policy: expected one of correct, naive, got 'sloppy'\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["fuzz", "--count", "many"], status: 64, stdout: .exact(""),
             stderr: "astra-pushsim: option --count: expected an integer, got 'many'\n"),

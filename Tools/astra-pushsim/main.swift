@@ -1,9 +1,21 @@
 // astra-pushsim — exercise PushKit/CallKit wake-decision rules (docs/man/astra-pushsim.md).
+// Thin main: ToolSupport parses and prints; PushKitEmu.PushSimCommand does the work.
+import PushKitEmu
 import ToolSupport
 
 await ToolMain.run(ToolSpecs.pushsim) { context in
-    switch context.subcommand {
-    case "run", "check", "fuzz": throw context.notImplemented(.pushsim)
-    default: throw ToolError(.internal, "no handler for '\(context.subcommand ?? "")'")
-    }
+    let arguments = context.arguments
+    var options = PushSimOptions()
+    options.policy = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
+    options.seed = UInt64(truncatingIfNeeded: arguments.int(CommonOptions.Key.seed) ?? 1)
+    options.count = arguments.int("count") ?? options.count
+    options.strikeLimit = arguments.wasGiven("strike-limit") ? arguments.int("strike-limit") : nil
+    options.format = context.output.format == .text ? .text : .json
+    let output = PushSimCommand.execute(
+        context.subcommand ?? "", scenario: arguments.string("scenario"), options: options
+    ) { path in try InputReader.read(path == "-" ? nil : path) }
+    if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }
+    for line in output.stdout { context.output.write(line + "\n") }
+    for line in output.stderr { context.diagnostics.error(line) }
+    return ExitCode(output.exitCode)
 }

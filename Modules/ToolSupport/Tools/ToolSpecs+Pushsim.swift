@@ -1,32 +1,73 @@
 extension ToolSpecs {
+    /// `--policy naive|correct`: the client policy under test (PushKitEmu `PolicyChoice`).
+    static let pushsimPolicy = OptionSpec.value(
+        "policy", valueName: "policy", kind: .choice(["correct", "naive"]), default: "correct",
+        help: "Client policy under test: correct, or naive (the field bugs).")
+
+    /// `--strike-limit N`: the R2 strike threshold.
+    static let pushsimStrikeLimit = OptionSpec.value(
+        "strike-limit", valueName: "n", kind: .int, default: "3",
+        help: "Unreported pushes before iOS stops delivering (R2; Apple publishes no number).")
+
     /// `astra-pushsim`: exercise the push wake-decision rules (PUSH-RULES.md) in virtual time.
     public static let pushsim = CommandSpec(
         name: "astra-pushsim",
         abstract: "Exercise PushKit/CallKit wake-decision rules in virtual time.",
+        discussion: """
+            Runs the PushKitEmu emulator: a phone (app states, PushKit, CallKit), APNs and the server's \
+            wake decision v2, in virtual milliseconds, with a client policy as the code under test. Every \
+            rule of PUSH-RULES.md (R1-R6) and the failover bound (WAKE) is checked; violations appear on \
+            the timeline and in the verdict. No wall-clock time passes, and the same seed gives the same \
+            output. Rules, settings, event names and scenario files: docs/pushkit-emulator.md.
+
+            Every output line is JSON with "event" and "t" (virtual ms) first; push tokens appear only as \
+            redacted:<fingerprint>.
+            """,
         subcommands: [
             CommandSpec(
                 name: "run",
                 abstract: "Run one scenario and print its timeline, with the verdict at the end.",
+                discussion: """
+                    Built-in scenarios: killed, background, foreground, locked, offline, reconnect, \
+                    reconnect-stored, dead-phone, token-rotated, unknown-origin, cancel-before-wake, \
+                    cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out, \
+                    message. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or the outcomes \
+                    differ from the scenario's expect list.
+                    """,
                 arguments: [
                     ArgumentSpec(
-                        "scenario", help: "A built-in scenario name or a scenario JSON file ('-' = standard input).")
+                        "scenario",
+                        help: "A built-in scenario name, fuzz:SEED, or a scenario JSON file ('-' = standard input).")
                 ],
-                options: [
-                    .value(
-                        "strike-limit", valueName: "n", kind: .int, default: "3",
-                        help: "Unreported pushes before iOS stops delivering (R2).")
-                ] + [CommonOptions.seed] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
-                examples: [Example("Replay the killed-app scenario:", "astra-pushsim run killed | jq .")]),
+                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed] + CommonOptions.output
+                    + CommonOptions.diagnostics(sipTrace: false),
+                examples: [
+                    Example("Replay the killed-app scenario:", "astra-pushsim run killed | jq ."),
+                    Example(
+                        "Show why a dead phone fails over within 3 s:", "astra-pushsim run dead-phone --format text"),
+                ]),
             CommandSpec(
                 name: "check",
-                abstract: "Run every built-in scenario; exit 1 on any rule violation.",
-                options: CommonOptions.output + CommonOptions.diagnostics(sipTrace: false)),
+                abstract: "Run every built-in scenario; exit 1 on any rule violation, naming the rules.",
+                discussion: """
+                    One "scenario" line per built-in, then a "verdict" line with the failed scenarios and the \
+                    rules broken; on failure, one stderr line names the rules.
+                    """,
+                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed] + CommonOptions.output
+                    + CommonOptions.diagnostics(sipTrace: false),
+                examples: [Example("The naive policy breaks R1, R2, R5 and R6:", "astra-pushsim check --policy naive")]),
             CommandSpec(
                 name: "fuzz",
                 abstract: "Check random scenarios against the invariants.",
+                discussion: """
+                    Invariants: every push reported before the handler returns, at most one call per push, no \
+                    ring after the caller left, failover within the bound. One "fuzz_failure" line per failing \
+                    case (its scenario is fuzz:SEED for run), then a "verdict" line with the simulated event count.
+                    """,
                 options: [
                     .value("seed", valueName: "n", kind: .int, default: "1", help: "Seed of the first scenario."),
                     .value("count", valueName: "n", kind: .int, default: "1000", help: "How many scenarios to run."),
+                    pushsimPolicy,
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("Run 10000 random scenarios:", "astra-pushsim fuzz --seed 7 --count 10000")]),
         ],

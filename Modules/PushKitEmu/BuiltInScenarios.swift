@@ -1,0 +1,239 @@
+/// The built-in scenarios of `astra-pushsim run NAME` and `check` (docs/man/astra-pushsim.md).
+///
+/// Each names the field situation it reproduces and the outcome the caller must see with the
+/// correct policy. Times are virtual ms.
+public enum BuiltInScenarios {
+    /// Every built-in, in `check` order.
+    public static var all: [Scenario] {
+        [
+            killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
+            unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, declineBeforeInvite, noInvite,
+            strikeOut, message,
+        ]
+    }
+
+    /// The names, in `check` order.
+    public static var names: [String] { all.map(\.name) }
+
+    /// The built-in called `name`.
+    public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+
+    static func make(_ name: String, _ summary: String, app: AppState, _ build: (inout Scenario) -> Void) -> Scenario {
+        var s = Scenario(name: name, summary: summary)
+        s.phone.app = app
+        build(&s)
+        return s
+    }
+
+    /// Killed app woken by a push; INVITE claims the placeholder; answered.
+    public static var killed: Scenario {
+        make("killed", "app not running: push, cold launch, report, ack, REGISTER, held INVITE, answer", app: .killed) {
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000)]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// Background app whose binding still looks live: qualify fails → push.
+    public static var background: Scenario {
+        make(
+            "background", "binding looks live but the backgrounded app has no socket: qualify times out, push",
+            app: .background
+        ) {
+            $0.phone.registered = true
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 2_000)]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// Foreground app: direct ring after a qualify that answers (step 1).
+    public static var foreground: Scenario {
+        make("foreground", "registered and qualified: direct ring, no push", app: .foreground) {
+            $0.phone.registered = true
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 1_500)]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// Locked device: answer from the lock screen; credentials readable after first unlock.
+    public static var locked: Scenario {
+        make(
+            "locked", "device locked: push, report, REGISTER with AfterFirstUnlock credentials, answer",
+            app: .suspended
+        ) {
+            $0.phone.locked = true
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 2_500)]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// Device offline during the call: push dropped, failover after the ack window.
+    public static var offline: Scenario {
+        make(
+            "offline", "device offline: apns-expiration 0 drops the push, failover after the ack window",
+            app: .suspended
+        ) {
+            $0.phone.online = false
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000)]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// Offline during the call, back online later with `apns-expiration: 0`: nothing rings.
+    public static var reconnect: Scenario {
+        make(
+            "reconnect", "offline during the call, online after it: apns-expiration 0, so no ring on reconnect",
+            app: .suspended
+        ) {
+            $0.phone.online = false
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
+                ScenarioStep(at: 20_000, .online),
+            ]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// A legacy server sets a non-zero expiration: APNs stores the push and delivers it on
+    /// reconnect; the client must spot it is late (report, then end at once).
+    public static var reconnectStored: Scenario {
+        make(
+            "reconnect-stored", "legacy apns-expiration 3600: stored push arrives on reconnect, must not ring",
+            app: .suspended
+        ) {
+            $0.phone.online = false
+            $0.server.request.expirationSeconds = 3_600
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 1_000), ScenarioStep(at: 8_000, .hangup, call: 0),
+                ScenarioStep(at: 20_000, .online),
+            ]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// Dead phone whose binding still looks live: qualify timeout + ack window ≤ bound.
+    public static var deadPhone: Scenario {
+        make(
+            "dead-phone", "phone dead (battery), binding not expired: qualify timeout, push, no ack, failover",
+            app: .killed
+        ) {
+            $0.phone.online = false
+            $0.phone.registered = true
+            $0.steps = [ScenarioStep(at: 1_000, .call)]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// Token rotated while running; the server gets the new one; a later call wakes the phone.
+    public static var tokenRotated: Scenario {
+        make(
+            "token-rotated", "PushKit rotates the token; the app uploads it; the next call pushes to the new one",
+            app: .foreground
+        ) {
+            $0.phone.registered = true
+            $0.steps = [
+                ScenarioStep(at: 500, .rotateToken), ScenarioStep(at: 2_000, .app, state: .suspended),
+                ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000),
+            ]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// A VoIP push from an unknown server: report, then end at once; a real call still works.
+    public static var unknownOrigin: Scenario {
+        make(
+            "unknown-origin", "push from an unknown server: report, end at once (failed); then a real call",
+            app: .suspended
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .rawPush, content: .call, origin: .unknown),
+                ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000),
+            ]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// The caller hangs up before the app woke: report, then end with remoteEnded.
+    public static var cancelBeforeWake: Scenario {
+        make(
+            "cancel-before-wake", "caller hangs up during the cold launch: report, ack says gone, end remoteEnded",
+            app: .killed
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 1_300, .hangup, call: 0),
+            ]
+            $0.expect = [.cancelled]
+        }
+    }
+
+    /// The caller leaves after the ack, before the INVITE; the server's gone notice ends the call.
+    public static var cancelAfterAck: Scenario {
+        make(
+            "cancel-after-ack",
+            "caller hangs up while the woken phone registers: gone notice (option) ends the placeholder",
+            app: .killed
+        ) {
+            $0.server.goneNotice = true
+            $0.steps = [
+                ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000), ScenarioStep(at: 2_000, .hangup, call: 0),
+            ]
+            $0.expect = [.cancelled]
+        }
+    }
+
+    /// Answer tapped before the INVITE: the action waits for the 200 OK (no 10 s delay).
+    public static var answerBeforeInvite: Scenario {
+        make(
+            "answer-before-invite", "user answers the placeholder before the INVITE: fulfil only after 200 OK",
+            app: .killed
+        ) {
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 100)]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// Decline tapped on the placeholder before the INVITE: the INVITE is rejected, not rung again.
+    public static var declineBeforeInvite: Scenario {
+        make(
+            "decline-before-invite", "user declines the placeholder before the INVITE: 603, no second ring",
+            app: .killed
+        ) {
+            $0.steps = [ScenarioStep(at: 1_000, .call, declineAfterMs: 100)]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// Acked, then the network dies: no INVITE, the placeholder must end (`failed`) in time.
+    public static var noInvite: Scenario {
+        make(
+            "no-invite", "woken and acked, then offline: no INVITE, the placeholder times out with failed",
+            app: .killed
+        ) {
+            $0.steps = [ScenarioStep(at: 1_000, .call), ScenarioStep(at: 2_000, .offline)]
+            $0.expect = [.failedOver]
+        }
+    }
+
+    /// Unusable pushes left unreported → strikes → blackout; the real call then never arrives.
+    public static var strikeOut: Scenario {
+        make(
+            "strike-out", "three unreadable pushes, then a call: unreported pushes earn strikes and a blackout",
+            app: .suspended
+        ) {
+            $0.steps = [
+                ScenarioStep(at: 1_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 3_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 5_000, .rawPush, content: .unreadable),
+                ScenarioStep(at: 8_000, .call, answerAfterMs: 2_000),
+            ]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// A chat message goes out as an ordinary alert (R3); `messages_via_voip` breaks it.
+    public static var message: Scenario {
+        make("message", "a chat message for a killed app: alert notification, not VoIP (R3)", app: .killed) {
+            $0.steps = [ScenarioStep(at: 1_000, .message)]
+            $0.expect = []
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// What a policy callback sees of the device, and where it records what it does.
+///
+/// The emulator reuses one context (and its op buffer) for every callback: no allocation per event.
+public struct ClientContext: Sendable {
+    /// Virtual time now (ms); the device clock.
+    public internal(set) var now: Int64 = 0
+    /// Whether the device is locked.
+    public internal(set) var deviceLocked = false
+    /// Whether the device has network.
+    public internal(set) var online = true
+    /// The app state while the callback runs.
+    public internal(set) var appState: AppState = .foreground
+    /// The ops recorded by the current callback, in order.
+    public internal(set) var ops: [ClientOp] = []
+    var nextUUID: Int32 = 0
+
+    init() { ops.reserveCapacity(16) }
+
+    /// A fresh CallKit call UUID (a small integer stands for the UUID).
+    public mutating func newCallUUID() -> Int32 {
+        defer { nextUUID += 1 }
+        return nextUUID
+    }
+
+    /// Records an op.
+    public mutating func perform(_ op: ClientOp) { ops.append(op) }
+
+    mutating func begin(now: Int64, locked: Bool, online: Bool, appState: AppState) {
+        self.now = now
+        deviceLocked = locked
+        self.online = online
+        self.appState = appState
+        ops.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,51 @@
+/// A timer the client policy starts; the emulator fires it back through ``PushClientPolicy/timerFired(_:_:)``.
+public enum PolicyTimer: Sendable, Hashable {
+    /// R5: the placeholder for CallKit call `uuid` waits this long for its INVITE.
+    case placeholder(uuid: Int32)
+    /// The naive policy's PushKit-session merge (the ~10 s answer delay).
+    case merge(uuid: Int32)
+}
+
+/// One thing the client asked iOS, CallKit, or the network to do, in the order it asked.
+///
+/// The order matters: R1 is checked on it (report before any networking but the ack).
+public enum ClientOp: Sendable, Hashable {
+    /// `POST /voip-push-ack {push_id}`: the one network call allowed before reporting.
+    case ackPush(pushID: Int32)
+    /// `CXProvider.reportNewIncomingCall`: for a push (`pushID`) or an INVITE (`invite`), -1 = none.
+    case reportNewIncomingCall(uuid: Int32, pushID: Int32, invite: Int32)
+    /// `CXProvider.reportCall(with:updated:)` (caller name known after the INVITE).
+    case reportCallUpdated(uuid: Int32)
+    /// `CXProvider.reportCall(with:endedAt:reason:)`.
+    case reportCallEnded(uuid: Int32, reason: EndReason)
+    /// `CXAnswerCallAction.fulfill()`.
+    case fulfillAnswer(uuid: Int32)
+    /// `CXAnswerCallAction.fail()`.
+    case failAnswer(uuid: Int32)
+    /// The SIP stack binds the INVITE (server call) to an existing CallKit call: the R5 claim.
+    case claimInvite(call: Int32, uuid: Int32)
+    /// Send 200 OK for the INVITE of server call `call`.
+    case sendOK(call: Int32)
+    /// Send 603 Decline for the INVITE of server call `call`.
+    case sendDecline(call: Int32)
+    /// Send REGISTER, reading credentials stored with `protection` (networking).
+    case register(protection: KeychainProtection)
+    /// `POST /api/v1/users/voip-push-token` with the current token and environment (networking).
+    case uploadToken
+    /// `DELETE …/voip-push-token` (networking).
+    case deleteToken
+    /// Any other network request (e.g. fetching call details before reporting — the field bug).
+    case fetch
+    /// Start a timer.
+    case startTimer(PolicyTimer, afterMs: Int64)
+
+    /// Whether this op is networking that R1 forbids before the report (the ack is exempt).
+    public var isNetworking: Bool {
+        switch self {
+        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .fetch: true
+        case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .reportCallEnded, .fulfillAnswer,
+            .failAnswer, .claimInvite, .startTimer:
+            false
+        }
+    }
+}

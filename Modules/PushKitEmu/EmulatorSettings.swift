@@ -1,0 +1,71 @@
+/// Every timeout, latency and threshold of the emulator, in virtual milliseconds.
+///
+/// Each default names its source. Apple publishes neither the strike threshold nor CallKit's
+/// action timeout: those are assumptions, made settings so a field measurement can replace them.
+/// JSON scenario files may override any field (snake_case keys, see docs/pushkit-emulator.md).
+public struct EmulatorSettings: Sendable, Hashable {
+    // MARK: Server wake decision (PUSH-RULES.md "Server side", v2)
+
+    /// No push-ack within this window → failover. Product requirement: failover ≤ 3 s (v1 took
+    /// 5–6 s); 2 s covers APNs latency + cold launch + one ack one-way with margin.
+    public var ackWindowMs: Int64 = 2_000
+    /// The bound the failover invariant checks (call start → failover). Product requirement ≤ 3 s.
+    public var failoverBoundMs: Int64 = 3_000
+    /// After the ack, how long to wait for the fresh REGISTER. OpenSIPS' push-notification default
+    /// (6 s) per PUSH-RULES.md / RFC 8599 deployments.
+    public var registerWaitMs: Int64 = 6_000
+    /// On-demand qualify (OPTIONS) timeout before choosing push over direct ring. Assumption:
+    /// 2× a 250 ms RTT budget; Asterisk's `qualify_timeout` default (3 s) is far too slow here.
+    public var qualifyTimeoutMs: Int64 = 500
+    /// INVITE without a final answer → CANCEL and fail over (the proxy's ring timeout). Default
+    /// RFC 3261 §17.1.1.2 Timer B = 64·T1 = 32 s.
+    public var inviteTimeoutMs: Int64 = 32_000
+    /// Registration expiry cap (product: 300 s).
+    public var expiryCapSeconds: Int = 300
+    /// Registration expiry floor (product: 30 s; the app offers a picker).
+    public var expiryFloorSeconds: Int = 30
+    /// Expiry the reference client asks for; the server clamps it to [floor, cap].
+    public var requestedExpirySeconds: Int = 600
+
+    // MARK: APNs (Apple: "Sending notification requests to APNs")
+
+    /// APNs → device delivery latency. Assumption: typical sub-second delivery; use a field value.
+    public var apnsLatencyMs: Int64 = 250
+    /// VoIP payload limit: 5 KB (Apple: 5120 bytes for VoIP notifications).
+    public var maxVoIPPayloadBytes: Int = 5_120
+
+    // MARK: Network and device
+
+    /// Phone ↔ server one-way latency (ack POST, REGISTER, INVITE, 200 OK, CANCEL). Assumption.
+    public var networkOneWayMs: Int64 = 40
+    /// Cold launch of a killed app into its push handler. Assumption (iOS cold start, ~0.5–1 s).
+    public var launchFromKilledMs: Int64 = 700
+    /// Resuming a suspended app into its push handler. Assumption.
+    public var launchFromSuspendedMs: Int64 = 50
+
+    // MARK: iOS rules (PUSH-RULES.md R1–R6)
+
+    /// R2: R1 failures before iOS stops delivering VoIP pushes. Apple publishes no number; PUSH-RULES
+    /// asks for a setting defaulting to 3.
+    public var strikeThreshold: Int = 3
+    /// R4: whether `mustReport == false` waives R1 (the semantics are undocumented; configurable).
+    public var mustReportFalseWaivesR1: Bool = true
+    /// R5: placeholder without INVITE must end (`failed`) within this time. pjsip's sample: 10 s
+    /// (liblinphone uses 15 s).
+    public var placeholderTimeoutMs: Int64 = 10_000
+    /// R5: CallKit fails an answer action not fulfilled in time. Apple documents no value
+    /// (CXAction.timeoutDate is system-set); assumption 10 s.
+    public var answerActionTimeoutMs: Int64 = 10_000
+    /// R5/R6: a push older than this on arrival is "too late": report, then end at once. Defaults to
+    /// the ack window: by then the server has already failed over.
+    public var staleAfterMs: Int64 = 2_000
+
+    // MARK: Reference client behaviour
+
+    /// The naive policy's PushKit-session merge delay: the ~10 s answer delay seen with
+    /// liblinphone's PushKit-created session (PUSH-RULES R5).
+    public var naiveMergeDelayMs: Int64 = 10_000
+
+    /// The documented defaults.
+    public init() {}
+}

@@ -1,0 +1,23 @@
+/// One fuzz case that broke an invariant.
+public struct FuzzFailure: Sendable, Hashable {
+    /// Case number within the run.
+    public var index: Int
+    /// The case's own seed: `astra-pushsim run fuzz:SEED` replays it with a timeline.
+    public var caseSeed: UInt64
+    /// What was broken.
+    public var violations: [Violation]
+}
+
+/// The result of a fuzz run.
+public struct FuzzReport: Sendable {
+    /// Run seed.
+    public var seed: UInt64
+    /// Cases run.
+    public var count: Int
+    /// Simulated events processed over all cases.
+    public var events: Int
+    /// The first failing cases (capped).
+    public var failures: [FuzzFailure]
+    /// How many cases failed in all.
+    public var failingCases = 0
+}

@@ -1,0 +1,36 @@
+/// The client code under test: the app's PushKit delegate, CallKit provider delegate and SIP glue.
+///
+/// The emulator calls one method per event, synchronously, in virtual time; the policy answers by
+/// recording ``ClientOp``s on the context. `PKPushRegistryDelegate.didReceiveIncomingPush` maps to
+/// ``didReceiveIncomingPush(_:_:)``: returning from it is "the handler returned / completion called"
+/// (R1). A later live mode (issue 10) implements the same protocol over a real SIP user agent.
+public protocol PushClientPolicy: Sendable {
+    /// A short name for timelines (`naive`, `correct`).
+    var name: String { get }
+    /// The process started (cold launch or resume after kill): all in-memory state is fresh.
+    mutating func launched(_ ctx: inout ClientContext)
+    /// PushKit: a VoIP push arrived (R1: report before returning).
+    mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext)
+    /// The server answered the push-ack: whether the call is still up (CANCEL-before-wake, R5).
+    mutating func didReceiveAckResponse(pushID: Int32, callActive: Bool, _ ctx: inout ClientContext)
+    /// The server says the call of push `pushID` is over (gone notice after wake, before the INVITE).
+    mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext)
+    /// PushKit: a new token (first issue or rotation).
+    mutating func didUpdatePushToken(_ ctx: inout ClientContext)
+    /// PushKit: the token was invalidated.
+    mutating func didInvalidatePushToken(_ ctx: inout ClientContext)
+    /// The REGISTER finished.
+    mutating func registrationFinished(success: Bool, _ ctx: inout ClientContext)
+    /// SIP: an INVITE arrived.
+    mutating func didReceiveInvite(_ invite: IncomingInvite, _ ctx: inout ClientContext)
+    /// SIP: a CANCEL for server call `call` arrived.
+    mutating func didReceiveCancel(call: Int32, _ ctx: inout ClientContext)
+    /// CallKit: the user tapped Answer (`CXAnswerCallAction`).
+    mutating func performAnswerCallAction(uuid: Int32, _ ctx: inout ClientContext)
+    /// CallKit: the user tapped Decline / End (`CXEndCallAction`); CallKit has ended the call.
+    mutating func performEndCallAction(uuid: Int32, _ ctx: inout ClientContext)
+    /// A timer the policy started fired.
+    mutating func timerFired(_ timer: PolicyTimer, _ ctx: inout ClientContext)
+    /// Device connectivity changed while the app runs.
+    mutating func connectivityChanged(online: Bool, _ ctx: inout ClientContext)
+}

@@ -1,0 +1,29 @@
+/// What `astra-pushsim` produced: stdout lines, stderr lines, exit code. The tool main only
+/// prints them; everything else lives here so it is testable without a process.
+public struct PushSimOutput: Sendable, Hashable {
+    /// JSON Lines (or text) for stdout.
+    public var stdout: [String] = []
+    /// Diagnostics for stderr, one line each, without the `astra-pushsim: ` prefix (the tool adds it).
+    public var stderr: [String] = []
+    /// 0 ok, 1 violation, 64 usage (TOOLS.md, sysexits EX_USAGE).
+    public var exitCode: Int32 = 0
+
+    /// Whether this is a usage error (bad arguments, unknown or unreadable scenario): exit 64.
+    public var isUsageError: Bool { exitCode == PushSimCommand.exitUsage }
+}
+
+/// The options every `astra-pushsim` command takes, already parsed.
+public struct PushSimOptions: Sendable, Hashable {
+    /// `--policy naive|correct` (default correct).
+    public var policy: PolicyChoice = .correct
+    /// `--seed N`: tokens in `run`/`check`, the case sequence in `fuzz` (default 1).
+    public var seed: UInt64 = 1
+    /// `fuzz --count N` (default 1000).
+    public var count = 1_000
+    /// Output format.
+    public var format: PushSimCommand.Format = .json
+    /// `--strike-limit N`: overrides ``EmulatorSettings/strikeThreshold`` (R2).
+    public var strikeLimit: Int?
+
+    public init() {}
+}

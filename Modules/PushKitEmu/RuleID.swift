@@ -1,0 +1,21 @@
+/// The rules of PUSH-RULES.md, plus the server's wake-decision bound.
+public enum RuleID: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    /// Report every VoIP push to CallKit before the handler returns; no networking first.
+    case r1 = "R1"
+    /// Repeated R1 failures → iOS stops delivering VoIP pushes (blackout).
+    case r2 = "R2"
+    /// VoIP pushes are for calls only.
+    case r3 = "R3"
+    /// iOS 26.4 `mustReport`: when true, R1 applies.
+    case r4 = "R4"
+    /// Gap handling between push and INVITE (placeholder, duplicates, answer, CANCEL, odd pushes).
+    case r5 = "R5"
+    /// APNs delivery: headers, size, `apns-expiration` and stale delivery.
+    case r6 = "R6"
+    /// Server wake decision v2: failover within the configured bound.
+    case wake = "WAKE"
+
+    public static func < (lhs: RuleID, rhs: RuleID) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}

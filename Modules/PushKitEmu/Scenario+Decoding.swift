@@ -1,0 +1,159 @@
+import FoundationEssentials
+
+/// A scenario file that could not be read (exit 64 in the tool).
+public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: Sendable, Hashable {
+        /// Not valid JSON, or a field has the wrong type or value.
+        case invalidJSON
+        /// A step refers to something that does not exist.
+        case invalidStep
+    }
+
+    /// The error code (equality is on it).
+    public var code: Code
+    /// One line for people.
+    public var reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public static func == (lhs: ScenarioError, rhs: ScenarioError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    public var description: String { reason }
+}
+
+extension Scenario {
+    /// Decodes a scenario file (snake_case keys; every field but `steps` optional, defaults as in
+    /// ``EmulatorSettings`` and the setup types). Schema: docs/pushkit-emulator.md.
+    public static func decode(json bytes: [UInt8]) throws(ScenarioError) -> Scenario {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let scenario: Scenario
+        do {
+            scenario = try decoder.decode(Scenario.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw ScenarioError(.invalidJSON, "scenario JSON: " + ScenarioError.describe(error))
+        } catch {
+            throw ScenarioError(.invalidJSON, "scenario JSON: \(error)")
+        }
+        for (i, step) in scenario.steps.enumerated() {
+            if step.at < 0 { throw ScenarioError(.invalidStep, "step \(i): negative time") }
+            if step.action == .hangup, step.call == nil {
+                throw ScenarioError(.invalidStep, "step \(i): hangup needs call")
+            }
+            if step.action == .app, step.state == nil {
+                throw ScenarioError(.invalidStep, "step \(i): app needs state")
+            }
+        }
+        return scenario
+    }
+}
+
+extension ScenarioError {
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let p = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return p.isEmpty ? "" : " at " + p
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing key \(key.stringValue)\(path(context))"
+        case .typeMismatch(_, let context): return "wrong type\(path(context)): \(context.debugDescription)"
+        case .valueNotFound(_, let context): return "missing value\(path(context))"
+        case .dataCorrupted(let context): return "invalid\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where Key == AnyKey {
+    fileprivate func get<T: Decodable>(_ key: String, _ fallback: T) throws -> T {
+        try decodeIfPresent(T.self, forKey: AnyKey(key)) ?? fallback
+    }
+}
+
+extension Scenario: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        self.init(name: try c.get("name", "file"), summary: try c.get("summary", ""))
+        settings = try c.get("settings", settings)
+        phone = try c.get("phone", phone)
+        server = try c.get("server", server)
+        steps = try c.decode([ScenarioStep].self, forKey: AnyKey("steps"))
+        expect = try c.decodeIfPresent([CallOutcome].self, forKey: AnyKey("expect"))
+    }
+}
+
+extension PhoneSetup: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        self.init()
+        app = try c.get("app", app)
+        online = try c.get("online", online)
+        locked = try c.get("locked", locked)
+        environment = try c.get("environment", environment)
+        registered = try c.get("registered", registered)
+        tokenOnServer = try c.get("tokenOnServer", tokenOnServer)
+        mustReport = try c.decodeIfPresent(Bool.self, forKey: AnyKey("mustReport"))
+    }
+}
+
+extension ServerSetup: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        self.init()
+        bundleID = try c.get("bundleId", bundleID)
+        apnsEnvironment = try c.get("apnsEnvironment", apnsEnvironment)
+        request = try c.get("request", request)
+        messagesViaVoIP = try c.get("messagesViaVoip", messagesViaVoIP)
+        goneNotice = try c.get("goneNotice", goneNotice)
+    }
+}
+
+extension APNsRequest: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        self.init()
+        pushType = try c.get("pushType", pushType)
+        topic = try c.get("topic", topic)
+        priority = try c.get("priority", priority)
+        expirationSeconds = try c.get("expirationSeconds", expirationSeconds)
+        payloadBytes = try c.get("payloadBytes", payloadBytes)
+    }
+}
+
+extension EmulatorSettings: Decodable {
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        self.init()
+        ackWindowMs = try c.get("ackWindowMs", ackWindowMs)
+        failoverBoundMs = try c.get("failoverBoundMs", failoverBoundMs)
+        registerWaitMs = try c.get("registerWaitMs", registerWaitMs)
+        qualifyTimeoutMs = try c.get("qualifyTimeoutMs", qualifyTimeoutMs)
+        inviteTimeoutMs = try c.get("inviteTimeoutMs", inviteTimeoutMs)
+        expiryCapSeconds = try c.get("expiryCapSeconds", expiryCapSeconds)
+        expiryFloorSeconds = try c.get("expiryFloorSeconds", expiryFloorSeconds)
+        requestedExpirySeconds = try c.get("requestedExpirySeconds", requestedExpirySeconds)
+        apnsLatencyMs = try c.get("apnsLatencyMs", apnsLatencyMs)
+        maxVoIPPayloadBytes = try c.get("maxVoipPayloadBytes", maxVoIPPayloadBytes)
+        networkOneWayMs = try c.get("networkOneWayMs", networkOneWayMs)
+        launchFromKilledMs = try c.get("launchFromKilledMs", launchFromKilledMs)
+        launchFromSuspendedMs = try c.get("launchFromSuspendedMs", launchFromSuspendedMs)
+        strikeThreshold = try c.get("strikeThreshold", strikeThreshold)
+        mustReportFalseWaivesR1 = try c.get("mustReportFalseWaivesR1", mustReportFalseWaivesR1)
+        placeholderTimeoutMs = try c.get("placeholderTimeoutMs", placeholderTimeoutMs)
+        answerActionTimeoutMs = try c.get("answerActionTimeoutMs", answerActionTimeoutMs)
+        staleAfterMs = try c.get("staleAfterMs", staleAfterMs)
+        naiveMergeDelayMs = try c.get("naiveMergeDelayMs", naiveMergeDelayMs)
+    }
+}

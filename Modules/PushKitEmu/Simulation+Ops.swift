@@ -1,0 +1,108 @@
+/// Executing what the policy recorded: CallKit, SIP and HTTP requests, timers.
+extension Simulation {
+    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check).
+    mutating func applyOps() {
+        var i = 0
+        while i < ctx.ops.count {
+            apply(ctx.ops[i])
+            i += 1
+        }
+    }
+
+    mutating func apply(_ op: ClientOp) {
+        let oneWay = settings.networkOneWayMs
+        switch op {
+        case .ackPush(let p):
+            record(.ackSent(push: p))
+            if phone.online && p >= 0 && Int(p) < pushes.count { schedule(.ackArrives(p), after: oneWay) }
+        case .reportNewIncomingCall(let uuid, let p, let invite):
+            report(uuid: uuid, push: p, invite: invite)
+        case .reportCallUpdated(let uuid):
+            if isCallKit(uuid) { record(.callkitUpdate(uuid: uuid)) }
+        case .reportCallEnded(let uuid, let reason):
+            guard isCallKit(uuid), callkit[Int(uuid)].active else { return }
+            callkit[Int(uuid)].ended = true
+            record(.callkitEnd(uuid: uuid, reason: reason))
+        case .fulfillAnswer(let uuid):
+            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
+            callkit[Int(uuid)].answer = .fulfilled
+            record(.answerFulfilled(uuid: uuid))
+            let c = callkit[Int(uuid)].call
+            if c < 0 || !calls[Int(c)].okSent {
+                checker.record(
+                    Violation(
+                        .answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push,
+                        uuid: uuid))
+            }
+        case .failAnswer(let uuid):
+            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
+            callkit[Int(uuid)].answer = .failed
+            record(.answerFailed(uuid: uuid))
+        case .claimInvite(let c, let uuid):
+            guard isCallKit(uuid) else { return }
+            callkit[Int(uuid)].invite = c
+            record(.inviteClaimed(call: c, uuid: uuid))
+        case .sendOK(let c):
+            guard c >= 0, Int(c) < calls.count else { return }
+            record(.okSent(call: c))
+            calls[Int(c)].okSent = true
+            if phone.online { schedule(.okArrives(c), after: oneWay) }
+        case .sendDecline(let c):
+            guard c >= 0, Int(c) < calls.count else { return }
+            record(.declineSent(call: c))
+            if phone.online { schedule(.declineArrives(c), after: oneWay) }
+        case .register(let protection):
+            if phone.locked && protection == .whenUnlocked {
+                record(.keychainDenied)
+                schedule(.registerResult(false), after: 0)
+            } else if phone.online {
+                record(.registerSent)
+                schedule(.registerArrives(expires: Int32(settings.requestedExpirySeconds)), after: oneWay)
+            } else {
+                schedule(.registerResult(false), after: 0)
+            }
+        case .uploadToken:
+            guard phone.online else { return }
+            uploads.append(phone.token)
+            schedule(.tokenUploadArrives(Int32(uploads.count - 1)), after: oneWay)
+        case .deleteToken:
+            if phone.online { schedule(.tokenDeleteArrives, after: oneWay) }
+        case .fetch:
+            record(.fetchSent)
+        case .startTimer(let timer, let after):
+            schedule(.policyTimer(timer, generation: processGeneration), after: after)
+        }
+    }
+
+    func isCallKit(_ uuid: Int32) -> Bool { uuid >= 0 && Int(uuid) < callkit.count && callkit[Int(uuid)].used }
+
+    /// `CXProvider.reportNewIncomingCall`: the phone rings. Checks R5 duplicates and arms the
+    /// placeholder deadline and the scripted user answer.
+    mutating func report(uuid: Int32, push p: Int32, invite: Int32) {
+        guard uuid >= 0 else { return }
+        while callkit.count <= Int(uuid) { callkit.append(CallKitCall()) }
+        guard !callkit[Int(uuid)].used else { return }
+        let validPush = p >= 0 && Int(p) < pushes.count
+        let c = validPush ? pushes[Int(p)].call : (invite >= 0 && Int(invite) < calls.count ? invite : -1)
+        if let other = activeCallKitCall(call: c) {
+            checker.record(
+                Violation(
+                    .duplicateSession, t: now, call: c, push: validPush ? p : calls[Int(c)].push,
+                    uuid: max(uuid, other)))
+        }
+        callkit[Int(uuid)] = CallKitCall(used: true, call: c, push: validPush ? p : -1, invite: invite)
+        record(.callkitReport(uuid: uuid, call: c, push: validPush ? p : -1))
+        guard c >= 0 else { return }
+        if validPush && invite < 0 && pushes[Int(p)].content == .call {
+            schedule(.placeholderDeadline(uuid), after: settings.placeholderTimeoutMs + 1)
+        }
+        if calls[Int(c)].declinedInGeneration == processGeneration {
+            checker.record(Violation(.rangAfterDecline, t: now, call: c, push: calls[Int(c)].push, uuid: uuid))
+        }
+        if !calls[Int(c)].answerScheduled {
+            calls[Int(c)].answerScheduled = true
+            if calls[Int(c)].answerAfterMs >= 0 { schedule(.userAnswer(uuid), after: calls[Int(c)].answerAfterMs) }
+            if calls[Int(c)].declineAfterMs >= 0 { schedule(.userDecline(uuid), after: calls[Int(c)].declineAfterMs) }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+/// The discrete-event simulation: phone, APNs, server and the client policy under test, in
+/// virtual time (ms), checked by the ``RuleChecker`` at every step.
+///
+/// Generic over the policy and the timeline sink so the fuzz hot path is fully specialised: one
+/// binary heap of plain enum events, no per-event class, closure or existential. Deterministic:
+/// same scenario + seed → same timeline.
+public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable {
+    /// The scenario being run.
+    public let scenario: Scenario
+    let settings: EmulatorSettings
+    /// Virtual time now (ms).
+    public private(set) var now: Int64 = 0
+    var queue = EventQueue<SimEvent>(capacity: 64)
+    /// The device.
+    public internal(set) var phone: PhoneModel
+    var apns: APNsModel
+    let pristinePolicy: Policy
+    var policy: Policy
+    var processGeneration: Int32 = 0
+    var ctx = ClientContext()
+    /// The rule checker with the violations found so far.
+    public internal(set) var checker: RuleChecker
+    var flushedViolations = 0
+    /// The timeline.
+    public internal(set) var sink: Sink
+    var calls: [ServerCall] = []
+    var pushes: [VoIPPush] = []
+    var callkit: [CallKitCall] = []
+    var uploads: [PushToken] = []
+    var serverToken: PushToken?
+    var serverTokenEnvironment: APNsEnvironment
+    var regExpiresAt: Int64 = -1
+    var lastRegisterAt: Int64 = -1
+    let expiry: ExpiryPolicy
+    var rng: SplitMix64
+    let horizonMs: Int64
+    /// Events taken off the queue so far.
+    public private(set) var processed = 0
+
+    /// A simulation of `scenario` driving `policy`, writing to `sink`; `seed` makes tokens.
+    public init(scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1) {
+        self.scenario = scenario
+        settings = scenario.settings
+        rng = SplitMix64(seed: seed)
+        let token = PushToken(using: &rng)
+        phone = PhoneModel(setup: scenario.phone, token: token)
+        apns = APNsModel(
+            bundleID: scenario.server.bundleID, environment: scenario.server.apnsEnvironment,
+            settings: scenario.settings)
+        pristinePolicy = policy
+        self.policy = policy
+        checker = RuleChecker(settings: scenario.settings)
+        self.sink = sink
+        serverToken = scenario.phone.tokenOnServer ? token : nil
+        serverTokenEnvironment = scenario.phone.environment
+        expiry = ExpiryPolicy(
+            floorSeconds: scenario.settings.expiryFloorSeconds,
+            capSeconds: scenario.settings.expiryCapSeconds)
+        if scenario.phone.registered { regExpiresAt = Int64(expiry.capSeconds) * 1_000 }
+        var last: Int64 = 0
+        for (i, step) in scenario.steps.enumerated() {
+            queue.push(.step(Int32(i)), at: step.at)
+            last = max(last, step.at)
+        }
+        horizonMs = last + 60_000
+        calls.reserveCapacity(4)
+        pushes.reserveCapacity(8)
+        callkit.reserveCapacity(8)
+    }
+
+    /// Runs until nothing is pending or the horizon (last step + 60 s) passes.
+    public mutating func run() {
+        while let (t, event) = queue.pop() {
+            if t > horizonMs { break }
+            now = t
+            processed &+= 1
+            handle(event)
+            flushViolations()
+        }
+    }
+
+    /// Final outcome of every server call, in call order.
+    public var outcomes: [CallOutcome] {
+        calls.map { call in
+            switch call.machine.state {
+            case .answered: .connected
+            case .failedOver: .failedOver
+            case .cancelled, .cancelledNoticeOwed: .cancelled
+            case .idle, .qualifyingDirect, .ringingDirect, .awaitingAck, .awaitingRegister, .qualifyingFresh,
+                .inviteSent:
+                .pending
+            }
+        }
+    }
+
+    mutating func flushViolations() {
+        while flushedViolations < checker.violations.count {
+            sink.record(now, .violation(checker.violations[flushedViolations]))
+            flushedViolations += 1
+        }
+    }
+
+    @inline(__always) mutating func record(_ event: TimelineEvent) { sink.record(now, event) }
+
+    @inline(__always) mutating func schedule(_ event: SimEvent, after ms: Int64) { queue.push(event, at: now + ms) }
+
+    mutating func handle(_ event: SimEvent) {
+        switch event {
+        case .step(let i): runStep(scenario.steps[Int(i)])
+        case .qualifyArrives(let c):
+            if phone.sipReachable { schedule(.qualifyAnswered(c), after: settings.networkOneWayMs) }
+        case .qualifyAnswered(let c):
+            let action = calls[Int(c)].machine.qualifyAnswered()
+            if action != .none { record(.qualifyOK(call: c)) }
+            perform(action, call: c)
+        case .qualifyTimeout(let c):
+            let action = calls[Int(c)].machine.qualifyTimedOut(hasToken: serverToken != nil)
+            if action != .none || calls[Int(c)].machine.state == .awaitingRegister {
+                record(.qualifyTimeout(call: c))
+            }
+            perform(action, call: c)
+        case .ackWindow(let c):
+            let action = calls[Int(c)].machine.ackWindowExpired()
+            if action != .none { record(.ackWindowExpired(call: c)) }
+            perform(action, call: c)
+        case .registerWait(let c):
+            let action = calls[Int(c)].machine.registerWaitExpired()
+            if action != .none { record(.registerWaitExpired(call: c)) }
+            perform(action, call: c)
+        case .inviteTimeout(let c): perform(calls[Int(c)].machine.inviteTimedOut(), call: c)
+        case .apnsDeliver(let p): apnsDelivered(p)
+        case .handlerRun(let p): runHandler(p)
+        case .ackArrives(let p): ackArrived(p)
+        case .ackResponse(let p, let active): ackResponseArrived(p, active: active)
+        case .registerArrives(let expires): registerArrived(expires: expires)
+        case .registerResult(let ok): registerResultArrived(ok)
+        case .tokenUploadArrives(let i):
+            serverToken = uploads[Int(i)]
+            serverTokenEnvironment = phone.environment
+            record(.tokenUploaded(token: uploads[Int(i)]))
+        case .tokenDeleteArrives:
+            serverToken = nil
+            record(.tokenDeleted)
+        case .inviteArrives(let c): inviteArrived(c)
+        case .cancelArrives(let c): cancelArrived(c)
+        case .goneNoticeArrives(let c): goneNoticeArrived(c)
+        case .okArrives(let c):
+            let before = calls[Int(c)].machine.state
+            _ = calls[Int(c)].machine.answered()
+            if before != calls[Int(c)].machine.state {
+                let tapped = calls[Int(c)].answerTappedAt
+                record(.callConnected(call: c, answerDelayMs: tapped >= 0 ? now - tapped : -1))
+            }
+        case .userAnswer(let uuid): userAnswered(uuid)
+        case .userDecline(let uuid): userDeclined(uuid)
+        case .declineArrives(let c): perform(calls[Int(c)].machine.declined(), call: c)
+        case .answerDeadline(let uuid): answerDeadline(uuid)
+        case .placeholderDeadline(let uuid):
+            let call = callkit[Int(uuid)]
+            if call.active && call.invite < 0 {
+                checker.record(Violation(.placeholderNotEnded, t: now, call: call.call, push: call.push, uuid: uuid))
+            }
+        case .policyTimer(let timer, let generation):
+            guard generation == processGeneration, phone.appRunning else { return }
+            beginCallback()
+            policy.timerFired(timer, &ctx)
+            applyOps()
+        }
+    }
+
+    /// Whether any CallKit call for server call `call` still rings or runs; returns its UUID.
+    func activeCallKitCall(call: Int32) -> Int32? {
+        guard call >= 0 else { return nil }
+        for i in callkit.indices where callkit[i].active && callkit[i].call == call { return Int32(i) }
+        return nil
+    }
+
+    /// The UUID of an active CallKit call created by push `push`.
+    func activeCallKitCall(push: Int32) -> Int32? {
+        for i in callkit.indices where callkit[i].active && callkit[i].push == push { return Int32(i) }
+        return nil
+    }
+}

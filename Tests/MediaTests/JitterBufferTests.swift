@@ -1,0 +1,148 @@
+import SIPCore
+import Testing
+
+@testable import Media
+
+/// Jitter buffer in virtual time: a sender every 20 ms, a network with seeded loss, 0–60 ms
+/// uniform jitter (so reordering) and duplicates, and a playout tick every 20 ms.
+@Suite struct JitterBufferTests {
+    struct Outcome {
+        var sent = 0
+        var lostInNetwork: Set<Int> = []
+        var duplicatesSent = 0
+        var playouts: [JitterBuffer.Playout] = []
+        var stats = JitterBuffer.Statistics()
+        var reordered = 0
+    }
+
+    static func simulate(loss: Double, jitterMs: Int, duplicateRate: Double = 0.02, packets: Int = 1500, seed: UInt64)
+        -> Outcome
+    {
+        let rng = SeededIdentifierSource(seed: seed)
+        func uniform() -> Double { Double(rng.nextUInt64() >> 11) / Double(1 << 53) }
+        var out = Outcome()
+        var arrivals: [(time: Duration, index: Int)] = []
+        for i in 0..<packets {
+            let sendTime = Duration.milliseconds(20 * i)
+            if uniform() < loss {
+                out.lostInNetwork.insert(i)
+                continue
+            }
+            let delay = Duration.milliseconds(10) + .microseconds(Int(uniform() * Double(jitterMs * 1000)))
+            arrivals.append((sendTime + delay, i))
+            if uniform() < duplicateRate {
+                arrivals.append((sendTime + delay + .milliseconds(5), i))
+                out.duplicatesSent += 1
+            }
+        }
+        out.sent = packets
+        arrivals.sort { $0.time < $1.time }
+        var lastIndex = -1
+        for a in arrivals {
+            if a.index < lastIndex { out.reordered += 1 }
+            lastIndex = max(lastIndex, a.index)
+        }
+        var buffer = JitterBuffer()
+        var next = 0
+        let baseTS: UInt32 = 0xFFFF_0000  // wraps
+        // Tick at 20 ms + 3 ms phase, until well after the last send.
+        var t = Duration.milliseconds(3)
+        let end = Duration.milliseconds(20 * packets + 400)
+        while t < end {
+            while next < arrivals.count && arrivals[next].time <= t {
+                let i = arrivals[next].index
+                buffer.insert(
+                    sequenceNumber: UInt16(truncatingIfNeeded: i), timestamp: baseTS &+ UInt32(i * 160),
+                    samples: [Int16](repeating: Int16(i % 30000 + 1), count: 160), arrival: arrivals[next].time)
+                next += 1
+            }
+            out.playouts.append(buffer.pop(now: t))
+            t += .milliseconds(20)
+        }
+        out.stats = buffer.statistics
+        return out
+    }
+
+    @Test(arguments: [(0.0, UInt64(1)), (0.05, UInt64(2)), (0.20, UInt64(3))])
+    func playoutIsContinuousAndStatisticsAddUp(loss: Double, seed: UInt64) {
+        let o = Self.simulate(loss: loss, jitterMs: 60, seed: seed)
+        #expect(o.reordered > 0, "the network must reorder for this test to mean something")
+        // 1. No gaps: after buffering, every tick yields a full 160-sample frame.
+        let firstPlay = o.playouts.firstIndex { if case .buffering = $0 { false } else { true } }!
+        let afterStart = o.playouts[firstPlay...]
+        #expect(afterStart.allSatisfy { $0.samples?.count == 160 })
+        // 2. Frames play in order, never twice.
+        let played = afterStart.compactMap { p -> Int? in
+            if case .frame(_, let s) = p { Int(s[0]) - 1 } else { nil }
+        }
+        #expect(played == played.sorted() && Set(played).count == played.count)
+        // 3. Every packet is accounted for exactly once.
+        let s = o.stats
+        let delivered = o.sent - o.lostInNetwork.count
+        #expect(s.received + s.late == delivered)
+        #expect(s.duplicates == o.duplicatesSent)
+        #expect(s.played + s.shrunk + s.buffered == s.received)
+        #expect(s.played == played.count)
+        // 4. Concealment covers exactly the missing slots (lost, late) plus stretches.
+        let concealed = afterStart.filter { if case .concealed = $0 { true } else { false } }.count
+        #expect(concealed == s.concealed)
+        let span = (played.last! - played.first!) + 1
+        let firstFrame = afterStart.firstIndex { if case .frame = $0 { true } else { false } }!
+        let lastFrame = afterStart.lastIndex { if case .frame = $0 { true } else { false } }!
+        let entries = lastFrame - firstFrame + 1  // frames and concealment between them
+        #expect(entries + s.shrunk >= span)
+        #expect(entries + s.shrunk - span <= s.stretched)
+        // Lost-in-network packets that fell inside the played span are concealed, not silent gaps.
+        let lostInSpan = o.lostInNetwork.filter { $0 > played.first! && $0 < played.last! }.count
+        #expect(s.concealed - s.stretched >= lostInSpan)
+        // 5. Adaptation keeps late packets rare (after the first second) and delay bounded.
+        #expect(s.late <= 2 + o.sent / 100)
+        #expect(s.delay >= .milliseconds(20) && s.delay <= .milliseconds(300))
+        // Frames wait in the buffer about as long as the jitter needs: 0…60 ms spread, so the
+        // mean wait sits between a few ms and the maximum delay.
+        #expect(s.meanBufferDelay > .milliseconds(5) && s.meanBufferDelay < .milliseconds(120))
+    }
+
+    @Test func concealmentRepeatsWithFadeThenSilence() {
+        var b = JitterBuffer()
+        b.insert(sequenceNumber: 0, timestamp: 0, samples: [Int16](repeating: 8000, count: 160), arrival: .zero)
+        #expect(b.pop(now: .milliseconds(10)) == .buffering)
+        guard case .frame = b.pop(now: .milliseconds(60)) else {
+            Issue.record("expected the first frame")
+            return
+        }
+        let levels = (1...5).map { k in b.pop(now: .milliseconds(60 + 20 * k)).samples?.first }
+        #expect(levels == [4000, 2000, 1000, 0, 0])
+        #expect(b.statistics.concealed == 5)
+        // A packet for an already concealed slot is late.
+        b.insert(
+            sequenceNumber: 1, timestamp: 160, samples: [Int16](repeating: 1, count: 160), arrival: .milliseconds(170))
+        #expect(b.statistics.late == 1)
+    }
+
+    /// A 10 s timestamp jump (peer restarted its clock): after three packets the buffer
+    /// restarts on the new timeline instead of dropping everything as overflow.
+    @Test func timestampJumpResynchronises() {
+        var b = JitterBuffer()
+        var t = Duration.zero
+        var played = 0
+        for i in 0..<200 {
+            let jump: UInt32 = i >= 100 ? 80_000 : 0
+            b.insert(sequenceNumber: UInt16(i), timestamp: UInt32(i * 160) &+ jump, samples: [Int16](repeating: 1, count: 160),
+                     arrival: t)
+            if case .frame = b.pop(now: t) { played += 1 }
+            t += .milliseconds(20)
+        }
+        #expect(b.statistics.resyncs == 1)
+        #expect(b.statistics.overflow == 2)
+        #expect(played >= 190)
+    }
+
+    @Test func zeroJitterAndNoLossPlaysEverythingWithMinimalDelay() {
+        let o = Self.simulate(loss: 0, jitterMs: 0, duplicateRate: 0, packets: 500, seed: 9)
+        #expect(o.stats.late == 0 && o.stats.duplicates == 0)
+        #expect(o.stats.played + o.stats.shrunk + o.stats.buffered == 500)
+        #expect(o.stats.delay <= .milliseconds(40))
+        #expect(o.stats.meanBufferDelay <= .milliseconds(40))
+    }
+}

@@ -1,0 +1,312 @@
+import AstraTestSupport
+import SIPCore
+import Synchronization
+import Testing
+
+@testable import Media
+
+/// Two media sessions over real UDP sockets on 127.0.0.1 (real time, ~1–3 s each).
+@Suite struct MediaSessionTests {
+    static func configuration(srtp: SRTPKeys? = nil) -> MediaSessionConfiguration {
+        var c = MediaSessionConfiguration()
+        c.srtp = srtp
+        c.rtcpInterval = .milliseconds(200)
+        c.dtmfToneDuration = .milliseconds(60)
+        c.dtmfPause = .milliseconds(40)
+        return c
+    }
+
+    /// Waits until `condition` holds on the session's statistics or `timeout` passes.
+    static func wait(
+        for session: MediaSession<ContinuousClock>, timeout: Duration = .seconds(5),
+        _ condition: (MediaStatistics) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(await session.statistics) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Checks what B recorded: a 1 kHz tone of `frames` × 20 ms at full level.
+    static func checkTone(_ samples: [Int16], frames: Int) {
+        // Full-level frames (concealment fades by 6 dB per frame, silence is 0).
+        let levels = stride(from: 0, to: samples.count - 159, by: 160).map { Goertzel.energy(samples[$0..<($0 + 160)]) }
+        let peak = levels.max() ?? 0
+        let toneFrames = levels.filter { $0 > 0.7 * peak }.count
+        #expect(toneFrames == frames, "received tone duration \(toneFrames * 20) ms")
+        let toneSamples = stride(from: 0, to: samples.count - 159, by: 160).filter {
+            Goertzel.energy(samples[$0..<($0 + 160)]) > 0.7 * peak
+        }
+        .flatMap { samples[$0..<($0 + 160)] }
+        let candidates: [Double] = [300, 500, 800, 950, 1000, 1050, 1200, 2000, 3000]
+        #expect(Goertzel.dominant(toneSamples, candidates: candidates, sampleRate: 8000) == 1000)
+        let p1000 = Goertzel.power(toneSamples, frequency: 1000, sampleRate: 8000)
+        #expect(p1000 > 0.45 * Goertzel.energy(toneSamples))  // almost all energy at 1 kHz (A²/4 vs A²/2)
+    }
+
+    /// Plain RTP, with the RTP sockets unconnected (default) and connected (`connectSocket`).
+    @Test(arguments: [false, true])
+    func plainRTPToneLoopbackWithRTCP(connected: Bool) async throws {
+        var c = Self.configuration()
+        c.connectSocket = connected
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 1))
+        let b = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 2))
+        let sink = RecordingSink()
+        await b.start(remote: a.localAddress, sink: sink)
+        await a.start(
+            remote: b.localAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 30 && $0.rtcpReceived >= 2 }
+        try await Self.wait(for: a) { $0.roundTripTime != nil }
+        let sa = await a.statistics
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sa.packetsSent == 30 && sb.packetsReceived == 30)
+        #expect(sb.jitterBuffer.played == 30 && sb.jitterBuffer.late == 0)
+        #expect(sb.cumulativeLost == 0)
+        #expect(sa.rtcpSent >= 1 && sb.rtcpReceived >= 1)
+        let rtt = try #require(sa.roundTripTime)
+        #expect(rtt < .milliseconds(50))
+        Self.checkTone(sink.samples, frames: 30)
+    }
+
+    @Test(arguments: [SRTPProfile.aesCM128HmacSHA1_80, .aeadAES128GCM])
+    func srtpToneLoopbackDropsAndCountsTamperedAndReplayedPackets(profile: SRTPProfile) async throws {
+        let ids = SeededIdentifierSource(seed: 42)
+        let keyA = SRTPKeyMaterial.random(profile, using: ids)
+        let keyB = SRTPKeyMaterial.random(profile, using: ids)
+        let a = try MediaSession(
+            configuration: Self.configuration(srtp: SRTPKeys(local: keyA, remote: keyB)), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 3))
+        let b = try MediaSession(
+            configuration: Self.configuration(srtp: SRTPKeys(local: keyB, remote: keyA)), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 4))
+        // A man in the middle between A and B: forwards everything, replays packet 10 and
+        // sends a tampered copy of packet 20 (one payload bit flipped) before the genuine one.
+        let relay = try UDPSocket(bindHost: "127.0.0.1")
+        let target = b.localAddress
+        let relayTask = Task.detached {
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            var rtpCount = 0
+            let end = ContinuousClock.now + .seconds(4)
+            while ContinuousClock.now < end && !Task.isCancelled {
+                let n = buffer.withUnsafeMutableBytes { relay.receive(into: $0) as Int }
+                if n <= 0 {
+                    try? await Task.sleep(for: .milliseconds(1))
+                    continue
+                }
+                var packet = Array(buffer[0..<n])
+                if PacketDemultiplexer.classify(packet) == .rtp {
+                    rtpCount += 1
+                    if rtpCount == 20 {
+                        var forged = packet
+                        forged[30] ^= 0x04
+                        relay.send(forged, to: target)
+                    }
+                    relay.send(packet, to: target)
+                    if rtpCount == 10 { relay.send(packet, to: target) }
+                } else {
+                    relay.send(packet, to: target)
+                }
+                packet.removeAll()
+            }
+        }
+        let sink = RecordingSink()
+        await b.start(remote: a.localAddress, sink: sink)
+        await a.start(
+            remote: relay.localAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(600)))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 30 }
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        relayTask.cancel()
+        #expect(sb.srtpAuthenticationFailures == 1)
+        #expect(sb.srtpReplays == 1)
+        #expect(sb.packetsReceived == 30 && sb.jitterBuffer.played == 30 && sb.jitterBuffer.duplicates == 0)
+        Self.checkTone(sink.samples, frames: 30)
+    }
+
+    /// Separate RTP and RTCP sockets (no rtcp-mux): RTCP reaches the RTCP port and RTT is known.
+    @Test func rtpAndRTCPOnSeparatePorts() async throws {
+        var c = Self.configuration()
+        c.rtcpMux = false
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 21))
+        let b = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 22))
+        #expect(a.localRTCPAddress != a.localAddress)
+        let sink = RecordingSink()
+        await b.start(remote: a.localAddress, remoteRTCP: a.localRTCPAddress, sink: sink)
+        await a.start(
+            remote: b.localAddress, remoteRTCP: b.localRTCPAddress,
+            source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(400)))
+        try await Self.wait(for: a) { $0.roundTripTime != nil }
+        try await Self.wait(for: b) { $0.packetsReceived >= 20 }
+        let sa = await a.statistics
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sa.roundTripTime != nil && sb.rtcpReceived >= 1 && sa.rtcpReceived >= 1)
+        #expect(sb.packetsReceived == 20 && sb.malformedPackets == 0)
+    }
+
+    /// Symmetric RTP: A starts with no destination (media before the answer) and answers to
+    /// where B's media comes from.
+    @Test func latchingSendsBackWhereMediaComesFrom() async throws {
+        var c = Self.configuration()
+        c.latchRemote = true
+        let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 31))
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 32))
+        let sink = RecordingSink()
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        await b.start(remote: a.localAddress, sink: sink)
+        try await Self.wait(for: b) { $0.packetsReceived >= 10 }
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sb.packetsReceived >= 10)
+    }
+
+    /// The call layer's path: bind, offer with the bound port, answer, apply the result,
+    /// start; then a re-INVITE puts A on hold (sendonly → B recvonly).
+    @Test func offerAnswerDrivesTwoSessionsThenHold() async throws {
+        let ids = SeededIdentifierSource(seed: 51)
+        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        var alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
+        alice.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        alice.codecs = [.pcmu, .pcma]
+        var bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
+        bob.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        let origin = SDPOrigin(sessionID: "7", sessionVersion: 1, address: "127.0.0.1")
+        let offer = OfferAnswer.makeOffer(alice, origin: origin)
+        let (answer, bobAudio) = try OfferAnswer.makeAnswer(
+            to: try SessionDescription(parsing: offer.serialized()), capabilities: bob, origin: origin)
+        let aliceAudio = try OfferAnswer.processAnswer(
+            try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
+        try await a.apply(aliceAudio)
+        try await b.apply(try #require(bobAudio))
+        #expect(await a.configuration.law == .muLaw && aliceAudio.codec == .pcmu)
+        let sink = RecordingSink()
+        await b.start(remote: nil, sink: sink)
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 20 }
+        // Hold: A re-offers sendonly; B answers recvonly and stops sending.
+        var held = alice
+        held.direction = .sendonly
+        let reoffer = OfferAnswer.makeOffer(held, origin: origin)
+        let (_, bobHeld) = try OfferAnswer.makeAnswer(to: reoffer, capabilities: bob, origin: origin)
+        #expect(bobHeld?.direction == .recvonly)
+        try await b.apply(try #require(bobHeld))
+        let sentBefore = await b.statistics.packetsSent
+        try await Task.sleep(for: .milliseconds(200))
+        let sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sb.srtpAuthenticationFailures == 0 && sb.packetsReceived >= 20)
+        #expect(sb.packetsSent == sentBefore)
+        Self.checkTone(Array(sink.samples.prefix(160 * 20)), frames: 20)
+    }
+
+    @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
+        let keys = SRTPKeys(
+            local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
+            remote: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 6)))
+        let swapped = SRTPKeys(local: keys.remote, remote: keys.local)
+        let a = try MediaSession(
+            configuration: Self.configuration(srtp: keys), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 7))
+        let b = try MediaSession(
+            configuration: Self.configuration(srtp: swapped), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 8))
+        let collected = Mutex<[DTMFReceiver.Event]>([])
+        let listener = Task {
+            for await event in b.events {
+                if case .dtmf(let e) = event {
+                    let done = collected.withLock { list -> Bool in
+                        list.append(e)
+                        return list.count >= 32
+                    }
+                    if done { return }
+                }
+            }
+        }
+        await b.start(remote: a.localAddress)
+        await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [440], amplitude: 3000))
+        await a.sendDTMF(DTMFDigit.digits("0123456789*#ABCD")!)
+        let deadline = ContinuousClock.now + .seconds(6)
+        while collected.withLock({ $0.count }) < 32 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(100))  // nothing more may arrive
+        await a.stop()
+        await b.stop()
+        listener.cancel()
+        let events = collected.withLock { $0 }
+        let began = events.compactMap { if case .began(let d) = $0 { d.character } else { nil } }
+        let ended = events.compactMap { if case .ended(let d, _) = $0 { d.character } else { nil } }
+        #expect(String(began) == "0123456789*#ABCD")
+        #expect(String(ended) == "0123456789*#ABCD")
+        #expect(events.count == 32)
+        for i in 0..<16 {
+            #expect(events[2 * i] == .began(DTMFDigit(rawValue: UInt8(i))!))
+        }
+    }
+
+    @Test func inBandDTMFWithoutTelephoneEventIsDetectedByGoertzel() async throws {
+        var ca = Self.configuration()
+        ca.telephoneEventPayloadType = nil
+        ca.dtmfToneDuration = .milliseconds(80)
+        var cb = Self.configuration()
+        cb.detectInBandDTMF = true
+        let a = try MediaSession(configuration: ca, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 9))
+        let b = try MediaSession(configuration: cb, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 10))
+        let found = Mutex<[DTMFDigit]>([])
+        let listener = Task {
+            for await event in b.events { if case .inBandDTMF(let d) = event { found.withLock { $0.append(d) } } }
+        }
+        await b.start(remote: a.localAddress)
+        await a.start(remote: b.localAddress)
+        await a.sendDTMF(DTMFDigit.digits("159#")!)
+        let deadline = ContinuousClock.now + .seconds(3)
+        while found.withLock({ $0.count }) < 4 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await a.stop()
+        await b.stop()
+        listener.cancel()
+        #expect(found.withLock { $0 } == DTMFDigit.digits("159#")!)
+    }
+}
+
+/// Sending pace over 10 s in virtual time: the session's clock loop wakes 0–3 ms late every
+/// frame (random), yet the send timestamps keep a 20 ms mean interval with no drift.
+@Suite struct MediaSessionPacingTests {
+    @Test func tenSecondsOfSendingKeepTwentyMillisecondsWithoutDrift() async throws {
+        let clock = TestClock()
+        var configuration = MediaSessionConfiguration()
+        configuration.rtcpInterval = .seconds(3600)
+        let session = try MediaSession(
+            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 11))
+        let receiver = try UDPSocket(bindHost: "127.0.0.1")
+        await session.start(remote: receiver.localAddress, source: ToneGenerator(frequencies: [1000]))
+        let jitter = SeededIdentifierSource(seed: 12)
+        for frame in 0..<501 {
+            #expect(await clock.waitForSleepers(2))
+            let lateness = Duration.microseconds(Int(jitter.nextUInt64() % 3000))
+            clock.advance(to: TestClock.Instant(offset: .milliseconds(20 * frame) + lateness))
+        }
+        #expect(await clock.waitForSleepers(2))
+        let pacing = await session.statistics.pacing
+        await session.stop()
+        #expect(pacing.frames == 501)
+        let mean = try #require(pacing.meanInterval)
+        #expect(mean > .microseconds(19_900) && mean < .microseconds(20_100), "mean interval \(mean)")
+        let drift = try #require(pacing.drift(nominal: .milliseconds(20)))
+        #expect(drift < .milliseconds(1) && drift > .milliseconds(-1), "drift \(drift)")
+        #expect(pacing.maxLateness < .milliseconds(3))
+        let span = (pacing.lastSend ?? .zero) - (pacing.firstSend ?? .zero)
+        #expect(span > .milliseconds(9_997) && span < .milliseconds(10_003))
+    }
+}
