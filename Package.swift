@@ -69,6 +69,7 @@ let package = Package(
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        bench("bench-sip", ["SIPCore"]),
         bench("bench-media", ["Media"]),
         bench("bench-transport", ["SIPTransport"]),
         bench("bench-pushsim", ["PushKitEmu"]),
