@@ -62,9 +62,11 @@ public final class UDPFlowConnection: FlowConnection {
     private let udp: UDPTransport
     private let pump: Task<Void, Never>
 
-    public init(remote: SocketAddress, trace: SIPTrace? = nil) throws(TransportError) {
+    public init(remote: SocketAddress, trace: SIPTrace? = nil, log: TransportLog = .standardError())
+        throws(TransportError)
+    {
         let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
-        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace)
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log)
         self.udp = udp
         self.remote = remote
         let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)

@@ -74,7 +74,7 @@ public actor SIPFlow {
     ) async throws(TransportError) -> any FlowConnection {
         if target.transport == .udp {
             let addresses = try await Resolver.resolve(server: target.host, port: target.port, transport: .udp)
-            return try UDPFlowConnection(remote: addresses[0], trace: options.trace)
+            return try UDPFlowConnection(remote: addresses[0], trace: options.trace, log: options.log)
         }
         return try await StreamConnection.open(
             host: target.host, port: target.port, transport: target.transport, options: options, clock: clock, ids: ids)
@@ -93,6 +93,11 @@ public actor SIPFlow {
             throw TransportError(.notConnected, transport: target.transport, peer: target.description, "flow is down")
         }
         try await connection.send(message)
+    }
+
+    /// Sends one parsed/built SIP message (its `serialized()` form).
+    public func send(_ message: SIPMessage) async throws(TransportError) {
+        try await send(message.serialized())
     }
 
     /// The current connection's details, nil while down.

@@ -81,7 +81,7 @@ extension StreamConnection {
         for output in outputs {
             switch output {
             case .message(let payload, let binary):
-                deliver(payload, binary: binary)
+                deliverWebSocketMessage(payload, binary: binary)
             case .send(let frame):
                 try? writeWire(frame)
             case .pong:
@@ -114,34 +114,60 @@ extension StreamConnection {
     private func receiveStream(_ bytes: [UInt8]) async {
         framer.append(bytes)
         while phase == .open {
-            let output: InterimStreamFramer.Output?
+            let output: SIPStreamFramer.Output?
             do { output = try framer.next() } catch {
+                // The stream cannot be re-synchronised after a framing error (RFC 3261 §18.3).
                 fail(
                     TransportError(
-                        .protocolViolation, transport: transport, peer: remote.description,
-                        "SIP framing: \(error.reason)"))
+                        Self.code(for: error), transport: transport, peer: remote.description, "SIP framing: \(error)"))
                 return
             }
             guard let output else { break }
             switch output {
             case .message(let message):
-                deliver(message, binary: false)
+                deliver(message, bytes: message.serialized(), binary: false)
             case .keepAlivePing:
                 // RFC 5626 §4.4.1: answer a double-CRLF ping with a single CRLF pong.
                 try? writeWire([13, 10])
             case .keepAlivePong:
+                // SIPCore's framer reads a CRLF right after a pong as the second half of a
+                // split ping; at an empty buffer a fresh framer forgets that, so the next
+                // pong is a pong again.
+                if framer.bufferedByteCount == 0 { framer = SIPStreamFramer(limits: options.parserLimits) }
                 await keepAliveEvent { $0.pongReceived() }
             }
         }
         try? await flush()
     }
 
-    private func deliver(_ message: [UInt8], binary: Bool) {
-        guard !message.isEmpty else { return }
-        options.trace?.record(.received, transport: transport, local: local, remote: remote, message: message)
+    /// One WebSocket message is one SIP message (RFC 7118 §5.1): parsed on its own; an
+    /// unparseable one is logged and dropped, the connection stays (its framing is intact).
+    func deliverWebSocketMessage(_ payload: [UInt8], binary: Bool) {
+        guard !payload.isEmpty else { return }
+        do {
+            let message = try SIPMessage(parsing: payload, limits: options.parserLimits)
+            deliver(message, bytes: payload, binary: binary)
+        } catch {
+            options.log(
+                .warning,
+                "\(transport) \(remote): dropped an unparseable SIP message (\(payload.count) bytes): \(error)")
+        }
+    }
+
+    static func code(for error: SIPParseError) -> TransportError.Code {
+        switch error.code {
+        case .bodyTooLarge, .headerSectionTooLarge, .lineTooLong, .tooManyHeaders: .messageTooLarge
+        default: .protocolViolation
+        }
+    }
+
+    private func deliver(_ message: SIPMessage, bytes: [UInt8], binary: Bool) {
+        options.trace?.record(.received, transport: transport, local: local, remote: remote, message: bytes)
         eventSink.yield(
             .message(
-                ReceivedMessage(bytes: message, transport: transport, local: local, remote: remote, binary: binary)))
+                ReceivedMessage(
+                    message: message, bytes: bytes, transport: transport, local: local, remote: remote, binary: binary))
+        )
         if keepAlive != nil {
             Task { await self.keepAliveEvent { $0.pongReceived() } }
         }

@@ -38,7 +38,7 @@ public actor StreamConnection {
     var tls: TLSSession?
     var handshake: WebSocketHandshake?
     var webSocket: WebSocketSession?
-    var framer: InterimStreamFramer
+    var framer: SIPStreamFramer
     var keepAlive: KeepAliveMachine?
     var keepAliveTimer: Task<Void, Never>?
     var opener: CheckedContinuation<TransportError?, Never>?
@@ -98,7 +98,7 @@ public actor StreamConnection {
         self.options = options
         self.clock = clock
         self.ids = ids
-        framer = InterimStreamFramer(maxMessageSize: options.maxMessageSize)
+        framer = SIPStreamFramer(limits: options.parserLimits)
         (events, eventSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
         (readEvents, readSink) = AsyncStream.makeStream(of: ReadEvent.self)
     }
@@ -128,6 +128,11 @@ public actor StreamConnection {
             try writeWire(message)
         }
         try await flush()
+    }
+
+    /// Sends one parsed/built SIP message (its `serialized()` form).
+    public func send(_ message: SIPMessage) async throws(TransportError) {
+        try await send(message.serialized())
     }
 
     /// Closes gracefully: WebSocket Close 1000 (RFC 6455 §7.1.2), TLS close_notify, then FIN.
