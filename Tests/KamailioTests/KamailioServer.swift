@@ -3,6 +3,10 @@ import Testing
 
 @testable import SIPTransport
 
+/// Every real-Kamailio suite nests here: `.serialized` runs them one after another, so only
+/// one Kamailio (11 processes) starts at a time on the shared 2-core machine.
+@Suite("Real Kamailio", .serialized) enum KamailioPeer {}
+
 /// One test Kamailio started through scripts/kamailio.sh on its own random ports and run dir,
 /// so suites and concurrent runs never collide. Stop it with ``stop()``.
 final class KamailioServer: Sendable {
