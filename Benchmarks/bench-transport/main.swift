@@ -2,8 +2,8 @@
 // (scripts/kamailio.sh, own ports and run dir). Prints ONE JSON object on stdout:
 //   - WSS throughput: OPTIONS transactions over one WSS connection, 64 in flight; each
 //     completed transaction is 2 SIP messages (request + 200), both counted in msgs_per_s;
-//   - per-transport OPTIONS round-trip latency (median, p99) and the added median latency of
-//     each transport vs UDP.
+//   - per-transport OPTIONS round-trip latency (median, p99; 2000 round trips each, interleaved
+//     across transports) and the added median latency of each transport vs UDP.
 // Diagnostics go to stderr. The peer is Kamailio 5.6 (stateless 200 to OPTIONS), not in-process.
 import Foundation
 import SIPTransport
@@ -81,19 +81,33 @@ func client(_ transport: TransportKind) async throws -> Client {
 
 func micros(_ d: Duration) -> Double { Double(d.components.seconds) * 1e6 + Double(d.components.attoseconds) / 1e12 }
 
-func latency(_ transport: TransportKind, count: Int) async throws -> (median: Double, p99: Double) {
-    let c = try await client(transport)
-    var it = c.responses.makeAsyncIterator()
-    var samples: [Double] = []
-    for seq in 1...(count + 50) {
-        let start = ContinuousClock.now
-        try await c.send(options(transport, sentBy: c.sentBy, seq: seq))
-        guard await it.next() != nil else { throw CancellationError() }
-        if seq > 50 { samples.append(micros(ContinuousClock.now - start)) }
+/// Round trips per transport, interleaved (one per transport in turn) so machine load hits
+/// every transport alike; returns (median, p99) in µs per transport.
+func latencies(count: Int) async throws -> [TransportKind: (median: Double, p99: Double)] {
+    var clients: [TransportKind: Client] = [:]
+    var inboxes: [TransportKind: AsyncStream<ReceivedMessage>.Iterator] = [:]
+    for transport in TransportKind.allCases {
+        let c = try await client(transport)
+        clients[transport] = c
+        inboxes[transport] = c.responses.makeAsyncIterator()
     }
-    await c.close()
-    samples.sort()
-    return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)])
+    var samples: [TransportKind: [Double]] = [:]
+    for seq in 1...(count + 50) {
+        for transport in TransportKind.allCases {
+            let c = clients[transport]!
+            let start = ContinuousClock.now
+            try await c.send(options(transport, sentBy: c.sentBy, seq: seq))
+            guard await inboxes[transport]!.next() != nil else { throw CancellationError() }
+            if seq > 50 { samples[transport, default: []].append(micros(ContinuousClock.now - start)) }
+        }
+    }
+    var out: [TransportKind: (median: Double, p99: Double)] = [:]
+    for (transport, values) in samples {
+        let sorted = values.sorted()
+        out[transport] = (sorted[sorted.count / 2], sorted[min(sorted.count - 1, sorted.count * 99 / 100)])
+    }
+    for c in clients.values { await c.close() }
+    return out
 }
 
 func throughput(count: Int, window: Int) async throws -> Double {
@@ -128,9 +142,10 @@ do {
     let transactions = try await throughput(count: 20_000, window: 64)
     result["wss_throughput_transactions_per_s"] = String(Int(transactions))
     result["wss_throughput_msgs_per_s"] = String(Int(transactions * 2))
+    let measured = try await latencies(count: 2000)
     var medians: [TransportKind: Double] = [:]
     for transport in TransportKind.allCases {
-        let (median, p99) = try await latency(transport, count: 1000)
+        let (median, p99) = measured[transport]!
         medians[transport] = median
         result["\(transport.rawValue)_rtt_median_us"] = String(format: "%.1f", median)
         result["\(transport.rawValue)_rtt_p99_us"] = String(format: "%.1f", p99)
@@ -146,6 +161,9 @@ do {
 }
 kamailio("stop")
 try? FileManager.default.removeItem(atPath: runDir)
+// Context for the figures: the machine is shared (load average over 1 minute).
+let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init)
+result["loadavg_1m"] = load ?? "null"
 let numbers = result.keys.sorted().map { "\"\($0)\": \(result[$0]!)" }
 print(
     "{\"bench\": \"transport\", \"peer\": \"kamailio-5.6 loopback (stateless 200 OK to OPTIONS)\", "
