@@ -15,13 +15,16 @@ let okResponse =
     "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
 
 /// Opens a connection to `server`, collects events until the connection closes.
-func runClient(_ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil) async throws
+func runClient(
+    _ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil, trace: SIPTrace? = nil
+) async throws
     -> (messages: [String], closed: TransportError?)
 {
     var options = ConnectionOptions()
     options.log = log.log
     options.keepAlive = nil
     options.maxMessageSize = 4096
+    options.trace = trace
     let connection = try await StreamConnection.open(
         host: "127.0.0.1", port: port, transport: transport, options: options)
     if let send { try await connection.send(send) }
@@ -129,10 +132,23 @@ struct BadInputTests {
         }
         defer { server.finish() }
         let log = LogLines()
+        let traced = LogLines()
+        let request =
+            "OPTIONS sip:x SIP/2.0\r\nAuthorization: Digest username=\"1001\", response=\"secret\"\r\n"
+            + "Content-Length: 0\r\n\r\n"
         let (messages, closed) = try await runClient(
-            .tcp, port: server.port, log: log, send: Array("OPTIONS sip:x SIP/2.0\r\nContent-Length: 0\r\n\r\n".utf8))
+            .tcp, port: server.port, log: log, send: Array(request.utf8),
+            trace: SIPTrace { text in traced.log(.info, text) })
         #expect(messages == [okResponse])
         #expect(closed?.code == .peerClosed)
+        // --sip-trace: both directions, with addresses, and no credential.
+        let lines = traced.lines
+        #expect(lines.count == 2)
+        #expect(
+            lines.first?.contains("SENT TCP 127.0.0.1:") == true
+                && lines.first?.contains("-> 127.0.0.1:\(server.port)") == true)
+        #expect(lines.last?.contains("RECV TCP") == true && lines.last?.contains("SIP/2.0 200 OK") == true)
+        #expect(!lines.joined().contains("secret"))
     }
 
     @Test("TCP: a message announcing a body over the size limit")
