@@ -1,3 +1,5 @@
+import SIPCore
+
 /// Settings for opening and running one flow.
 public struct ConnectionOptions: Sendable {
     /// TCP connect timeout per resolved address.
@@ -18,6 +20,11 @@ public struct ConnectionOptions: Sendable {
     public var trace: SIPTrace?
 
     public init() {}
+
+    /// SIPCore parser limits derived from ``maxMessageSize``.
+    var parserLimits: SIPParserLimits {
+        SIPParserLimits(maxHeaderSectionSize: min(65_536, maxMessageSize), maxBodySize: maxMessageSize)
+    }
 }
 
 /// What a ``StreamConnection`` reports.

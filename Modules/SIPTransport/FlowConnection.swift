@@ -27,7 +27,9 @@ public struct FlowInfo: Sendable, Hashable {
     /// The host to put in a Contact URI on this flow (RFC 7118 §5.2: the same `.invalid` host).
     public var contactHost: String
 
-    public init(transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String) {
+    public init(
+        transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String
+    ) {
         self.transport = transport
         self.local = local
         self.remote = remote
@@ -60,9 +62,11 @@ public final class UDPFlowConnection: FlowConnection {
     private let udp: UDPTransport
     private let pump: Task<Void, Never>
 
-    public init(remote: SocketAddress, trace: SIPTrace? = nil) throws(TransportError) {
+    public init(remote: SocketAddress, trace: SIPTrace? = nil, log: TransportLog = .standardError())
+        throws(TransportError)
+    {
         let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
-        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace)
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log)
         self.udp = udp
         self.remote = remote
         let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)

@@ -54,7 +54,8 @@ extension Resolver {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var answer = [UInt8](repeating: 0, count: 4096)
-                let n = astra_res_query(name, 1 /* C_IN */, 33 /* T_SRV */, &answer, Int32(answer.count))
+                let (classIN, typeSRV): (Int32, Int32) = (1, 33)  // RFC 1035 C_IN, RFC 2782 SRV
+                let n = astra_res_query(name, classIN, typeSRV, &answer, Int32(answer.count))
                 continuation.resume(returning: n > 0 ? parseSRV(Array(answer[0..<Int(min(n, 4096))])) : [])
             }
         }
@@ -99,7 +100,8 @@ extension Resolver {
             guard data + length <= message.count else { break }
             if type == 33, length >= 7, let target = readName(message, data + 6) {
                 func u16(_ i: Int) -> UInt16 { UInt16(message[i]) << 8 | UInt16(message[i + 1]) }
-                records.append(SRVRecord(priority: u16(data), weight: u16(data + 2), port: u16(data + 4), target: target))
+                records.append(
+                    SRVRecord(priority: u16(data), weight: u16(data + 2), port: u16(data + 4), target: target))
             }
             offset = data + length
         }

@@ -5,7 +5,9 @@ import Glibc
 /// Host-name resolution: numeric addresses as is, names through getaddrinfo (A and AAAA,
 /// in the system's RFC 6724 order). Runs off the cooperative thread pool.
 public enum Resolver {
-    public static func resolve(host: String, port: UInt16, transport: TransportKind) async throws(TransportError) -> [SocketAddress] {
+    public static func resolve(host: String, port: UInt16, transport: TransportKind) async throws(TransportError)
+        -> [SocketAddress]
+    {
         if let numeric = SocketAddress(ip: host, port: port) { return [numeric] }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard !bare.isEmpty else {
@@ -19,7 +21,9 @@ public enum Resolver {
         return try result.get()
     }
 
-    static func lookup(_ host: String, port: UInt16, transport: TransportKind) -> Result<[SocketAddress], TransportError> {
+    static func lookup(_ host: String, port: UInt16, transport: TransportKind) -> Result<
+        [SocketAddress], TransportError
+    > {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = transport == .udp ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
@@ -28,7 +32,9 @@ public enum Resolver {
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
             let reason = String(cString: gai_strerror(rc))
-            return .failure(TransportError(.resolutionFailed, transport: transport, peer: "\(host):\(port)", "getaddrinfo: \(reason)"))
+            return .failure(
+                TransportError(
+                    .resolutionFailed, transport: transport, peer: "\(host):\(port)", "getaddrinfo: \(reason)"))
         }
         defer { freeaddrinfo(first) }
         var out: [SocketAddress] = []
@@ -44,7 +50,9 @@ public enum Resolver {
             node = current.pointee.ai_next
         }
         if out.isEmpty {
-            return .failure(TransportError(.resolutionFailed, transport: transport, peer: "\(host):\(port)", "no IPv4/IPv6 address"))
+            return .failure(
+                TransportError(.resolutionFailed, transport: transport, peer: "\(host):\(port)", "no IPv4/IPv6 address")
+            )
         }
         return .success(out)
     }

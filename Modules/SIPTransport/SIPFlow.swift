@@ -57,9 +57,10 @@ public actor SIPFlow {
         machine = ReconnectMachine(configuration: reconnect, jitter: ids)
         viaHost = ids.token(length: 12).lowercased() + ".invalid"
         (events, sink) = AsyncStream.makeStream(of: FlowEvent.self)
-        self.connector = connector ?? { target in
-            try await SIPFlow.connect(target, options: options, clock: clock, ids: ids)
-        }
+        self.connector =
+            connector ?? { target in
+                try await SIPFlow.connect(target, options: options, clock: clock, ids: ids)
+            }
     }
 
     deinit {
@@ -73,7 +74,7 @@ public actor SIPFlow {
     ) async throws(TransportError) -> any FlowConnection {
         if target.transport == .udp {
             let addresses = try await Resolver.resolve(server: target.host, port: target.port, transport: .udp)
-            return try UDPFlowConnection(remote: addresses[0], trace: options.trace)
+            return try UDPFlowConnection(remote: addresses[0], trace: options.trace, log: options.log)
         }
         return try await StreamConnection.open(
             host: target.host, port: target.port, transport: target.transport, options: options, clock: clock, ids: ids)
@@ -92,6 +93,11 @@ public actor SIPFlow {
             throw TransportError(.notConnected, transport: target.transport, peer: target.description, "flow is down")
         }
         try await connection.send(message)
+    }
+
+    /// Sends one parsed/built SIP message (its `serialized()` form).
+    public func send(_ message: SIPMessage) async throws(TransportError) {
+        try await send(message.serialized())
     }
 
     /// The current connection's details, nil while down.
@@ -115,8 +121,9 @@ public actor SIPFlow {
         let ws = connection.transport.isWebSocket
         let sentBy = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
         let contactHost = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
-        return FlowInfo(transport: connection.transport, local: connection.local, remote: connection.remote,
-                        viaSentBy: sentBy, contactHost: contactHost)
+        return FlowInfo(
+            transport: connection.transport, local: connection.local, remote: connection.remote,
+            viaSentBy: sentBy, contactHost: contactHost)
     }
 
     private func perform(_ actions: [ReconnectMachine.Action]) {
@@ -135,7 +142,9 @@ public actor SIPFlow {
                     } catch let error as TransportError {
                         result = .failure(error)
                     } catch {
-                        result = .failure(TransportError(.connectFailed, transport: target.transport, peer: target.description, "\(error)"))
+                        result = .failure(
+                            TransportError(
+                                .connectFailed, transport: target.transport, peer: target.description, "\(error)"))
                     }
                     await self.attemptFinished(result, generation: current)
                 }

@@ -21,7 +21,8 @@ public enum SIPTraceFormatter {
         let localText = local?.description ?? "?"
         let remoteText = remote?.description ?? "?"
         var text = "----- \(iso8601(seconds: timestamp.seconds, nanoseconds: timestamp.nanoseconds)) "
-        text += "\(direction.rawValue) \(transport.viaToken) \(localText) \(arrow) \(remoteText) (\(message.count) bytes)\n"
+        text +=
+            "\(direction.rawValue) \(transport.viaToken) \(localText) \(arrow) \(remoteText) (\(message.count) bytes)\n"
         var body = redact(String(decoding: message, as: UTF8.self))
         if !body.hasSuffix("\n") { body += "\n" }
         return text + body + "\n"
@@ -156,8 +157,9 @@ public struct SIPTrace: Sendable {
         _ direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
         remote: SocketAddress?, message: [UInt8]
     ) {
-        write(SIPTraceFormatter.format(
-            direction: direction, transport: transport, local: local, remote: remote,
-            timestamp: SIPTraceFormatter.now(), message: message))
+        write(
+            SIPTraceFormatter.format(
+                direction: direction, transport: transport, local: local, remote: remote,
+                timestamp: SIPTraceFormatter.now(), message: message))
     }
 }

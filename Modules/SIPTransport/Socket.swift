@@ -29,7 +29,8 @@ enum Socket {
             let e = errno
             guard e == EINPROGRESS || e == EINTR else {
                 channel.close()
-                throw TransportError(.connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: e))")
+                throw TransportError(
+                    .connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: e))")
             }
             let writable = await withTaskGroup(of: Bool?.self) { group -> Bool in
                 group.addTask { await channel.waitWritable() }
@@ -43,14 +44,16 @@ enum Socket {
                 return first ?? false
             }
             guard writable else {
-                throw TransportError(.connectTimeout, transport: transport, peer: peer, "no connection within \(timeout)")
+                throw TransportError(
+                    .connectTimeout, transport: transport, peer: peer, "no connection within \(timeout)")
             }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
             if soError != 0 {
                 channel.close()
-                throw TransportError(.connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: soError))")
+                throw TransportError(
+                    .connectFailed, transport: transport, peer: peer, "connect(): \(SocketErrno(code: soError))")
             }
         }
         return channel
@@ -68,7 +71,8 @@ enum Socket {
         if rc != 0 {
             let e = errno
             Glibc.close(fd)
-            throw TransportError(.socketFailed, transport: .udp, peer: local.description, "bind(): \(SocketErrno(code: e))")
+            throw TransportError(
+                .socketFailed, transport: .udp, peer: local.description, "bind(): \(SocketErrno(code: e))")
         }
         return SocketChannel(fd: fd, datagram: true)
     }

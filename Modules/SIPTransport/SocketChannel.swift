@@ -127,7 +127,9 @@ final class SocketChannel: @unchecked Sendable {
             let n: Int = bytes.withUnsafeBytes { raw in
                 let base = raw.baseAddress.map { $0 + offset }
                 if let destination {
-                    return destination.withSockAddr { sendto(fd, base, raw.count - offset, Int32(MSG_NOSIGNAL), $0, $1) }
+                    return destination.withSockAddr {
+                        sendto(fd, base, raw.count - offset, Int32(MSG_NOSIGNAL), $0, $1)
+                    }
                 }
                 return Glibc.send(fd, base, raw.count - offset, Int32(MSG_NOSIGNAL))
             }

@@ -22,7 +22,8 @@ extension StreamConnection {
             do {
                 try await channel.send(chunk)
             } catch {
-                let failure = TransportError(.sendFailed, transport: transport, peer: remote.description, "write failed: \(error)")
+                let failure = TransportError(
+                    .sendFailed, transport: transport, peer: remote.description, "write failed: \(error)")
                 fail(failure)
                 throw failure
             }

@@ -31,7 +31,10 @@ extension StreamConnection {
         case .eof:
             fail(peerClosedError("connection closed by the peer"))
         case .error(let code):
-            fail(TransportError(.peerClosed, transport: transport, peer: remote.description, "read failed: \(SocketErrno(code: code))"))
+            fail(
+                TransportError(
+                    .peerClosed, transport: transport, peer: remote.description,
+                    "read failed: \(SocketErrno(code: code))"))
         }
     }
 
@@ -78,7 +81,7 @@ extension StreamConnection {
         for output in outputs {
             switch output {
             case .message(let payload, let binary):
-                deliver(payload, binary: binary)
+                deliverWebSocketMessage(payload, binary: binary)
             case .send(let frame):
                 try? writeWire(frame)
             case .pong:
@@ -86,15 +89,21 @@ extension StreamConnection {
             case .closed(let code, let reason):
                 try? await flush()
                 if closingLocally {
-                    fail(TransportError(.closed, transport: transport, peer: remote.description, "WebSocket close handshake completed"))
+                    fail(
+                        TransportError(
+                            .closed, transport: transport, peer: remote.description,
+                            "WebSocket close handshake completed"))
                     return
                 }
-                fail(TransportError(.peerClosed, transport: transport, peer: remote.description,
-                                    "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
+                fail(
+                    TransportError(
+                        .peerClosed, transport: transport, peer: remote.description,
+                        "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
                 return
             case .failed(let error):
                 try? await flush()
-                let code: TransportError.Code = error.closeCode == .messageTooBig ? .messageTooLarge : .protocolViolation
+                let code: TransportError.Code =
+                    error.closeCode == .messageTooBig ? .messageTooLarge : .protocolViolation
                 fail(TransportError(code, transport: transport, peer: remote.description, error.description))
                 return
             }
@@ -105,29 +114,60 @@ extension StreamConnection {
     private func receiveStream(_ bytes: [UInt8]) async {
         framer.append(bytes)
         while phase == .open {
-            let output: InterimStreamFramer.Output?
+            let output: SIPStreamFramer.Output?
             do { output = try framer.next() } catch {
-                fail(TransportError(.protocolViolation, transport: transport, peer: remote.description, "SIP framing: \(error.reason)"))
+                // The stream cannot be re-synchronised after a framing error (RFC 3261 §18.3).
+                fail(
+                    TransportError(
+                        Self.code(for: error), transport: transport, peer: remote.description, "SIP framing: \(error)"))
                 return
             }
             guard let output else { break }
             switch output {
             case .message(let message):
-                deliver(message, binary: false)
+                deliver(message, bytes: message.serialized(), binary: false)
             case .keepAlivePing:
                 // RFC 5626 §4.4.1: answer a double-CRLF ping with a single CRLF pong.
                 try? writeWire([13, 10])
             case .keepAlivePong:
+                // SIPCore's framer reads a CRLF right after a pong as the second half of a
+                // split ping; at an empty buffer a fresh framer forgets that, so the next
+                // pong is a pong again.
+                if framer.bufferedByteCount == 0 { framer = SIPStreamFramer(limits: options.parserLimits) }
                 await keepAliveEvent { $0.pongReceived() }
             }
         }
         try? await flush()
     }
 
-    private func deliver(_ message: [UInt8], binary: Bool) {
-        guard !message.isEmpty else { return }
-        options.trace?.record(.received, transport: transport, local: local, remote: remote, message: message)
-        eventSink.yield(.message(ReceivedMessage(bytes: message, transport: transport, local: local, remote: remote, binary: binary)))
+    /// One WebSocket message is one SIP message (RFC 7118 §5.1): parsed on its own; an
+    /// unparseable one is logged and dropped, the connection stays (its framing is intact).
+    func deliverWebSocketMessage(_ payload: [UInt8], binary: Bool) {
+        guard !payload.isEmpty else { return }
+        do {
+            let message = try SIPMessage(parsing: payload, limits: options.parserLimits)
+            deliver(message, bytes: payload, binary: binary)
+        } catch {
+            options.log(
+                .warning,
+                "\(transport) \(remote): dropped an unparseable SIP message (\(payload.count) bytes): \(error)")
+        }
+    }
+
+    static func code(for error: SIPParseError) -> TransportError.Code {
+        switch error.code {
+        case .bodyTooLarge, .headerSectionTooLarge, .lineTooLong, .tooManyHeaders: .messageTooLarge
+        default: .protocolViolation
+        }
+    }
+
+    private func deliver(_ message: SIPMessage, bytes: [UInt8], binary: Bool) {
+        options.trace?.record(.received, transport: transport, local: local, remote: remote, message: bytes)
+        eventSink.yield(
+            .message(
+                ReceivedMessage(
+                    message: message, bytes: bytes, transport: transport, local: local, remote: remote, binary: binary))
+        )
         if keepAlive != nil {
             Task { await self.keepAliveEvent { $0.pongReceived() } }
         }

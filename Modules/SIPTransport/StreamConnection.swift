@@ -38,7 +38,7 @@ public actor StreamConnection {
     var tls: TLSSession?
     var handshake: WebSocketHandshake?
     var webSocket: WebSocketSession?
-    var framer: InterimStreamFramer
+    var framer: SIPStreamFramer
     var keepAlive: KeepAliveMachine?
     var keepAliveTimer: Task<Void, Never>?
     var opener: CheckedContinuation<TransportError?, Never>?
@@ -48,6 +48,8 @@ public actor StreamConnection {
     var closingLocally = false
     /// Why the connection ended while opening, when no opener was waiting yet.
     var openFailure: TransportError?
+    /// True once every handshake finished (even if the connection ended right after).
+    var didOpen = false
 
     /// Resolves `host`, connects (trying each address in turn), runs the TLS and WebSocket
     /// handshakes and starts keep-alive. Throws the first fatal error, or the last one.
@@ -56,16 +58,19 @@ public actor StreamConnection {
         clock: any Clock<Duration> = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
     ) async throws(TransportError) -> StreamConnection {
         guard transport != .udp else {
-            throw TransportError(.invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
+            throw TransportError(
+                .invalidArgument, transport: transport, peer: host, "UDP has no connections: use UDPTransport")
         }
         // No port: RFC 3263 SRV first (TCP/TLS), then A/AAAA on the default port.
         let addresses = try await Resolver.resolve(server: host, port: port, transport: transport)
         var lastError = TransportError(.resolutionFailed, transport: transport, peer: host, "no address")
         for address in addresses {
             do throws(TransportError) {
-                let channel = try await Socket.connectStream(to: address, timeout: options.connectTimeout, transport: transport)
+                let channel = try await Socket.connectStream(
+                    to: address, timeout: options.connectTimeout, transport: transport)
                 let connection = StreamConnection(
-                    channel: channel, host: host, remote: address, transport: transport, options: options, clock: clock, ids: ids)
+                    channel: channel, host: host, remote: address, transport: transport, options: options, clock: clock,
+                    ids: ids)
                 if let error = await connection.runHandshakes() { throw error }
                 return connection
             } catch {
@@ -81,8 +86,10 @@ public actor StreamConnection {
         throw lastError
     }
 
-    init(channel: SocketChannel, host: String, remote: SocketAddress, transport: TransportKind,
-         options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource) {
+    init(
+        channel: SocketChannel, host: String, remote: SocketAddress, transport: TransportKind,
+        options: ConnectionOptions, clock: any Clock<Duration>, ids: any IdentifierSource
+    ) {
         self.channel = channel
         self.host = host
         self.remote = remote
@@ -91,7 +98,7 @@ public actor StreamConnection {
         self.options = options
         self.clock = clock
         self.ids = ids
-        framer = InterimStreamFramer(maxMessageSize: options.maxMessageSize)
+        framer = SIPStreamFramer(limits: options.parserLimits)
         (events, eventSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
         (readEvents, readSink) = AsyncStream.makeStream(of: ReadEvent.self)
     }
@@ -110,7 +117,8 @@ public actor StreamConnection {
     /// it is UTF-8, else binary — RFC 7118 §5.1).
     public func send(_ message: [UInt8]) async throws(TransportError) {
         guard phase == .open else {
-            throw TransportError(.notConnected, transport: transport, peer: remote.description, "connection is not open")
+            throw TransportError(
+                .notConnected, transport: transport, peer: remote.description, "connection is not open")
         }
         options.trace?.record(.sent, transport: transport, local: local, remote: remote, message: message)
         if let webSocket {
@@ -120,6 +128,11 @@ public actor StreamConnection {
             try writeWire(message)
         }
         try await flush()
+    }
+
+    /// Sends one parsed/built SIP message (its `serialized()` form).
+    public func send(_ message: SIPMessage) async throws(TransportError) {
+        try await send(message.serialized())
     }
 
     /// Closes gracefully: WebSocket Close 1000 (RFC 6455 §7.1.2), TLS close_notify, then FIN.
@@ -156,25 +169,29 @@ public actor StreamConnection {
         do {
             if transport.isSecure {
                 if !options.tls.verifyPeer {
-                    options.log(.warning, "TLS certificate verification is DISABLED (insecure) for \(transport) \(remote)")
+                    options.log(
+                        .warning, "TLS certificate verification is DISABLED (insecure) for \(transport) \(remote)")
                 }
-                let session = try TLSSession(options: options.tls, host: host, transport: transport, peer: remote.description)
+                let session = try TLSSession(
+                    options: options.tls, host: host, transport: transport, peer: remote.description)
                 tls = session
                 phase = .tlsHandshake
                 try await advanceTLSHandshake()
             } else if transport.isWebSocket {
                 try await startWebSocketHandshake()
             } else {
-                phase = .open
+                opened()
             }
         } catch {
             fail(error)
             return error
         }
-        if phase == .closed {
-            return openFailure ?? TransportError(.peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
+        if !didOpen && phase == .closed {
+            return openFailure
+                ?? TransportError(
+                    .peerClosed, transport: transport, peer: remote.description, "closed during the handshake")
         }
-        if phase != .open {
+        if !didOpen {
             let timeout = options.handshakeTimeout
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
@@ -193,8 +210,10 @@ public actor StreamConnection {
 
     private func handshakeTimedOut() {
         guard phase == .tlsHandshake || phase == .webSocketHandshake else { return }
-        fail(TransportError(.connectTimeout, transport: transport, peer: remote.description,
-                            "handshake not finished within \(options.handshakeTimeout)"))
+        fail(
+            TransportError(
+                .connectTimeout, transport: transport, peer: remote.description,
+                "handshake not finished within \(options.handshakeTimeout)"))
     }
 
     func advanceTLSHandshake() async throws(TransportError) {
@@ -234,6 +253,7 @@ public actor StreamConnection {
 
     func opened() {
         phase = .open
+        didOpen = true
         if let opener {
             self.opener = nil
             opener.resume(returning: nil)

@@ -34,8 +34,9 @@ final class TLSSession {
             if let caFile = options.caFile {
                 if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
                     SSL_CTX_free(ctx)
-                    throw TransportError(.invalidArgument, transport: transport, peer: peer,
-                                         "cannot load CA file \(caFile): \(TLSSession.lastError())")
+                    throw TransportError(
+                        .invalidArgument, transport: transport, peer: peer,
+                        "cannot load CA file \(caFile): \(TLSSession.lastError())")
                 }
             } else {
                 SSL_CTX_set_default_verify_paths(ctx)
@@ -58,7 +59,8 @@ final class TLSSession {
             if ok != 1 {
                 SSL_free(ssl)
                 SSL_CTX_free(ctx)
-                throw TransportError(.invalidArgument, transport: transport, peer: peer, "cannot verify against name \(name)")
+                throw TransportError(
+                    .invalidArgument, transport: transport, peer: peer, "cannot verify against name \(name)")
             }
         }
         SSL_set_connect_state(ssl)
@@ -89,11 +91,15 @@ final class TLSSession {
         let verify = SSL_get_verify_result(ssl)
         if verify != X509_V_OK {
             let reason = String(cString: X509_verify_cert_error_string(verify))
-            return .failed(TransportError(.certificateVerificationFailed, transport: transport, peer: peer,
-                                          "server certificate rejected: \(reason) (X509 error \(verify))"))
+            return .failed(
+                TransportError(
+                    .certificateVerificationFailed, transport: transport, peer: peer,
+                    "server certificate rejected: \(reason) (X509 error \(verify))"))
         }
-        return .failed(TransportError(.tlsHandshakeFailed, transport: transport, peer: peer,
-                                      "TLS handshake failed: \(TLSSession.lastError())"))
+        return .failed(
+            TransportError(
+                .tlsHandshakeFailed, transport: transport, peer: peer,
+                "TLS handshake failed: \(TLSSession.lastError())"))
     }
 
     /// The negotiated protocol version, e.g. `TLSv1.3`.
@@ -118,7 +124,8 @@ final class TLSSession {
                 peerClosed = true
                 return out
             default:
-                throw TransportError(.protocolViolation, transport: transport, peer: peer, "TLS record error: \(TLSSession.lastError())")
+                throw TransportError(
+                    .protocolViolation, transport: transport, peer: peer, "TLS record error: \(TLSSession.lastError())")
             }
         }
     }
@@ -129,7 +136,8 @@ final class TLSSession {
         ERR_clear_error()
         let n = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
         if n <= 0 {
-            throw TransportError(.sendFailed, transport: transport, peer: peer, "SSL_write failed: \(TLSSession.lastError())")
+            throw TransportError(
+                .sendFailed, transport: transport, peer: peer, "SSL_write failed: \(TLSSession.lastError())")
         }
     }
 

@@ -62,10 +62,10 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// One line, e.g. `certificateVerificationFailed [WSS 127.0.0.1:8089]: unable to get local issuer certificate`.
     public var description: String {
-        var where_ = ""
-        if let transport { where_ += transport.viaToken }
-        if let peer { where_ += where_.isEmpty ? peer : " " + peer }
-        return where_.isEmpty ? "\(code.rawValue): \(detail)" : "\(code.rawValue) [\(where_)]: \(detail)"
+        var location = ""
+        if let transport { location += transport.viaToken }
+        if let peer { location += location.isEmpty ? peer : " " + peer }
+        return location.isEmpty ? "\(code.rawValue): \(detail)" : "\(code.rawValue) [\(location)]: \(detail)"
     }
 
     func with(transport: TransportKind, peer: String) -> TransportError {

@@ -1,3 +1,5 @@
+import SIPCore
+
 /// The five SIP transports AstraSIP speaks.
 ///
 /// Reliability is visible to the layers above: RFC 3261 §17.1.1.2 retransmits requests only
@@ -60,5 +62,30 @@ public enum TransportKind: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// Parses `udp|tcp|tls|ws|wss` (any case), as in a line's `transport` field.
     public init?(name: String) {
         self.init(rawValue: name.lowercased())
+    }
+}
+
+extension TransportKind {
+    /// The same transport in SIPCore's Via model (`SIPVia.transport`).
+    public var sipTransportProtocol: SIPTransportProtocol {
+        switch self {
+        case .udp: .udp
+        case .tcp: .tcp
+        case .tls: .tls
+        case .ws: .ws
+        case .wss: .wss
+        }
+    }
+
+    /// The transport of a Via / URI `transport=` value, if it is one of ours (not SCTP).
+    public init?(_ protocol: SIPTransportProtocol) {
+        switch `protocol` {
+        case .udp: self = .udp
+        case .tcp: self = .tcp
+        case .tls: self = .tls
+        case .ws: self = .ws
+        case .wss: self = .wss
+        case .sctp, .other: return nil
+        }
     }
 }

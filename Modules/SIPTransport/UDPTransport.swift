@@ -1,9 +1,12 @@
+import SIPCore
+
 /// SIP over UDP (RFC 3261 §18): one socket, many peers. Each datagram is one message;
 /// `ReceivedMessage.remote` is the source address that RFC 3581 `received`/`rport` need, and
 /// requests sent through it should carry `;rport` in their Via (RFC 3581 §3).
 ///
 /// Unreliable: the transaction layer retransmits (RFC 3261 §17.1.1.2). Datagrams holding
-/// only CRLF keep-alives are dropped; bigger than 65 507 bytes are refused on send.
+/// only CRLF keep-alives are dropped, unparseable ones are logged and dropped (RFC 3261
+/// §18.3); bigger than 65 507 bytes are refused on send.
 public actor UDPTransport {
     public nonisolated let local: SocketAddress
     /// Every received message, from any peer.
@@ -14,7 +17,10 @@ public actor UDPTransport {
     private var closed = false
 
     /// Binds `local` (port 0 picks a free port; `::` for IPv6).
-    public init(local: SocketAddress = SocketAddress(ip: "0.0.0.0", port: 0)!, trace: SIPTrace? = nil) throws(TransportError) {
+    public init(
+        local: SocketAddress = SocketAddress(ip: "0.0.0.0", port: 0)!, trace: SIPTrace? = nil,
+        log: TransportLog = .standardError()
+    ) throws(TransportError) {
         channel = try Socket.bindDatagram(local)
         self.local = channel.localAddress ?? local
         self.trace = trace
@@ -25,7 +31,12 @@ public actor UDPTransport {
             guard case .datagram(let bytes, let from) = event else { return }
             if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }
             trace?.record(.received, transport: .udp, local: bound, remote: from, message: bytes)
-            sink.yield(ReceivedMessage(bytes: bytes, transport: .udp, local: bound, remote: from))
+            do {
+                let message = try SIPMessage(parsing: bytes, limits: SIPParserLimits(maxBodySize: 65_535))
+                sink.yield(ReceivedMessage(message: message, bytes: bytes, transport: .udp, local: bound, remote: from))
+            } catch {
+                log(.warning, "UDP \(from): dropped an unparseable datagram (\(bytes.count) bytes): \(error)")
+            }
         }
     }
 
@@ -38,16 +49,24 @@ public actor UDPTransport {
     public func send(_ message: [UInt8], to remote: SocketAddress) async throws(TransportError) {
         guard !closed else { throw TransportError(.closed, transport: .udp, peer: remote.description, "socket closed") }
         guard message.count <= 65_507 else {
-            throw TransportError(.messageTooLarge, transport: .udp, peer: remote.description,
-                                 "\(message.count) bytes do not fit a UDP datagram (RFC 3261 §18.1.1: use TCP)")
+            throw TransportError(
+                .messageTooLarge, transport: .udp, peer: remote.description,
+                "\(message.count) bytes do not fit a UDP datagram (RFC 3261 §18.1.1: use TCP)")
         }
         guard remote.isIPv6 == local.isIPv6 else {
-            throw TransportError(.invalidArgument, transport: .udp, peer: remote.description, "address family differs from the bound socket \(local)")
+            throw TransportError(
+                .invalidArgument, transport: .udp, peer: remote.description,
+                "address family differs from the bound socket \(local)")
         }
         trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message)
         do { try await channel.send(message, to: remote) } catch {
             throw TransportError(.sendFailed, transport: .udp, peer: remote.description, "sendto: \(error)")
         }
+    }
+
+    /// Sends one parsed/built SIP message as one datagram.
+    public func send(_ message: SIPMessage, to remote: SocketAddress) async throws(TransportError) {
+        try await send(message.serialized(), to: remote)
     }
 
     public func close() {

@@ -43,7 +43,9 @@ public struct WebSocketFrame: Sendable, Hashable {
             out.append(UInt8(length & 0xFF))
         } else {
             out.append(maskBit | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((UInt64(length) >> UInt64(shift)) & 0xFF)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8((UInt64(length) >> UInt64(shift)) & 0xFF))
+            }
         }
         if let key = maskingKey {
             let k = Self.keyBytes(key)

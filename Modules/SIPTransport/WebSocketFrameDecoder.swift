@@ -50,7 +50,9 @@ public struct WebSocketFrameDecoder: Sendable {
         let length7 = Int(b1 & 0x7F)
         if opcode.isControl {
             if !fin { throw WebSocketProtocolError(.protocolError, "fragmented control frame (§5.5)") }
-            if length7 > 125 { throw WebSocketProtocolError(.protocolError, "control frame payload over 125 bytes (§5.5)") }
+            if length7 > 125 {
+                throw WebSocketProtocolError(.protocolError, "control frame payload over 125 bytes (§5.5)")
+            }
         }
         var headerLength = 2
         var payloadLength: UInt64
@@ -71,7 +73,8 @@ public struct WebSocketFrameDecoder: Sendable {
             payloadLength = UInt64(length7)
         }
         if payloadLength > UInt64(maxFrameSize) {
-            throw WebSocketProtocolError(.messageTooBig, "frame of \(payloadLength) bytes exceeds the \(maxFrameSize)-byte limit")
+            throw WebSocketProtocolError(
+                .messageTooBig, "frame of \(payloadLength) bytes exceeds the \(maxFrameSize)-byte limit")
         }
         var key: UInt32?
         if masked {

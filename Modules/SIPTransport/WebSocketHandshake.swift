@@ -30,8 +30,10 @@ public struct WebSocketHandshake: Sendable {
     /// - Parameters:
     ///   - host: the `Host` header value (`host[:port]`, §4.1 item 4).
     ///   - nonce: the 16 random bytes of the key come from it (§4.1 item 7).
-    public init(host: String, path: String = "/ws", protocols: [String] = ["sip"], origin: String? = nil,
-                nonce: any IdentifierSource = SystemIdentifierSource()) {
+    public init(
+        host: String, path: String = "/ws", protocols: [String] = ["sip"], origin: String? = nil,
+        nonce: any IdentifierSource = SystemIdentifierSource()
+    ) {
         var bytes: [UInt8] = []
         for _ in 0..<2 {
             let v = nonce.nextUInt64()
@@ -81,7 +83,9 @@ public struct WebSocketHandshake: Sendable {
         received.append(contentsOf: bytes)
         guard let end = Self.headEnd(received) else {
             if received.count > Self.maxResponseHeadSize {
-                return .refused(TransportError(.webSocketHandshakeFailed, "response head exceeds \(Self.maxResponseHeadSize) bytes"))
+                return .refused(
+                    TransportError(.webSocketHandshakeFailed, "response head exceeds \(Self.maxResponseHeadSize) bytes")
+                )
             }
             return .needMoreData
         }
@@ -98,7 +102,9 @@ public struct WebSocketHandshake: Sendable {
             return .refused(TransportError(.webSocketHandshakeFailed, "not an HTTP/1.1 response: \(status.prefix(80))"))
         }
         guard parts[1] == "101" else {
-            return .refused(TransportError(.webSocketHandshakeFailed, "expected 101 Switching Protocols, got \(status.prefix(80)) (§4.1)"))
+            return .refused(
+                TransportError(
+                    .webSocketHandshakeFailed, "expected 101 Switching Protocols, got \(status.prefix(80)) (§4.1)"))
         }
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
@@ -116,27 +122,40 @@ public struct WebSocketHandshake: Sendable {
         }
         let expected = Self.acceptValue(for: key)
         guard headers["sec-websocket-accept"] == expected else {
-            return .refused(TransportError(
-                .webSocketHandshakeFailed,
-                "Sec-WebSocket-Accept \(headers["sec-websocket-accept"] ?? "missing") does not match \(expected) (§4.1 item 4)"))
+            return .refused(
+                TransportError(
+                    .webSocketHandshakeFailed,
+                    "Sec-WebSocket-Accept \(headers["sec-websocket-accept"] ?? "missing") does not match \(expected) (§4.1 item 4)"
+                ))
         }
         if let extensions = headers["sec-websocket-extensions"], !extensions.isEmpty {
-            return .refused(TransportError(.webSocketHandshakeFailed, "server chose extension(s) we did not offer: \(extensions) (§4.1 item 5)"))
+            return .refused(
+                TransportError(
+                    .webSocketHandshakeFailed, "server chose extension(s) we did not offer: \(extensions) (§4.1 item 5)"
+                ))
         }
         if protocols.isEmpty { return .accepted(subprotocol: "", leftover: leftover) }
         guard let chosen = headers["sec-websocket-protocol"], !chosen.isEmpty else {
-            return .refused(TransportError(
-                .subprotocolRefused, "server answered without Sec-WebSocket-Protocol; \(protocols.joined(separator: ", ")) is required (RFC 7118 §4.1)"))
+            return .refused(
+                TransportError(
+                    .subprotocolRefused,
+                    "server answered without Sec-WebSocket-Protocol; \(protocols.joined(separator: ", ")) is required (RFC 7118 §4.1)"
+                ))
         }
         guard protocols.contains(chosen) else {
-            return .refused(TransportError(.subprotocolRefused, "server chose subprotocol \(chosen), we offered \(protocols.joined(separator: ", ")) (§4.1 item 6)"))
+            return .refused(
+                TransportError(
+                    .subprotocolRefused,
+                    "server chose subprotocol \(chosen), we offered \(protocols.joined(separator: ", ")) (§4.1 item 6)")
+            )
         }
         return .accepted(subprotocol: chosen, leftover: leftover)
     }
 
     static func headEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+        for i in 0...(bytes.count - 4)
+        where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
             return i
         }
         return nil

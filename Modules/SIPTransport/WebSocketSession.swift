@@ -123,7 +123,8 @@ public struct WebSocketSession: Sendable {
             return []
         case .continuation:
             guard let opcode = fragmentOpcode else {
-                return fail(WebSocketProtocolError(.protocolError, "continuation frame without a message to continue (§5.4)"))
+                return fail(
+                    WebSocketProtocolError(.protocolError, "continuation frame without a message to continue (§5.4)"))
             }
             if fragments.count + frame.payload.count > maxMessageSize {
                 return fail(WebSocketProtocolError(.messageTooBig, "message exceeds the \(maxMessageSize)-byte limit"))

@@ -3,6 +3,10 @@ import Testing
 
 @testable import SIPTransport
 
+/// Every real-Kamailio suite nests here: `.serialized` runs them one after another, so only
+/// one Kamailio (11 processes) starts at a time on the shared 2-core machine.
+@Suite("Real Kamailio", .serialized) enum KamailioPeer {}
+
 /// One test Kamailio started through scripts/kamailio.sh on its own random ports and run dir,
 /// so suites and concurrent runs never collide. Stop it with ``stop()``.
 final class KamailioServer: Sendable {
@@ -74,10 +78,12 @@ final class KamailioServer: Sendable {
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = envp.map { strdup($0) } + [nil]
         defer {
-            cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+            for arg in cArgs { free(arg) }
+            for entry in cEnv { free(entry) }
         }
-        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else { return (127, "posix_spawn failed") }
+        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else {
+            return (127, "posix_spawn failed")
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
@@ -113,7 +119,8 @@ struct KamailioError: Error, CustomStringConvertible {
 func optionsRequest(transport: TransportKind, sentBy: String, port: UInt16, seq: Int = 1) -> [UInt8] {
     let branch = "z9hG4bK-astra-\(UInt32.random(in: 0...UInt32.max))-\(seq)"
     let rport = transport == .udp ? ";rport" : ""
-    let text = "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
+    let text =
+        "OPTIONS sip:127.0.0.1:\(port) SIP/2.0\r\n"
         + "Via: SIP/2.0/\(transport.viaToken) \(sentBy);branch=\(branch)\(rport)\r\n"
         + "Max-Forwards: 70\r\n"
         + "From: <sip:1001@127.0.0.1>;tag=astra\(seq)\r\n"

@@ -11,17 +11,22 @@ final class LogLines: @unchecked Sendable {
     var lines: [String] { lock.withLock { storage } }
 }
 
-let okResponse = "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+let okResponse =
+    "SIP/2.0 200 OK\r\nVia: SIP/2.0/TCP h;branch=z9hG4bK1\r\nCall-ID: c\r\nCSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
 
 /// Opens a connection to `server`, collects events until the connection closes.
-func runClient(_ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil) async throws
+func runClient(
+    _ transport: TransportKind, port: UInt16, log: LogLines, send: [UInt8]? = nil, trace: SIPTrace? = nil
+) async throws
     -> (messages: [String], closed: TransportError?)
 {
     var options = ConnectionOptions()
     options.log = log.log
     options.keepAlive = nil
     options.maxMessageSize = 4096
-    let connection = try await StreamConnection.open(host: "127.0.0.1", port: port, transport: transport, options: options)
+    options.trace = trace
+    let connection = try await StreamConnection.open(
+        host: "127.0.0.1", port: port, transport: transport, options: options)
     if let send { try await connection.send(send) }
     var messages: [String] = []
     var closed: TransportError?
@@ -47,8 +52,10 @@ struct BadInputTests {
         let log = LogLines()
         let (messages, closed) = try await runClient(.tcp, port: server.port, log: log)
         #expect(messages.count == 1)
-        #expect(closed?.code == .protocolViolation)
-        #expect(log.lines.contains { $0.contains("ended") && $0.contains("protocolViolation") })
+        // No header end within the limit: the header section is too large (or, with a header
+        // end, the start line is invalid) — either way that connection ends.
+        #expect(closed?.code == .messageTooLarge || closed?.code == .protocolViolation)
+        #expect(log.lines.contains { $0.contains("ended") && $0.contains("SIP framing") })
     }
 
     @Test("TCP: half a message, then close")
@@ -125,8 +132,55 @@ struct BadInputTests {
         }
         defer { server.finish() }
         let log = LogLines()
-        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log, send: Array("OPTIONS sip:x SIP/2.0\r\nContent-Length: 0\r\n\r\n".utf8))
+        let traced = LogLines()
+        let request =
+            "OPTIONS sip:x SIP/2.0\r\nAuthorization: Digest username=\"1001\", response=\"secret\"\r\n"
+            + "Content-Length: 0\r\n\r\n"
+        let (messages, closed) = try await runClient(
+            .tcp, port: server.port, log: log, send: Array(request.utf8),
+            trace: SIPTrace { text in traced.log(.info, text) })
         #expect(messages == [okResponse])
         #expect(closed?.code == .peerClosed)
+        // --sip-trace: both directions, with addresses, and no credential.
+        let lines = traced.lines
+        #expect(lines.count == 2)
+        #expect(
+            lines.first?.contains("SENT TCP 127.0.0.1:") == true
+                && lines.first?.contains("-> 127.0.0.1:\(server.port)") == true)
+        #expect(lines.last?.contains("RECV TCP") == true && lines.last?.contains("SIP/2.0 200 OK") == true)
+        #expect(!lines.joined().contains("secret"))
+    }
+
+    @Test("TCP: a message announcing a body over the size limit")
+    func tcpOversize() async throws {
+        let server = try TestServer { peer in
+            peer.write(
+                "SIP/2.0 200 OK\r\nCSeq: 1 OPTIONS\r\nContent-Length: 50000000\r\n\r\n"
+                    + String(repeating: "x", count: 8000))
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        let (messages, closed) = try await runClient(.tcp, port: server.port, log: log)
+        #expect(messages.isEmpty)
+        #expect(closed?.code == .messageTooLarge || closed?.code == .protocolViolation)
+        #expect(!log.lines.isEmpty)
+    }
+
+    @Test("TLS and WSS: a peer that does not speak TLS fails the handshake", arguments: [TransportKind.tls, .wss])
+    func notTLS(transport: TransportKind) async throws {
+        let server = try TestServer { peer in
+            peer.readSome()
+            peer.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            peer.waitForClose()
+        }
+        defer { server.finish() }
+        let log = LogLines()
+        await #expect {
+            _ = try await runClient(transport, port: server.port, log: log)
+        } throws: { error in
+            (error as? TransportError)?.code == .tlsHandshakeFailed
+        }
+        #expect(log.lines.contains { $0.contains("tlsHandshakeFailed") })
     }
 }

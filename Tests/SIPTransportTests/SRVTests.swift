@@ -21,10 +21,11 @@ struct SRVTests {
     @Test("Answers are parsed, with name compression")
     func parse() {
         let records = Resolver.parseSRV(Self.response)
-        #expect(records == [
-            SRVRecord(priority: 10, weight: 60, port: 5061, target: "sip1.example.com"),
-            SRVRecord(priority: 20, weight: 0, port: 5062, target: "sip2.example.com"),
-        ])
+        #expect(
+            records == [
+                SRVRecord(priority: 10, weight: 60, port: 5061, target: "sip1.example.com"),
+                SRVRecord(priority: 20, weight: 0, port: 5062, target: "sip2.example.com"),
+            ])
         // Truncated or garbage input yields what could be read, never a trap.
         for cut in 0..<Self.response.count { _ = Resolver.parseSRV(Array(Self.response.prefix(cut))) }
         #expect(Resolver.parseSRV([0xFF, 0xFF, 0xFF]) == [])

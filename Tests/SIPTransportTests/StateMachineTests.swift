@@ -15,7 +15,10 @@ struct StateMachineTests {
         #expect(machine.pongReceived() == [.armTimer(after: .seconds(30))])
         #expect(machine.pongReceived() == [])
         #expect(machine.timerFired() == [.sendPing, .armTimer(after: .seconds(10))])
-        guard case .flowDead = machine.timerFired().first else { Issue.record("not dead"); return }
+        guard case .flowDead = machine.timerFired().first else {
+            Issue.record("not dead")
+            return
+        }
         #expect(machine.isDead)
         #expect(machine.timerFired() == [])
         #expect(config.detectionBound == .seconds(40))
@@ -44,7 +47,8 @@ struct StateMachineTests {
         #expect(machine.start() == [.connect(attempt: 1)])
         for failures in 1...8 {
             guard case .scheduleRetry(let attempt, let delay) = machine.connectFailed().first else {
-                Issue.record("no retry"); return
+                Issue.record("no retry")
+                return
             }
             #expect(attempt == failures + 1)
             let ceiling = config.ceiling(failures: failures)
@@ -53,7 +57,10 @@ struct StateMachineTests {
         }
         #expect(machine.connectSucceeded() == [])
         #expect(machine.consecutiveFailures == 0)
-        guard case .scheduleRetry(1, let delay) = machine.flowDied().first else { Issue.record("no retry"); return }
+        guard case .scheduleRetry(1, let delay) = machine.flowDied().first else {
+            Issue.record("no retry")
+            return
+        }
         #expect(delay >= .milliseconds(500) && delay <= .seconds(1))
         #expect(machine.flowDied() == [])
     }
@@ -82,7 +89,8 @@ struct SIPFlowVirtualTimeTests {
         let clock = TestClock()
         let plan = Plan()
         let flow = SIPFlow(
-            target: FlowTarget(host: "192.0.2.1", transport: .tcp), reconnect: ReconnectConfiguration(baseTime: .seconds(2), maxTime: .seconds(8)),
+            target: FlowTarget(host: "192.0.2.1", transport: .tcp),
+            reconnect: ReconnectConfiguration(baseTime: .seconds(2), maxTime: .seconds(8)),
             clock: clock, ids: SeededIdentifierSource(seed: 1),
             connector: { _ in try await plan.next() })
         var events = flow.events.makeAsyncIterator()

@@ -10,19 +10,34 @@ struct UDPTransportTests {
         let a = try UDPTransport(local: SocketAddress(ip: loopback, port: 0)!)
         let b = try UDPTransport(local: SocketAddress(ip: loopback, port: 0)!)
         #expect(server.local.port != 0 && server.local.isIPv6 == (loopback == "::1"))
-        try await a.send(Array("OPTIONS a".utf8), to: server.local)
-        try await b.send(Array("OPTIONS b".utf8), to: server.local)
+        func options(_ tag: String) -> [UInt8] {
+            Array(
+                ("OPTIONS sip:x SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK\(tag)\r\nFrom: <sip:a@h>;tag=\(tag)\r\n"
+                    + "To: <sip:x>\r\nCall-ID: \(tag)\r\nCSeq: 1 OPTIONS\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n")
+                    .utf8)
+        }
+        try await a.send(options("a"), to: server.local)
+        try await b.send(options("b"), to: server.local)
+        try await a.send(Array("garbage, not SIP".utf8), to: server.local)  // logged and dropped
         var inbox = server.events.makeAsyncIterator()
         for _ in 0..<2 {
-            guard let request = await inbox.next() else { Issue.record("no datagram"); return }
+            guard let request = await inbox.next() else {
+                Issue.record("no datagram")
+                return
+            }
             // RFC 3581: the source address is where the answer goes.
-            #expect(request.remote == (request.text.hasSuffix("a") ? a.local : b.local))
-            try await server.send(Array(("200 for " + request.text).utf8), to: request.remote)
+            let tag = request.message.headers["Call-ID"] ?? "?"
+            #expect(request.message.request?.method.rawValue == "OPTIONS")
+            #expect(request.remote == (tag == "a" ? a.local : b.local))
+            let answer =
+                "SIP/2.0 200 OK\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK\(tag)\r\nCall-ID: \(tag)\r\n"
+                + "CSeq: 1 OPTIONS\r\nContent-Length: 0\r\n\r\n"
+            try await server.send(Array(answer.utf8), to: request.remote)
         }
         var aInbox = a.events.makeAsyncIterator()
         var bInbox = b.events.makeAsyncIterator()
-        #expect(await aInbox.next()?.text == "200 for OPTIONS a")
-        #expect(await bInbox.next()?.text == "200 for OPTIONS b")
+        #expect(await aInbox.next()?.message.headers["Call-ID"] == "a")
+        #expect(await bInbox.next()?.message.response?.statusCode == 200)
         await server.close()
         await a.close()
         await b.close()
@@ -52,7 +67,10 @@ struct UDPTransportTests {
 
     @Test("Resolution: numeric addresses as is, localhost through getaddrinfo, unknown names fail")
     func resolution() async throws {
-        #expect(try await Resolver.resolve(host: "[::1]", port: 5061, transport: .tls) == [SocketAddress(ip: "::1", port: 5061)!])
+        #expect(
+            try await Resolver.resolve(host: "[::1]", port: 5061, transport: .tls) == [
+                SocketAddress(ip: "::1", port: 5061)!
+            ])
         let local = try await Resolver.resolve(host: "localhost", port: 5060, transport: .udp)
         #expect(local.contains(SocketAddress(ip: "127.0.0.1", port: 5060)!))
         await #expect(throws: TransportError(.resolutionFailed, "")) {

@@ -6,7 +6,9 @@ import Testing
 @Suite("RFC 6455 frames")
 struct WebSocketFrameTests {
     /// Decodes all frames of `bytes` fed with `chunking`.
-    func decodeAll(_ bytes: [UInt8], chunking: Chunking, expectMasked: Bool = false, max: Int = 1 << 20) throws -> [WebSocketFrame] {
+    func decodeAll(_ bytes: [UInt8], chunking: Chunking, expectMasked: Bool = false, max: Int = 1 << 20) throws
+        -> [WebSocketFrame]
+    {
         var decoder = WebSocketFrameDecoder(maxFrameSize: max, expectMasked: expectMasked)
         var frames: [WebSocketFrame] = []
         for chunk in chunking.split(bytes) {
@@ -65,15 +67,17 @@ struct WebSocketFrameTests {
         }
     }
 
-    @Test("Protocol errors carry the close code", arguments: [
-        ("RSV1 set", [0xC1, 0x00], WebSocketCloseCode.protocolError),
-        ("unknown opcode 3", [0x83, 0x00], .protocolError),
-        ("masked frame from a server", [0x81, 0x80, 1, 2, 3, 4], .protocolError),
-        ("fragmented ping", [0x09, 0x00], .protocolError),
-        ("ping with 126 bytes", [0x89, 0x7E, 0x00, 0x7E], .protocolError),
-        ("64-bit length MSB set", [0x82, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 1], .protocolError),
-        ("frame over the limit", [0x82, 0x7F, 0, 0, 0, 1, 0, 0, 0, 0], .messageTooBig),
-    ] as [(String, [UInt8], WebSocketCloseCode)])
+    @Test(
+        "Protocol errors carry the close code",
+        arguments: [
+            ("RSV1 set", [0xC1, 0x00], WebSocketCloseCode.protocolError),
+            ("unknown opcode 3", [0x83, 0x00], .protocolError),
+            ("masked frame from a server", [0x81, 0x80, 1, 2, 3, 4], .protocolError),
+            ("fragmented ping", [0x09, 0x00], .protocolError),
+            ("ping with 126 bytes", [0x89, 0x7E, 0x00, 0x7E], .protocolError),
+            ("64-bit length MSB set", [0x82, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 1], .protocolError),
+            ("frame over the limit", [0x82, 0x7F, 0, 0, 0, 1, 0, 0, 0, 0], .messageTooBig),
+        ] as [(String, [UInt8], WebSocketCloseCode)])
     func errors(name: String, bytes: [UInt8], code: WebSocketCloseCode) {
         var decoder = WebSocketFrameDecoder(maxFrameSize: 1024, expectMasked: false)
         decoder.append(bytes)

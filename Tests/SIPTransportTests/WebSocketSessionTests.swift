@@ -7,7 +7,8 @@ import Testing
 struct WebSocketSessionTests {
     func server(_ frames: [WebSocketFrame]) -> [UInt8] { frames.flatMap { $0.encoded() } }
 
-    func run(_ bytes: [UInt8], chunking: Chunking, max: Int = 1 << 20) -> (WebSocketSession, [WebSocketSession.Output]) {
+    func run(_ bytes: [UInt8], chunking: Chunking, max: Int = 1 << 20) -> (WebSocketSession, [WebSocketSession.Output])
+    {
         var session = WebSocketSession(role: .client, maxMessageSize: max, maskSource: SeededIdentifierSource(seed: 7))
         var outputs: [WebSocketSession.Output] = []
         for chunk in chunking.split(bytes) { outputs += session.receive(chunk) }
@@ -28,7 +29,10 @@ struct WebSocketSessionTests {
         #expect(outputs.count == 4)
         guard outputs.count == 4 else { return }
         // The pong to our ping answer is masked (client role) and echoes the payload.
-        guard case .send(let pong) = outputs[0] else { Issue.record("no pong"); return }
+        guard case .send(let pong) = outputs[0] else {
+            Issue.record("no pong")
+            return
+        }
         var decoder = WebSocketFrameDecoder(expectMasked: true)
         decoder.append(pong)
         let frame = try? decoder.next()
@@ -43,7 +47,10 @@ struct WebSocketSessionTests {
         let bytes = server([WebSocketFrame(opcode: .close, payload: [0x03, 0xE9] + Array("going".utf8))])
         let (session, outputs) = run(bytes, chunking: chunking)
         #expect(session.isClosed)
-        guard outputs.count == 2, case .send(let echo) = outputs[0] else { Issue.record("\(outputs)"); return }
+        guard outputs.count == 2, case .send(let echo) = outputs[0] else {
+            Issue.record("\(outputs)")
+            return
+        }
         var decoder = WebSocketFrameDecoder(expectMasked: true)
         decoder.append(echo)
         let frame = try? decoder.next()
@@ -58,37 +65,59 @@ struct WebSocketSessionTests {
         #expect(frame != nil)
         #expect(session.close() == nil)
         // Data after our Close is dropped; the peer's Close completes the handshake.
-        let outputs = session.receive(server([
-            WebSocketFrame(opcode: .text, payload: Array("late".utf8)),
-            WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]),
-        ]))
+        let outputs = session.receive(
+            server([
+                WebSocketFrame(opcode: .text, payload: Array("late".utf8)),
+                WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]),
+            ]))
         #expect(outputs == [.closed(code: .normal, reason: "")])
         #expect(session.isClosed)
     }
 
-    @Test("Violations fail the connection with the right close code", arguments: [
-        ("continuation without start", [WebSocketFrame(opcode: .continuation, payload: [1])], WebSocketCloseCode.protocolError),
-        ("new message inside a fragmented one",
-         [WebSocketFrame(fin: false, opcode: .text, payload: [65]), WebSocketFrame(opcode: .text, payload: [66])], .protocolError),
-        ("invalid UTF-8 text", [WebSocketFrame(opcode: .text, payload: [0xC3, 0x28])], .invalidPayload),
-        ("close code 1005 on the wire", [WebSocketFrame(opcode: .close, payload: [0x03, 0xED])], .protocolError),
-        ("1-byte close payload", [WebSocketFrame(opcode: .close, payload: [0x03])], .protocolError),
-        ("message over the limit in fragments",
-         [WebSocketFrame(fin: false, opcode: .binary, payload: Array(repeating: 1, count: 60)),
-          WebSocketFrame(fin: true, opcode: .continuation, payload: Array(repeating: 1, count: 60))], .messageTooBig),
-    ] as [(String, [WebSocketFrame], WebSocketCloseCode)])
+    @Test(
+        "Violations fail the connection with the right close code",
+        arguments: [
+            (
+                "continuation without start", [WebSocketFrame(opcode: .continuation, payload: [1])],
+                WebSocketCloseCode.protocolError
+            ),
+            (
+                "new message inside a fragmented one",
+                [
+                    WebSocketFrame(fin: false, opcode: .text, payload: [65]),
+                    WebSocketFrame(opcode: .text, payload: [66]),
+                ], .protocolError
+            ),
+            ("invalid UTF-8 text", [WebSocketFrame(opcode: .text, payload: [0xC3, 0x28])], .invalidPayload),
+            ("close code 1005 on the wire", [WebSocketFrame(opcode: .close, payload: [0x03, 0xED])], .protocolError),
+            ("1-byte close payload", [WebSocketFrame(opcode: .close, payload: [0x03])], .protocolError),
+            (
+                "message over the limit in fragments",
+                [
+                    WebSocketFrame(fin: false, opcode: .binary, payload: Array(repeating: 1, count: 60)),
+                    WebSocketFrame(fin: true, opcode: .continuation, payload: Array(repeating: 1, count: 60)),
+                ], .messageTooBig
+            ),
+        ] as [(String, [WebSocketFrame], WebSocketCloseCode)])
     func violations(name: String, frames: [WebSocketFrame], code: WebSocketCloseCode) {
         for chunking in Chunking.allCases {
             let (session, outputs) = run(server(frames), chunking: chunking, max: 100)
             #expect(session.isClosed, "\(name)")
-            guard let last = outputs.last, case .failed(let error) = last else { Issue.record("\(name): \(outputs)"); continue }
+            guard let last = outputs.last, case .failed(let error) = last else {
+                Issue.record("\(name): \(outputs)")
+                continue
+            }
             #expect(error.closeCode == code, "\(name)")
             // A Close frame carrying the code goes out first (§7.1.7).
-            guard outputs.count >= 2, case .send(let close) = outputs[outputs.count - 2] else { Issue.record("\(name): no Close"); continue }
+            guard outputs.count >= 2, case .send(let close) = outputs[outputs.count - 2] else {
+                Issue.record("\(name): no Close")
+                continue
+            }
             var decoder = WebSocketFrameDecoder(expectMasked: true)
             decoder.append(close)
             let frame = try? decoder.next()
-            #expect(frame?.payload.prefix(2) == [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)][...], "\(name)")
+            #expect(
+                frame?.payload.prefix(2) == [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)][...], "\(name)")
         }
     }
 
