@@ -133,9 +133,12 @@ public final class LoopbackChannel: SIPMessageChannel, Sendable {
         sink.finish()
     }
 
-    private func deliver(_ message: [UInt8], from: SocketAddress) {
-        guard state.withLock({ $0.up }) else { return }
-        sink.yield(.message(ReceivedMessage(bytes: message, transport: transport, local: local, remote: from)))
+    /// Delivers one message as the real transport would: parsed, unparsable ones dropped
+    /// (RFC 3261 §18.3).
+    private func deliver(_ bytes: [UInt8], from: SocketAddress) {
+        guard state.withLock({ $0.up }), let message = try? SIPMessage(parsing: bytes) else { return }
+        sink.yield(.message(ReceivedMessage(message: message, bytes: bytes, transport: transport, local: local,
+                                            remote: from)))
     }
 
     /// SplitMix64 step → uniform 0..<1.

@@ -89,8 +89,8 @@ extension KamailioPeer {
                         "\(transport): \(process.stdout)")
                 #expect(process.events("registered").last?.contains("\"refresh\":true") == true)
                 process.signal(SIGINT)
-                #expect(await process.exitStatus(within: .seconds(10)) == 0, process.stderr)
-                #expect(process.events("result").first?.contains("\"unregistered\":true") == true, process.stdout)
+                #expect(await process.exitStatus(within: .seconds(10)) == 0, "\(process.stderr)")
+                #expect(process.events("result").first?.contains("\"unregistered\":true") == true, "\(process.stdout)")
             }
         }
 
@@ -99,7 +99,7 @@ extension KamailioPeer {
             defer { server.stop() }
             let (status, out, err) = try await ToolProcess.run(
                 "astra-register", ["--sip-trace", "-vv"] + lineArguments(server, .wss, user: "1050"))
-            #expect(status == 0, err)
+            #expect(status == 0, "\(err)")
             let all = out + err
             #expect(err.contains("REGISTER sip:127.0.0.1 SIP/2.0"))  // the trace is there…
             #expect(err.contains("Authorization: Digest"))

@@ -11,7 +11,7 @@ extension SIPEndpoint {
             reliable = info.isReliable
             sink.yield(.flowUp(binding!, reliable: reliable))
         case .message(let received):
-            receive(received.bytes)
+            receive(received.message)
         case .down(let error):
             binding = nil
             failAllClients()
@@ -23,15 +23,8 @@ extension SIPEndpoint {
         }
     }
 
-    /// One SIP message from the flow.
-    func receive(_ bytes: [UInt8]) {
-        let message: SIPMessage
-        do {
-            message = try SIPMessage(parsing: bytes)
-        } catch {
-            sink.yield(.discarded("unparsable message: \(error)"))
-            return
-        }
+    /// One SIP message from the flow (parsed by the transport, which drops unparsable ones).
+    func receive(_ message: SIPMessage) {
         switch message {
         case .response(let response): receive(response)
         case .request(let request): receive(request)
