@@ -32,15 +32,18 @@ import enum ToolSupport.PendingIssue
 
     static let register: [GoldenCase] = [
         GoldenCase(
-            tool: "astra-register", arguments: [], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-register", "register", .register)),
+            tool: "astra-register", arguments: [], status: 64, stdout: .exact(""),
+            stderr: "astra-register: no line given: pass sip:USER@DOMAIN, --user and --domain, or --line FILE\n"),
         GoldenCase(
             tool: "astra-register",
             arguments: ["--password-file", "pw", "--transport", "wss", "sip:alice@pbx.example.com"],
-            status: 70, stdout: .exact(""), stderr: notImplemented("astra-register", "register", .register)),
+            status: 64, stdout: .exact(""), stderr: "astra-register: cannot read 'pw': No such file or directory\n"),
         GoldenCase(
-            tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 70,
-            stdout: .exact(""), stderr: notImplemented("astra-register", "load mode", .registerLoad)),
+            tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 64,
+            stdout: .exact(""), stderr: "astra-register: cannot read 'lines.jsonl': No such file or directory\n"),
+        GoldenCase(
+            tool: "astra-register", arguments: ["--load", "-", "--concurrency", "0"], status: 64,
+            stdout: .exact(""), stderr: "astra-register: --concurrency must be at least 1\n"),
         GoldenCase(
             tool: "astra-register", arguments: ["--transport", "sctp"], status: 64, stdout: .exact(""),
             stderr: "astra-register: option --transport: expected one of udp, tcp, tls, ws, wss, got 'sctp'\n"),
