@@ -1,0 +1,160 @@
+import SIPCore
+import Testing
+@testable import SIPDialog
+
+/// UAS side of the INVITE usage (RFC 3261 §13.3, §9.2, §15): ringing, answering, 2xx
+/// retransmission until ACK, ACK timeout, CANCEL, rejection.
+@Suite struct InviteCalleeTests {
+    @Test func incomingInviteExposesOfferAndCaller() throws {
+        let h = Setup.callee()
+        #expect(h.usage.state == .incoming)
+        #expect(h.usage.role == .uas)
+        #expect(h.usage.remoteInitialOffer == Peer.sdpOffer)
+        #expect(h.usage.remoteIdentity.displayName == "Alice")
+        #expect(h.usage.callID == "incoming-call-1")
+        #expect(h.usage.dialog?.routeSet.map(\.uri.description) == [
+            "sip:127.0.0.1:5060;transport=tcp;r2=on;lr", "sip:127.0.0.1:8089;transport=ws;r2=on;lr",
+        ])
+    }
+
+    @Test func ringThenAnswerThenACK() throws {
+        var h = Setup.callee()
+        h.start()
+        #expect(h.responses.isEmpty)
+        h.apply(try h.usage.ring())
+        let ringing = try #require(h.responses.last)
+        #expect(ringing.statusCode == 180)
+        let tag = try #require(try ringing.headers.to()?.tag)
+        #expect(try ringing.headers.contacts().first?.address?.uri.description == "sip:1002@192.0.2.20:5062;transport=tcp")
+        #expect(ringing.headers.values(.recordRoute) == [Peer.kamailioRecordRoute])
+        #expect(ringing.headers.values(.via).count == 2)
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        let ok = try #require(h.responses.last)
+        #expect(ok.statusCode == 200)
+        #expect(try ok.headers.to()?.tag == tag)
+        #expect(ok.body == Peer.sdpAnswer.bytes)
+        #expect(ok.headers.contentType == "application/sdp")
+        #expect(h.usage.state == .waitingForACK)
+        #expect(h.usage.dialog?.state == .confirmed)
+        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: tag))
+        #expect(h.usage.state == .confirmed)
+        #expect(h.events == [.confirmed(nil)])
+        #expect(h.deadlines.isEmpty)
+    }
+
+    @Test func earlyMediaIs183WithBody() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.ring(earlyMedia: Peer.sdpAnswer))
+        #expect(h.responses.last?.statusCode == 183)
+        #expect(h.responses.last?.body == Peer.sdpAnswer.bytes)
+    }
+
+    /// §13.3.1.4: the 2xx goes out at T1, 2T1, 4T1 … capped at T2 until the ACK; after 64·T1
+    /// without ACK the session is ended with BYE.
+    @Test func twoXXIsRetransmittedUntilACKThenGivesUpWithBye() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        h.run(until: .seconds(32))
+        let times = h.responseTimes.map { $0 / .milliseconds(1) }
+        #expect(times == [0, 500, 1500, 3500, 7500, 11500, 15500, 19500, 23500, 27500, 31500])
+        let bye = try #require(h.requests(.bye).first)
+        #expect(h.ended == .ackTimeout)
+        #expect(bye.uri.description == "sip:1001@df7jal23ls0d.invalid;transport=ws")
+        #expect(bye.headers.values(.route) == ["<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
+                                               "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>"])
+        #expect(h.usage.state == .terminating)
+        h.receive(Peer.reply(to: bye, 200, tag: nil))
+        #expect(h.usage.isTerminated)
+    }
+
+    @Test func ackStopsRetransmissions() throws {
+        var h = Setup.callee { $0.timers = TransactionTimers(t1: .milliseconds(100), t2: .milliseconds(400)) }
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        h.run(until: .milliseconds(350))
+        #expect(h.responses.count == 3)
+        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag))
+        h.run(until: .seconds(60))
+        #expect(h.responses.count == 3)
+        #expect(h.requests.isEmpty)
+        // A retransmitted ACK changes nothing.
+        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag))
+        #expect(h.events == [.confirmed(nil)])
+    }
+
+    /// §9.2: CANCEL before the answer: 200 to the CANCEL, 487 to the INVITE.
+    @Test func cancelBeforeAnswer() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.ring())
+        var cancel = Peer.invite(body: nil)
+        cancel.method = .cancel
+        cancel.headers.set(.cseq, "20 CANCEL")
+        h.receive(cancel)
+        #expect(h.responses.map(\.statusCode) == [180, 200, 487])
+        #expect(try h.responses[1].headers.cseq()?.method == .cancel)
+        #expect(try h.responses[2].headers.cseq()?.method == .invite)
+        #expect(h.ended == .cancelled)
+        #expect(throws: InviteError(.invalidState)) { try h.usage.answer(Peer.sdpAnswer) }
+    }
+
+    @Test func cancelAfterAnswerOnlyGets200() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        var cancel = Peer.invite(body: nil)
+        cancel.method = .cancel
+        cancel.headers.set(.cseq, "20 CANCEL")
+        h.receive(cancel)
+        #expect(h.responses.map(\.statusCode) == [200, 200])
+        #expect(h.ended == nil)
+    }
+
+    @Test(arguments: [486, 603, 404])
+    func rejectSendsFinalFailure(status: Int) throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.reject(status: status))
+        #expect(h.responses.map(\.statusCode) == [status])
+        #expect(try h.responses[0].headers.to()?.tag != nil)
+        #expect(h.ended == .rejected(status: status))
+        #expect(h.usage.isTerminated)
+    }
+
+    @Test func rejectNeedsAFailureStatus() {
+        var h = Setup.callee()
+        #expect(throws: InviteError(.invalidStatus)) { try h.usage.reject(status: 200) }
+        #expect(throws: InviteError(.invalidState)) { try h.usage.reinvite(offer: Peer.holdOffer) }
+    }
+
+    @Test func hangUpOfUnansweredCallDeclines() {
+        var h = Setup.callee()
+        h.hangUp()
+        #expect(h.responses.map(\.statusCode) == [603])
+        #expect(h.ended == .localHangUp)
+    }
+
+    /// §15: the callee may not BYE before the ACK for its 2xx.
+    @Test func hangUpBeforeACKWaitsForIt() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        h.hangUp()
+        #expect(h.requests.isEmpty)
+        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag))
+        #expect(h.requests(.bye).count == 1)
+        #expect(h.ended == .localHangUp)
+    }
+
+    @Test func offerlessInviteGetsOurOfferAndTheAnswerComesInTheACK() throws {
+        var h = Setup.callee(Peer.invite(body: nil))
+        #expect(h.usage.remoteInitialOffer == nil)
+        h.apply(try h.usage.answer(Peer.sdpAnswer))
+        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag, body: Peer.sdpOffer))
+        #expect(h.events == [.confirmed(Peer.sdpOffer)])
+    }
+
+    @Test func inviteWithoutContactCannotCreateTheUsage() {
+        var text = String(decoding: Peer.invite(body: nil).serialized(), as: UTF8.self)
+        text = text.replacing("Contact: <sip:1001@df7jal23ls0d.invalid;transport=ws>\r\n", with: "")
+        let invite = try! SIPMessage(parsing: text).request!
+        #expect(throws: DialogError(.missingHeader)) {
+            try InviteUsage(incoming: invite, binding: Setup.tcp, ids: SeededIdentifierSource(seed: 1))
+        }
+    }
+}
