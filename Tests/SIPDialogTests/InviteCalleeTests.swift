@@ -149,6 +149,27 @@ import Testing
         #expect(h.events == [.confirmed(Peer.sdpOffer)])
     }
 
+    /// §15.1.2: a BYE on the early dialog also ends the pending INVITE with 487.
+    @Test func byeOnEarlyDialogAnswersInviteWith487() throws {
+        var h = Setup.callee()
+        h.apply(try h.usage.ring())
+        h.receive(Peer.inDialog(.bye, cseq: 21, localTag: h.usage.dialog!.id.localTag))
+        #expect(h.responses.map(\.statusCode) == [180, 200, 487])
+        #expect(h.ended == .remoteHangUp)
+    }
+
+    /// §8.2.2.3: an extension we lack in Require (RFC 3262 100rel) gets 420 with Unsupported.
+    @Test func requiredExtensionWeLackGets420() throws {
+        var h = Setup.callee(Peer.invite(extra: ["Require: 100rel, timer", "Session-Expires: 1800"]))
+        h.start()
+        #expect(h.responses.map(\.statusCode) == [420])
+        #expect(h.responses[0].headers[.unsupported] == "100rel")
+        #expect(h.ended == .rejected(status: 420))
+        var ok = Setup.callee(Peer.invite(extra: ["Require: timer", "Session-Expires: 1800"]))
+        ok.start()
+        #expect(ok.responses.isEmpty)
+    }
+
     @Test func inviteWithoutContactCannotCreateTheUsage() {
         var text = String(decoding: Peer.invite(body: nil).serialized(), as: UTF8.self)
         text = text.replacing("Contact: <sip:1001@df7jal23ls0d.invalid;transport=ws>\r\n", with: "")

@@ -156,6 +156,14 @@ import Testing
         #expect(h.usage.isTerminated)
     }
 
+    @Test func timeoutAfterEarlyHangUpReportsTheHangUp() throws {
+        var h = Setup.caller()
+        h.start()
+        h.hangUp()
+        h.apply(h.usage.transactionFailed(try h.requests[0].headers.cseq()!, .timeout))
+        #expect(h.ended == .cancelled)
+    }
+
     static let failures: [(Int, InviteEndReason)] = [
         (486, .busy(status: 486)), (600, .busy(status: 600)), (603, .declined),
         (404, .failed(status: 404, reason: "Not Found")), (408, .timeout),

@@ -192,6 +192,18 @@ import Testing
         #expect(h.events.last == .offerAnswered(Peer.sdpAnswer))
     }
 
+    /// A 2xx to a re-INVITE that crossed our BYE is still ACKed (§13.2.2.4).
+    @Test func reinvite2xxAfterByeIsStillAcked() throws {
+        var h = Setup.answeredCaller()
+        h.apply(try h.usage.reinvite(offer: Peer.holdOffer))
+        let hold = try #require(h.requests.last)
+        h.hangUp()
+        h.receive(Peer.reply(to: hold, 200, body: Peer.sdpAnswer))
+        #expect(h.acks.count == 2)
+        #expect(try h.acks[1].headers.cseq() == SIPCSeq(try hold.headers.cseq()!.sequence, .ack))
+        #expect(!h.events.contains(.offerAnswered(Peer.sdpAnswer)))
+    }
+
     /// §12.2.1.2: 481 to an in-dialog request ends the dialog; 408 ends it with BYE.
     @Test func reinvite481EndsAnd408Byes() throws {
         var h = Setup.answeredCaller()

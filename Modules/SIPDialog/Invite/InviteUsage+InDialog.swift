@@ -33,9 +33,12 @@ extension InviteUsage {
         }
     }
 
-    /// §15.1.2: 200 to the BYE, 487 to a pending re-INVITE/UPDATE, the session is over.
+    /// §15.1.2: 200 to the BYE, 487 to a pending INVITE, re-INVITE or UPDATE; the session is over.
     private mutating func byeReceived(_ request: SIPRequest) -> [Action] {
         var actions: [Action] = [.sendResponse(makeResponse(to: request, status: 200))]
+        if state == .incoming, let invite = incomingInvite {
+            actions.append(.sendResponse(makeResponse(to: invite, status: 487)))
+        }
         if let offer = incomingOffer { actions.append(.sendResponse(makeResponse(to: offer, status: 487))) }
         incomingOffer = nil
         pending2xx = nil
@@ -98,12 +101,12 @@ extension InviteUsage {
     /// §14.1: sends a re-INVITE with a new offer (hold: `a=sendonly`/`inactive`; resume:
     /// `a=sendrecv` — the SDP is the media layer's). Refused while another offer/answer
     /// exchange is pending in either direction.
-    public mutating func reinvite(offer: SessionBody?) throws(InviteError) -> [Action] {
+    public mutating func reinvite(offer: SessionBody) throws(InviteError) -> [Action] {
         guard state == .confirmed else { throw InviteError(.invalidState, "re-INVITE needs a confirmed dialog (\(state))") }
         guard outgoingOffer == nil, incomingOffer == nil, pending2xx == nil, glareOffer == nil else {
             throw InviteError(.requestPending, "an offer/answer exchange is in progress")
         }
-        if let offer { localBody = offer }
+        localBody = offer
         return sendOffer(OutgoingOffer(method: .invite, body: offer, isRefresh: false))
     }
 

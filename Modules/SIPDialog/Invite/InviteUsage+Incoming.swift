@@ -90,6 +90,7 @@ extension InviteUsage {
     /// §9.2: CANCEL for our unanswered INVITE: 200 to the CANCEL, 487 to the INVITE. After a
     /// final response the CANCEL has no effect but is still answered 200.
     mutating func cancelReceived(_ cancel: SIPRequest) -> [Action] {
+        guard role == .uas else { return [.sendResponse(makeResponse(to: cancel, status: 481))] }
         let ok = makeResponse(to: cancel, status: 200)
         guard state == .incoming, let invite = incomingInvite,
               (try? cancel.headers.cseq())??.sequence == inviteSequence else { return [.sendResponse(ok)] }

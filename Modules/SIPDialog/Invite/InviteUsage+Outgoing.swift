@@ -129,12 +129,14 @@ extension InviteUsage {
         return cancelAllTimers() + emitEnd(reason)
     }
 
-    /// A 2xx retransmission for an INVITE that is no longer current (an answered re-INVITE):
-    /// ACK it again (§13.2.2.4).
+    /// A 2xx for an INVITE that is no longer current: a retransmission for an answered
+    /// re-INVITE is ACKed again; a first 2xx for a re-INVITE we abandoned (BYE sent meanwhile) is
+    /// still ACKed, so the peer stops retransmitting (§13.2.2.4).
     mutating func strayInviteResponse(_ response: SIPResponse, sequence: UInt32) -> [Action] {
-        guard (200...299).contains(response.statusCode), let tag = Self.toTag(response),
-              let ack = acks[AckKey(remoteTag: tag, sequence: sequence)] else { return [] }
-        return [.sendACK(ack)]
+        guard (200...299).contains(response.statusCode), let tag = Self.toTag(response) else { return [] }
+        if let ack = acks[AckKey(remoteTag: tag, sequence: sequence)] { return [.sendACK(ack)] }
+        guard let current = dialog, current.matches(response) else { return [] }
+        return [.sendACK(makeACK(in: current, sequence: sequence))]
     }
 
     /// §9.1: cancel our unanswered INVITE: at once after a provisional, else as soon as one

@@ -57,9 +57,9 @@ extension InviteUsage {
         }
         let useUpdate: Bool
         switch settings.refreshMethod {
-        case .automatic: useUpdate = peerAllowsUpdate
+        case .automatic: useUpdate = peerAllowsUpdate || localBody == nil
         case .update: useUpdate = true
-        case .invite: useUpdate = false
+        case .invite: useUpdate = localBody == nil
         }
         return sendOffer(OutgoingOffer(method: useUpdate ? .update : .invite, body: useUpdate ? nil : localBody,
                                        isRefresh: true))

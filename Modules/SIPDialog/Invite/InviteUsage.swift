@@ -129,8 +129,8 @@ public struct InviteUsage: Sendable {
         var sequence: UInt32 = 0
     }
 
-    /// An outgoing call (UAC) to `target`, with `offer` in the INVITE (nil: offer in the 2xx,
-    /// answer in the ACK — not used by the product, but legal).
+    /// An outgoing call (UAC) to `target`, with the media layer's SDP `offer` in the INVITE
+    /// (§13.2.1; offerless INVITEs, whose answer would go in the ACK, are not supported).
     ///
     /// - Parameters:
     ///   - local: our address of record; a fresh From tag is added.
@@ -138,7 +138,7 @@ public struct InviteUsage: Sendable {
     ///   - routeSet: a pre-loaded route set (outbound proxy with `lr`, RFC 3261 §8.1.2).
     ///   - credentials: for 401/407 on the INVITE and in-dialog requests (§22.2).
     public init(calling target: SIPURI, from local: SIPNameAddress, to remote: SIPNameAddress? = nil,
-                offer: SessionBody?, binding: LocalBinding, routeSet: [SIPNameAddress] = [],
+                offer: SessionBody, binding: LocalBinding, routeSet: [SIPNameAddress] = [],
                 credentials: DigestCredentials? = nil, settings: InviteSettings = InviteSettings(),
                 ids: any IdentifierSource) {
         self.state = .idle
@@ -196,8 +196,9 @@ public struct InviteUsage: Sendable {
 
     // MARK: - Inputs
 
-    /// UAC: sends the INVITE and starts the no-answer timer (§13.2.1). UAS: checks the
-    /// session-timer request (RFC 4028 §9: 422 when below our Min-SE) and returns nothing else.
+    /// UAC: sends the INVITE and starts the no-answer timer (§13.2.1). UAS: checks the INVITE
+    /// (420 for a Require we lack, §8.2.2.3; 422 for a Session-Expires below our Min-SE,
+    /// RFC 4028 §9) and otherwise returns nothing: the call waits for ring/answer/reject.
     public mutating func start() -> [Action] {
         switch state {
         case .idle:
@@ -206,7 +207,16 @@ public struct InviteUsage: Sendable {
             if let limit = settings.noAnswerTimeout { actions.append(.startTimer(.noAnswer, limit)) }
             return actions
         case .incoming:
-            guard let invite = incomingInvite, let tooSmall = sessionIntervalTooSmall(invite) else { return [] }
+            guard let invite = incomingInvite else { return [] }
+            let unsupported = invite.headers.require.filter { !(settings.sessionTimers && $0.lowercased() == "timer") }
+            if !unsupported.isEmpty {
+                // §8.2.2.3: 420 Bad Extension naming what we do not support (e.g. 100rel).
+                state = .terminated
+                let response = makeResponse(to: invite, status: 420, reason: "Bad Extension",
+                                            extra: [(.unsupported, unsupported.joined(separator: ", "))])
+                return [.sendResponse(response)] + emitEnd(.rejected(status: 420))
+            }
+            guard let tooSmall = sessionIntervalTooSmall(invite) else { return [] }
             state = .terminated
             return [.sendResponse(tooSmall)] + emitEnd(.rejected(status: 422))
         case .calling, .proceeding, .cancelling, .waitingForACK, .confirmed, .terminating, .terminated:
@@ -256,7 +266,7 @@ public struct InviteUsage: Sendable {
         switch (cseq.method, state) {
         case (.invite, .calling), (.invite, .proceeding), (.invite, .cancelling):
             guard cseq.sequence == inviteSequence else { return [] }
-            let outcome = state == .cancelling ? cancelOutcome : reason
+            let outcome = state == .cancelling || hangUpBeforeProvisional != nil ? cancelOutcome : reason
             state = .terminated
             earlyDialogs = [:]
             return cancelAllTimers() + emitEnd(outcome)
