@@ -107,27 +107,27 @@ import Testing
         + "a=sendrecv\r\n"
 
     @Test func callerMessages() throws {
-        var ringing = Setup.caller()
+        var ringing = InviteSetup.caller()
         ringing.start()
         let invite = ringing.requests[0]
-        ringing.receive(Peer.reply(to: invite, 180, recordRoute: Peer.kamailioRecordRoute))
+        ringing.receive(InvitePeer.reply(to: invite, 180, recordRoute: InvitePeer.kamailioRecordRoute))
         ringing.hangUp()
         #expect(text(invite.serialized()) == Self.invite)
         #expect(text(ringing.requests(.cancel)[0].serialized()) == Self.cancel)
 
-        var answered = Setup.caller()
+        var answered = InviteSetup.caller()
         answered.start()
-        answered.receive(Peer.reply(to: answered.requests[0], 200, body: Peer.sdpAnswer,
-                                    recordRoute: Peer.kamailioRecordRoute))
+        answered.receive(InvitePeer.reply(to: answered.requests[0], 200, body: InvitePeer.sdpAnswer,
+                                    recordRoute: InvitePeer.kamailioRecordRoute))
         answered.hangUp()
         #expect(text(answered.acks[0].serialized()) == Self.ack)
         #expect(text(answered.requests(.bye)[0].serialized()) == Self.bye)
     }
 
     @Test func calleeMessages() throws {
-        var callee = Setup.callee()
+        var callee = InviteSetup.callee()
         callee.apply(try callee.usage.ring())
-        callee.apply(try callee.usage.answer(Peer.sdpAnswer))
+        callee.apply(try callee.usage.answer(InvitePeer.sdpAnswer))
         #expect(text(callee.responses[0].serialized()) == Self.ringing)
         #expect(text(callee.responses[1].serialized()) == Self.ok)
     }

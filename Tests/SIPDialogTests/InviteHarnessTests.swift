@@ -20,7 +20,10 @@ struct InviteHarness {
         for action in actions {
             switch action {
             case .sendRequest(let r): requests.append(r)
-            case .sendResponse(let r):
+            case .sendResponse(let r, let request):
+                #expect(r.headers.callID == request.headers.callID)
+                #expect(try! r.headers.cseq() == request.headers.cseq())
+                #expect(try! r.headers.topVia() == request.headers.topVia())
                 responses.append(r)
                 responseTimes.append(now)
             case .sendACK(let r): acks.append(r)
@@ -58,7 +61,7 @@ struct InviteHarness {
 }
 
 /// The far end: builds what a peer (or a proxy) would send, as parsed wire messages.
-enum Peer {
+enum InvitePeer {
     static let sdpOffer = SessionBody(text: "v=0\r\no=alice 1 1 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n")
     static let sdpAnswer = SessionBody(text: "v=0\r\no=bob 2 2 IN IP4 192.0.2.20\r\ns=-\r\nc=IN IP4 192.0.2.20\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\na=sendrecv\r\n")
     static let holdOffer = SessionBody(text: "v=0\r\no=alice 1 2 IN IP4 192.0.2.10\r\ns=-\r\nc=IN IP4 192.0.2.10\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendonly\r\n")
@@ -128,7 +131,7 @@ enum Peer {
     }
 }
 
-enum Setup {
+enum InviteSetup {
     static let wss = LocalBinding(transport: .wss, host: "df7jal23ls0d.invalid", port: nil)
     static let tcp = LocalBinding(transport: .tcp, host: "192.0.2.20", port: 5062)
     static let alice = SIPNameAddress(displayName: "Alice", uri: try! SIPURI(parsing: "sip:1001@astra.test"))
@@ -138,12 +141,12 @@ enum Setup {
                        configure: (inout InviteSettings) -> Void = { _ in }) -> InviteHarness {
         var settings = InviteSettings()
         configure(&settings)
-        return InviteHarness(InviteUsage(calling: bob, from: alice, offer: Peer.sdpOffer, binding: wss,
+        return InviteHarness(InviteUsage(calling: bob, from: alice, offer: InvitePeer.sdpOffer, binding: wss,
                                          credentials: credentials, settings: settings,
                                          ids: SeededIdentifierSource(seed: seed)))
     }
 
-    static func callee(_ invite: SIPRequest = Peer.invite(), seed: UInt64 = 43,
+    static func callee(_ invite: SIPRequest = InvitePeer.invite(), seed: UInt64 = 43,
                        configure: (inout InviteSettings) -> Void = { _ in }) -> InviteHarness {
         var settings = InviteSettings()
         configure(&settings)
@@ -160,17 +163,17 @@ enum Setup {
         let invite = h.requests[0]
         var headers = extra
         if let allow { headers.append((.allow, allow)) }
-        h.receive(Peer.reply(to: invite, 200, body: Peer.sdpAnswer, extra: headers))
+        h.receive(InvitePeer.reply(to: invite, 200, body: InvitePeer.sdpAnswer, extra: headers))
         return h
     }
 
     /// A callee that answered and got its ACK.
-    static func confirmedCallee(_ invite: SIPRequest = Peer.invite(),
+    static func confirmedCallee(_ invite: SIPRequest = InvitePeer.invite(),
                                 configure: (inout InviteSettings) -> Void = { _ in }) -> InviteHarness {
         var h = callee(invite, configure: configure)
         h.start()
-        h.apply(try! h.usage.answer(Peer.sdpAnswer))
-        h.receive(Peer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag))
+        h.apply(try! h.usage.answer(InvitePeer.sdpAnswer))
+        h.receive(InvitePeer.inDialog(.ack, cseq: 20, localTag: h.usage.dialog!.id.localTag))
         return h
     }
 }

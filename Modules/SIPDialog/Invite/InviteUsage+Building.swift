@@ -96,6 +96,12 @@ extension InviteUsage {
         return ack
     }
 
+    /// ``Action/sendResponse(_:answering:)`` with ``makeResponse(to:status:reason:body:extra:)``.
+    func reply(to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,
+               extra: [(SIPHeaderName, String)] = []) -> Action {
+        .sendResponse(makeResponse(to: request, status: status, reason: reason, body: body, extra: extra), answering: request)
+    }
+
     /// A response to `request` (§8.2.6): our To tag, and for 101–299 to a dialog-creating or
     /// target-refresh request our Contact (§12.1.1); Record-Route is copied by SIPCore.
     func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,

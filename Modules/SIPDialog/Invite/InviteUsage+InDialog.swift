@@ -6,12 +6,12 @@ extension InviteUsage {
     /// §12.2.2: a request with our dialog's tags: CSeq check (500), then by method.
     mutating func inDialogRequest(_ request: SIPRequest) -> [Action] {
         guard state != .terminated, var current = dialog, current.matches(request) else {
-            return [.sendResponse(Dialog.noDialogResponse(to: request))]
+            return [.sendResponse(Dialog.noDialogResponse(to: request), answering: request)]
         }
         do {
             try current.acceptRemoteSequence(of: request)
         } catch {
-            return [.sendResponse(Dialog.outOfOrderResponse(to: request))]
+            return [.sendResponse(Dialog.outOfOrderResponse(to: request), answering: request)]
         }
         dialog = current
         switch request.method {
@@ -22,24 +22,24 @@ extension InviteUsage {
         case .update:
             return offerReceived(request)
         case .info:
-            return [.sendResponse(makeResponse(to: request, status: 200)),
+            return [reply(to: request, status: 200),
                     .event(.info(SessionBody(body: request.bodyBytes, headers: request.headers)))]
         case .options:
             var extra: [(SIPHeaderName, String)] = [(.allow, settings.allow), (.accept, "application/sdp")]
             if let supported = supportedValue { extra.append((.supported, supported)) }
-            return [.sendResponse(makeResponse(to: request, status: 200, extra: extra))]
+            return [reply(to: request, status: 200, extra: extra)]
         default:
-            return [.sendResponse(makeResponse(to: request, status: 405, extra: [(.allow, settings.allow)]))]
+            return [reply(to: request, status: 405, extra: [(.allow, settings.allow)])]
         }
     }
 
     /// §15.1.2: 200 to the BYE, 487 to a pending INVITE, re-INVITE or UPDATE; the session is over.
     private mutating func byeReceived(_ request: SIPRequest) -> [Action] {
-        var actions: [Action] = [.sendResponse(makeResponse(to: request, status: 200))]
+        var actions: [Action] = [reply(to: request, status: 200)]
         if state == .incoming, let invite = incomingInvite {
-            actions.append(.sendResponse(makeResponse(to: invite, status: 487)))
+            actions.append(reply(to: invite, status: 487))
         }
-        if let offer = incomingOffer { actions.append(.sendResponse(makeResponse(to: offer, status: 487))) }
+        if let offer = incomingOffer { actions.append(reply(to: offer, status: 487)) }
         incomingOffer = nil
         pending2xx = nil
         outgoingOffer = nil
@@ -54,20 +54,20 @@ extension InviteUsage {
     /// to the media layer (``InviteEvent/remoteOffer(_:)``).
     private mutating func offerReceived(_ request: SIPRequest) -> [Action] {
         guard state == .confirmed || state == .waitingForACK else {
-            return [.sendResponse(makeResponse(to: request, status: 491))]
+            return [reply(to: request, status: 491)]
         }
-        if outgoingOffer != nil { return [.sendResponse(makeResponse(to: request, status: 491))] }
+        if outgoingOffer != nil { return [reply(to: request, status: 491)] }
         let body = SessionBody(body: request.bodyBytes, headers: request.headers)
         let refreshOnly = request.method == .update && body == nil
         if !refreshOnly, incomingOffer != nil || pending2xx != nil {
             let seconds = ids.nextUInt64() % 11
-            return [.sendResponse(makeResponse(to: request, status: 500, extra: [(.retryAfter, String(seconds))]))]
+            return [reply(to: request, status: 500, extra: [(.retryAfter, String(seconds))])]
         }
-        if let tooSmall = sessionIntervalTooSmall(request) { return [.sendResponse(tooSmall)] }
+        if let tooSmall = sessionIntervalTooSmall(request) { return [.sendResponse(tooSmall, answering: request)] }
         try? dialog?.refreshRemoteTarget(from: request.headers)
         if refreshOnly {
             let timer = sessionTimerAnswer(for: request)
-            return [.sendResponse(makeResponse(to: request, status: 200, extra: timer.headers))] + timer.actions
+            return [reply(to: request, status: 200, extra: timer.headers)] + timer.actions
         }
         incomingOffer = request
         return [.event(.remoteOffer(body))]
@@ -83,8 +83,8 @@ extension InviteUsage {
         if let body { localBody = body }
         let timer = sessionTimerAnswer(for: request)
         let response = makeResponse(to: request, status: 200, body: body, extra: timer.headers)
-        if request.method == .invite { return start2xx(response, sequence: cseq.sequence) + timer.actions }
-        return [.sendResponse(response)] + timer.actions
+        if request.method == .invite { return start2xx(response, to: request, sequence: cseq.sequence) + timer.actions }
+        return [.sendResponse(response, answering: request)] + timer.actions
     }
 
     /// §14.2: refuses the pending re-INVITE/UPDATE (default 488 Not Acceptable Here); the
@@ -95,7 +95,7 @@ extension InviteUsage {
             throw InviteError(.invalidState, "no re-INVITE or UPDATE is waiting for an answer")
         }
         incomingOffer = nil
-        return [.sendResponse(makeResponse(to: request, status: status))]
+        return [reply(to: request, status: status)]
     }
 
     /// §14.1: sends a re-INVITE with a new offer (hold: `a=sendonly`/`inactive`; resume:
@@ -207,7 +207,7 @@ extension InviteUsage {
     mutating func sendBye(reason: InviteEndReason) -> [Action] {
         guard dialog != nil, state != .terminating, state != .terminated else { return emitEnd(reason) }
         var actions = cancelAllTimers()
-        if let offer = incomingOffer { actions.append(.sendResponse(makeResponse(to: offer, status: 487))) }
+        if let offer = incomingOffer { actions.append(reply(to: offer, status: 487)) }
         incomingOffer = nil
         pending2xx = nil
         outgoingOffer = nil

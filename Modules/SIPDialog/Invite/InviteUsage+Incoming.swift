@@ -9,7 +9,7 @@ extension InviteUsage {
             throw InviteError(.invalidState, "ring needs an unanswered incoming call (\(state))")
         }
         if let earlyMedia { localBody = earlyMedia }
-        return [.sendResponse(makeResponse(to: invite, status: earlyMedia == nil ? 180 : 183, body: earlyMedia))]
+        return [reply(to: invite, status: earlyMedia == nil ? 180 : 183, body: earlyMedia)]
     }
 
     /// §13.3.1.4: 200 OK with our answer (or our offer, when the INVITE had none); the dialog is
@@ -24,7 +24,7 @@ extension InviteUsage {
         let response = makeResponse(to: invite, status: 200, body: body, extra: timer.headers)
         dialog?.confirm()
         state = .waitingForACK
-        return start2xx(response, sequence: inviteSequence) + timer.actions
+        return start2xx(response, to: invite, sequence: inviteSequence) + timer.actions
     }
 
     /// §13.3.1.3: a final failure (300–699) to the incoming INVITE.
@@ -38,16 +38,16 @@ extension InviteUsage {
             throw InviteError(.invalidState, "reject needs an unanswered incoming call (\(state))")
         }
         state = .terminated
-        return [.sendResponse(makeResponse(to: invite, status: status, reason: reason))] + cancelAllTimers()
+        return [reply(to: invite, status: status, reason: reason)] + cancelAllTimers()
             + emitEnd(end)
     }
 
     /// §13.3.1.4: send a 2xx to an INVITE and retransmit it (T1, doubling to T2) until its ACK;
     /// give up after 64·T1.
-    mutating func start2xx(_ response: SIPResponse, sequence: UInt32) -> [Action] {
+    mutating func start2xx(_ response: SIPResponse, to request: SIPRequest, sequence: UInt32) -> [Action] {
         let t1 = settings.timers.t1
-        pending2xx = Pending2xx(response: response, sequence: sequence, interval: t1)
-        return [.sendResponse(response), .startTimer(.retransmit2xx, t1),
+        pending2xx = Pending2xx(response: response, request: request, sequence: sequence, interval: t1)
+        return [.sendResponse(response, answering: request), .startTimer(.retransmit2xx, t1),
                 .startTimer(.ackTimeout, settings.timers.transactionTimeout)]
     }
 
@@ -55,7 +55,7 @@ extension InviteUsage {
         guard var pending = pending2xx else { return [] }
         pending.interval = settings.timers.backedOff(pending.interval)
         pending2xx = pending
-        return [.sendResponse(pending.response), .startTimer(.retransmit2xx, pending.interval)]
+        return [.sendResponse(pending.response, answering: pending.request), .startTimer(.retransmit2xx, pending.interval)]
     }
 
     /// §13.3.1.4: no ACK within 64·T1: the session is ended with BYE.
@@ -88,14 +88,20 @@ extension InviteUsage {
     }
 
     /// §9.2: CANCEL for our unanswered INVITE: 200 to the CANCEL, 487 to the INVITE. After a
-    /// final response the CANCEL has no effect but is still answered 200.
+    /// final response the CANCEL has no effect but is still answered 200. (A transaction layer
+    /// that answers CANCEL itself calls ``inviteCancelled()`` instead.)
     mutating func cancelReceived(_ cancel: SIPRequest) -> [Action] {
-        guard role == .uas else { return [.sendResponse(makeResponse(to: cancel, status: 481))] }
-        let ok = makeResponse(to: cancel, status: 200)
-        guard state == .incoming, let invite = incomingInvite,
-              (try? cancel.headers.cseq())??.sequence == inviteSequence else { return [.sendResponse(ok)] }
+        guard role == .uas else { return [reply(to: cancel, status: 481)] }
+        guard (try? cancel.headers.cseq())??.sequence == inviteSequence else { return [reply(to: cancel, status: 200)] }
+        return [reply(to: cancel, status: 200)] + inviteCancelled()
+    }
+
+    /// §9.2: the transaction layer matched a CANCEL to our pending INVITE and answered it 200
+    /// (SIPEndpoint's `cancelled` event): the INVITE gets 487 and the call ends, unless a final
+    /// response was already sent (then the CANCEL has no effect).
+    public mutating func inviteCancelled() -> [Action] {
+        guard state == .incoming, let invite = incomingInvite else { return [] }
         state = .terminated
-        return [.sendResponse(ok), .sendResponse(makeResponse(to: invite, status: 487))] + cancelAllTimers()
-            + emitEnd(.cancelled)
+        return [reply(to: invite, status: 487)] + cancelAllTimers() + emitEnd(.cancelled)
     }
 }

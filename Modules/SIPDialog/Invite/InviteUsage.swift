@@ -5,7 +5,7 @@ import SIPCore
 /// builds every request, response and ACK, and returns actions for its shell (the CallSession
 /// actor) to execute: one client transaction per ``Action/sendRequest(_:)`` (INVITE or
 /// non-INVITE by method), a response through the matching server transaction per
-/// ``Action/sendResponse(_:)``, an ACK for a 2xx straight to the transport per
+/// ``Action/sendResponse(_:answering:)``, an ACK for a 2xx straight to the transport per
 /// ``Action/sendACK(_:)``. The shell feeds back every response its client transactions deliver
 /// (2xx retransmissions included), every request that matches the call's Call-ID (ACK for a 2xx,
 /// CANCEL, BYE, re-INVITE, UPDATE, INFO, OPTIONS), transaction failures and timers.
@@ -58,9 +58,10 @@ public struct InviteUsage: Sendable {
         /// Start a client transaction for this request (INVITE client transaction for INVITE,
         /// non-INVITE otherwise; CANCEL and BYE included). Reliability is the shell's concern.
         case sendRequest(SIPRequest)
-        /// Send this response through the server transaction of the request it answers
-        /// (Via branch + CSeq method); 2xx retransmissions to an INVITE go the same way (RFC 6026).
-        case sendResponse(SIPResponse)
+        /// Send this response through the server transaction of `answering` (the request as it
+        /// was passed in; its key is `TransactionKey.server(request:)`); 2xx retransmissions to
+        /// an INVITE go the same way (RFC 6026 §8.7).
+        case sendResponse(SIPResponse, answering: SIPRequest)
         /// Send this ACK for a 2xx straight to the transport (§13.2.2.4: no transaction).
         case sendACK(SIPRequest)
         case startTimer(Timer, Duration)
@@ -117,6 +118,7 @@ public struct InviteUsage: Sendable {
     /// Our 2xx to an INVITE (initial or re-INVITE), retransmitted until its ACK (§13.3.1.4).
     struct Pending2xx: Sendable {
         var response: SIPResponse
+        var request: SIPRequest
         var sequence: UInt32
         var interval: Duration
     }
@@ -214,11 +216,11 @@ public struct InviteUsage: Sendable {
                 state = .terminated
                 let response = makeResponse(to: invite, status: 420, reason: "Bad Extension",
                                             extra: [(.unsupported, unsupported.joined(separator: ", "))])
-                return [.sendResponse(response)] + emitEnd(.rejected(status: 420))
+                return [.sendResponse(response, answering: invite)] + emitEnd(.rejected(status: 420))
             }
             guard let tooSmall = sessionIntervalTooSmall(invite) else { return [] }
             state = .terminated
-            return [.sendResponse(tooSmall)] + emitEnd(.rejected(status: 422))
+            return [.sendResponse(tooSmall, answering: invite)] + emitEnd(.rejected(status: 422))
         case .calling, .proceeding, .cancelling, .waitingForACK, .confirmed, .terminating, .terminated:
             return []
         }
