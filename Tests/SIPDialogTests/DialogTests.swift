@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// RFC 3261 §12: dialog creation, route sets, routing, target refresh, CSeq rules, matching.
@@ -7,9 +8,12 @@ import Testing
     static let kamailioRecordRoute =
         "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>, <sip:127.0.0.1:8089;transport=ws;r2=on;lr>"
 
-    static func invite(uri: String = "sip:1002@astra.test", recordRoute: String? = nil,
-                       contact: String? = "<sip:1001@df7jal23ls0d.invalid;transport=ws>") -> SIPRequest {
-        var text = "INVITE \(uri) SIP/2.0\r\n"
+    static func invite(
+        uri: String = "sip:1002@astra.test", recordRoute: String? = nil,
+        contact: String? = "<sip:1001@df7jal23ls0d.invalid;transport=ws>"
+    ) -> SIPRequest {
+        var text =
+            "INVITE \(uri) SIP/2.0\r\n"
             + "Via: SIP/2.0/WSS df7jal23ls0d.invalid;branch=z9hG4bKaaaa;rport\r\n"
             + "Max-Forwards: 70\r\n"
             + "From: \"Alice\" <sip:1001@astra.test>;tag=alicetag\r\n"
@@ -22,8 +26,10 @@ import Testing
         return try! SIPMessage(parsing: text).request!
     }
 
-    static func response(_ request: SIPRequest, _ status: Int, tag: String? = "bobtag",
-                         contact: String? = "<sip:1002@192.0.2.20:5060>", recordRoute: String? = nil) -> SIPResponse {
+    static func response(
+        _ request: SIPRequest, _ status: Int, tag: String? = "bobtag",
+        contact: String? = "<sip:1002@192.0.2.20:5060>", recordRoute: String? = nil
+    ) -> SIPResponse {
         var extra = SIPHeaders()
         if let contact { extra.add(.contact, contact) }
         var response = SIPResponse(to: request, statusCode: status, toTag: tag, headers: extra)
@@ -60,7 +66,9 @@ import Testing
 
     @Test func responseWithoutToTagCannotCreateDialog() {
         let invite = Self.invite()
-        #expect(throws: DialogError(.missingTag)) { try Dialog(uac: invite, response: Self.response(invite, 180, tag: nil)) }
+        #expect(throws: DialogError(.missingTag)) {
+            try Dialog(uac: invite, response: Self.response(invite, 180, tag: nil))
+        }
     }
 
     @Test func twoXXWithoutContactIsRefused() {
@@ -74,20 +82,23 @@ import Testing
     @Test func kamailioDoubleRecordRouteRouteSets() throws {
         let invite = Self.invite(recordRoute: Self.kamailioRecordRoute)
         let uac = try Dialog(uac: invite, response: Self.response(invite, 200, recordRoute: Self.kamailioRecordRoute))
-        #expect(uac.routeSet.map(\.uri.description) == [
-            "sip:127.0.0.1:8089;transport=ws;r2=on;lr", "sip:127.0.0.1:5060;transport=tcp;r2=on;lr",
-        ])
+        #expect(
+            uac.routeSet.map(\.uri.description) == [
+                "sip:127.0.0.1:8089;transport=ws;r2=on;lr", "sip:127.0.0.1:5060;transport=tcp;r2=on;lr",
+            ])
         let uas = try Dialog(uas: invite, localTag: "bobtag")
-        #expect(uas.routeSet.map(\.uri.description) == [
-            "sip:127.0.0.1:5060;transport=tcp;r2=on;lr", "sip:127.0.0.1:8089;transport=ws;r2=on;lr",
-        ])
+        #expect(
+            uas.routeSet.map(\.uri.description) == [
+                "sip:127.0.0.1:5060;transport=tcp;r2=on;lr", "sip:127.0.0.1:8089;transport=ws;r2=on;lr",
+            ])
         // Loose routing: the remote target stays the Request-URI, the route set becomes Route.
         var dialog = uac
         let bye = dialog.makeRequest(.bye, via: via, contact: nil, ids: ids)
         #expect(bye.uri.description == "sip:1002@192.0.2.20:5060")
-        #expect(bye.headers.values(.route) == [
-            "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>", "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
-        ])
+        #expect(
+            bye.headers.values(.route) == [
+                "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>", "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
+            ])
     }
 
     struct RoutingCase: Sendable, CustomStringConvertible {
@@ -100,13 +111,16 @@ import Testing
 
     static let routingCases: [RoutingCase] = [
         RoutingCase(name: "no route set", recordRoute: nil, requestURI: "sip:1002@192.0.2.20:5060", routes: []),
-        RoutingCase(name: "loose", recordRoute: "<sip:p2.test;lr>, <sip:p1.test;lr>",
-                    requestURI: "sip:1002@192.0.2.20:5060", routes: ["<sip:p1.test;lr>", "<sip:p2.test;lr>"]),
-        RoutingCase(name: "strict first hop", recordRoute: "<sip:p2.test;lr>, <sip:p1.test;maddr=10.0.0.1>",
-                    requestURI: "sip:p1.test;maddr=10.0.0.1",
-                    routes: ["<sip:p2.test;lr>", "<sip:1002@192.0.2.20:5060>"]),
-        RoutingCase(name: "strict only", recordRoute: "<sip:p1.test?x=y>",
-                    requestURI: "sip:p1.test", routes: ["<sip:1002@192.0.2.20:5060>"]),
+        RoutingCase(
+            name: "loose", recordRoute: "<sip:p2.test;lr>, <sip:p1.test;lr>",
+            requestURI: "sip:1002@192.0.2.20:5060", routes: ["<sip:p1.test;lr>", "<sip:p2.test;lr>"]),
+        RoutingCase(
+            name: "strict first hop", recordRoute: "<sip:p2.test;lr>, <sip:p1.test;maddr=10.0.0.1>",
+            requestURI: "sip:p1.test;maddr=10.0.0.1",
+            routes: ["<sip:p2.test;lr>", "<sip:1002@192.0.2.20:5060>"]),
+        RoutingCase(
+            name: "strict only", recordRoute: "<sip:p1.test?x=y>",
+            requestURI: "sip:p1.test", routes: ["<sip:1002@192.0.2.20:5060>"]),
     ]
 
     /// §12.2.1.1: loose vs strict routing, table-driven (UAC route sets are reversed).
@@ -114,8 +128,9 @@ import Testing
     func routing(_ c: RoutingCase) throws {
         let invite = Self.invite()
         var dialog = try Dialog(uac: invite, response: Self.response(invite, 200, recordRoute: c.recordRoute))
-        let info = dialog.makeRequest(.info, via: via, contact: nil, body: Array("x".utf8),
-                                      contentType: "application/dtmf-relay", ids: ids)
+        let info = dialog.makeRequest(
+            .info, via: via, contact: nil, body: Array("x".utf8),
+            contentType: "application/dtmf-relay", ids: ids)
         #expect(info.uri.description == c.requestURI)
         #expect(info.headers.values(.route) == c.routes)
         #expect(info.headers.contentType == "application/dtmf-relay")
@@ -141,16 +156,16 @@ import Testing
         let invite = Self.invite(recordRoute: "<sip:proxy.test;lr>")
         var dialog = try Dialog(uac: invite, response: Self.response(invite, 200, recordRoute: "<sip:proxy.test;lr>"))
         let bye = dialog.makeRequest(.bye, via: via, contact: nil, ids: ids)
-        #expect(String(decoding: bye.serialized(), as: UTF8.self) ==
-            "BYE sip:1002@192.0.2.20:5060 SIP/2.0\r\n"
-            + "Via: SIP/2.0/WSS df7jal23ls0d.invalid;branch=z9hG4bKnew\r\n"
-            + "Max-Forwards: 70\r\n"
-            + "Route: <sip:proxy.test;lr>\r\n"
-            + "From: \"Alice\" <sip:1001@astra.test>;tag=alicetag\r\n"
-            + "To: <sip:1002@astra.test>;tag=bobtag\r\n"
-            + "Call-ID: call-1@astra.test\r\n"
-            + "CSeq: 11 BYE\r\n"
-            + "Content-Length: 0\r\n\r\n")
+        #expect(
+            String(decoding: bye.serialized(), as: UTF8.self) == "BYE sip:1002@192.0.2.20:5060 SIP/2.0\r\n"
+                + "Via: SIP/2.0/WSS df7jal23ls0d.invalid;branch=z9hG4bKnew\r\n"
+                + "Max-Forwards: 70\r\n"
+                + "Route: <sip:proxy.test;lr>\r\n"
+                + "From: \"Alice\" <sip:1001@astra.test>;tag=alicetag\r\n"
+                + "To: <sip:1002@astra.test>;tag=bobtag\r\n"
+                + "Call-ID: call-1@astra.test\r\n"
+                + "CSeq: 11 BYE\r\n"
+                + "Content-Length: 0\r\n\r\n")
     }
 
     @Test func uasDialogTakesRemoteCSeqAndStartsLocalFromIDs() throws {
@@ -175,9 +190,12 @@ import Testing
         #expect(throws: DialogError(.missingHeader)) { try Dialog(uas: Self.invite(contact: nil), localTag: "t") }
     }
 
-    static func inDialog(_ method: SIPMethod, cseq: UInt32, contact: String? = nil,
-                         toTag: String = "bobtag", fromTag: String = "alicetag") -> SIPRequest {
-        var text = "\(method) sip:1002@192.0.2.20:5060 SIP/2.0\r\n"
+    static func inDialog(
+        _ method: SIPMethod, cseq: UInt32, contact: String? = nil,
+        toTag: String = "bobtag", fromTag: String = "alicetag"
+    ) -> SIPRequest {
+        var text =
+            "\(method) sip:1002@192.0.2.20:5060 SIP/2.0\r\n"
             + "Via: SIP/2.0/UDP 192.0.2.10;branch=z9hG4bK\(method)\(cseq)\r\n"
             + "From: <sip:1001@astra.test>;tag=\(fromTag)\r\n"
             + "To: <sip:1002@astra.test>;tag=\(toTag)\r\n"
@@ -194,7 +212,9 @@ import Testing
         try dialog.acceptRemoteSequence(of: Self.inDialog(.info, cseq: 11))
         #expect(dialog.remoteSequence == 11)
         try dialog.acceptRemoteSequence(of: Self.inDialog(.ack, cseq: 10))
-        #expect(throws: DialogError(.cseqOutOfOrder)) { try dialog.acceptRemoteSequence(of: Self.inDialog(.bye, cseq: 9)) }
+        #expect(throws: DialogError(.cseqOutOfOrder)) {
+            try dialog.acceptRemoteSequence(of: Self.inDialog(.bye, cseq: 9))
+        }
         #expect(dialog.remoteSequence == 11)
         #expect(Dialog.outOfOrderResponse(to: Self.inDialog(.bye, cseq: 9)).statusCode == 500)
 

@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// UAS side of the INVITE usage (RFC 3261 §13.3, §9.2, §15): ringing, answering, 2xx
@@ -12,9 +13,10 @@ import Testing
         #expect(h.usage.remoteInitialOffer == InvitePeer.sdpOffer)
         #expect(h.usage.remoteIdentity.displayName == "Alice")
         #expect(h.usage.callID == "incoming-call-1")
-        #expect(h.usage.dialog?.routeSet.map(\.uri.description) == [
-            "sip:127.0.0.1:5060;transport=tcp;r2=on;lr", "sip:127.0.0.1:8089;transport=ws;r2=on;lr",
-        ])
+        #expect(
+            h.usage.dialog?.routeSet.map(\.uri.description) == [
+                "sip:127.0.0.1:5060;transport=tcp;r2=on;lr", "sip:127.0.0.1:8089;transport=ws;r2=on;lr",
+            ])
     }
 
     @Test func ringThenAnswerThenACK() throws {
@@ -25,7 +27,8 @@ import Testing
         let ringing = try #require(h.responses.last)
         #expect(ringing.statusCode == 180)
         let tag = try #require(try ringing.headers.to()?.tag)
-        #expect(try ringing.headers.contacts().first?.address?.uri.description == "sip:1002@192.0.2.20:5062;transport=tcp")
+        #expect(
+            try ringing.headers.contacts().first?.address?.uri.description == "sip:1002@192.0.2.20:5062;transport=tcp")
         #expect(ringing.headers.values(.recordRoute) == [InvitePeer.kamailioRecordRoute])
         #expect(ringing.headers.values(.via).count == 2)
         h.apply(try h.usage.answer(InvitePeer.sdpAnswer))
@@ -60,8 +63,11 @@ import Testing
         let bye = try #require(h.requests(.bye).first)
         #expect(h.ended == .ackTimeout)
         #expect(bye.uri.description == "sip:1001@df7jal23ls0d.invalid;transport=ws")
-        #expect(bye.headers.values(.route) == ["<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
-                                               "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>"])
+        #expect(
+            bye.headers.values(.route) == [
+                "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
+                "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>",
+            ])
         #expect(h.usage.state == .terminating)
         h.receive(InvitePeer.reply(to: bye, 200, tag: nil))
         #expect(h.usage.isTerminated)

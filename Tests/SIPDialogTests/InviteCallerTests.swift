@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// UAC side of the INVITE usage (RFC 3261 §13.2, §9.1, §22): provisional handling, early media,
@@ -18,7 +19,9 @@ import Testing
         #expect(try invite.headers.topVia()?.hasMagicCookie == true)
         #expect(try invite.headers.from()?.tag != nil)
         #expect(try invite.headers.to()?.tag == nil)
-        #expect(try invite.headers.contacts().first?.address?.uri.description == "sip:1001@df7jal23ls0d.invalid;transport=wss")
+        #expect(
+            try invite.headers.contacts().first?.address?.uri.description
+                == "sip:1001@df7jal23ls0d.invalid;transport=wss")
         #expect(invite.headers.supported == ["timer"])
         #expect(invite.headers.contentType == "application/sdp")
         #expect(invite.body == InvitePeer.sdpOffer.bytes)
@@ -43,16 +46,18 @@ import Testing
         var h = InviteSetup.caller()
         h.start()
         let invite = h.requests[0]
-        let ok = InvitePeer.reply(to: invite, 200, body: InvitePeer.sdpAnswer, recordRoute: InvitePeer.kamailioRecordRoute)
+        let ok = InvitePeer.reply(
+            to: invite, 200, body: InvitePeer.sdpAnswer, recordRoute: InvitePeer.kamailioRecordRoute)
         h.receive(ok)
         #expect(h.events == [.answered(InvitePeer.sdpAnswer)])
         #expect(h.usage.state == .confirmed)
         let ack = try #require(h.acks.first)
         #expect(try ack.headers.cseq() == SIPCSeq(try invite.headers.cseq()!.sequence, .ack))
         #expect(ack.uri.description == "sip:1002@192.0.2.20:5062;transport=tcp")
-        #expect(ack.headers.values(.route) == [
-            "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>", "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
-        ])
+        #expect(
+            ack.headers.values(.route) == [
+                "<sip:127.0.0.1:8089;transport=ws;r2=on;lr>", "<sip:127.0.0.1:5060;transport=tcp;r2=on;lr>",
+            ])
         #expect(try ack.headers.topVia()?.branch != (try invite.headers.topVia()?.branch))
         #expect(try ack.headers.to()?.tag == "bob1")
         #expect(h.deadlines[.noAnswer] == nil)
@@ -70,13 +75,18 @@ import Testing
         h.start()
         let invite = h.requests[0]
         h.receive(InvitePeer.reply(to: invite, 180, tag: "forkA", contact: "<sip:1002@192.0.2.31>"))
-        h.receive(InvitePeer.reply(to: invite, 183, tag: "forkB", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.32>"))
+        h.receive(
+            InvitePeer.reply(
+                to: invite, 183, tag: "forkB", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.32>"))
         #expect(Set(h.usage.earlyDialogs.keys) == ["forkA", "forkB"])
-        h.receive(InvitePeer.reply(to: invite, 200, tag: "forkB", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.32>"))
+        h.receive(
+            InvitePeer.reply(
+                to: invite, 200, tag: "forkB", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.32>"))
         #expect(h.usage.dialog?.id.remoteTag == "forkB")
         #expect(h.usage.earlyDialogs.isEmpty)
         #expect(h.acks.count == 1)
-        let lateOK = InvitePeer.reply(to: invite, 200, tag: "forkA", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.31>")
+        let lateOK = InvitePeer.reply(
+            to: invite, 200, tag: "forkA", body: InvitePeer.sdpAnswer, contact: "<sip:1002@192.0.2.31>")
         h.receive(lateOK)
         #expect(h.acks.count == 2)
         #expect(h.acks[1].uri.description == "sip:1002@192.0.2.31")
@@ -167,7 +177,8 @@ import Testing
     static let failures: [(Int, InviteEndReason)] = [
         (486, .busy(status: 486)), (600, .busy(status: 600)), (603, .declined),
         (404, .failed(status: 404, reason: "Not Found")), (408, .timeout),
-        (480, .failed(status: 480, reason: "Temporarily Unavailable")), (487, .failed(status: 487, reason: "Request Terminated")),
+        (480, .failed(status: 480, reason: "Temporarily Unavailable")),
+        (487, .failed(status: 487, reason: "Request Terminated")),
         (401, .authenticationFailed(status: 401)),
     ]
 
@@ -176,8 +187,11 @@ import Testing
         var h = InviteSetup.caller()
         h.start()
         h.receive(InvitePeer.reply(to: h.requests[0], 180))
-        h.receive(InvitePeer.reply(to: h.requests[0], status, extra: status == 401
-            ? [(.wwwAuthenticate, "Digest realm=\"astra.test\", nonce=\"n1\"")] : []))
+        h.receive(
+            InvitePeer.reply(
+                to: h.requests[0], status,
+                extra: status == 401
+                    ? [(.wwwAuthenticate, "Digest realm=\"astra.test\", nonce=\"n1\"")] : []))
         #expect(h.ended == reason)
         #expect(h.usage.isTerminated)
         #expect(h.deadlines.isEmpty)
@@ -197,13 +211,17 @@ import Testing
     }
 
     /// §22.2: a 401/407 is answered once: new CSeq, same Call-ID and From tag, new branch.
-    @Test(arguments: [(401, SIPHeaderName.wwwAuthenticate, SIPHeaderName.authorization),
-                      (407, .proxyAuthenticate, .proxyAuthorization)])
+    @Test(arguments: [
+        (401, SIPHeaderName.wwwAuthenticate, SIPHeaderName.authorization),
+        (407, .proxyAuthenticate, .proxyAuthorization),
+    ])
     func challengeIsAnsweredWithCredentials(status: Int, challenge: SIPHeaderName, answer: SIPHeaderName) throws {
         var h = InviteSetup.caller(credentials: DigestCredentials(username: "1001", password: "secret1001"))
         h.start()
         let first = h.requests[0]
-        h.receive(InvitePeer.reply(to: first, status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n1\", qop=\"auth\"")]))
+        h.receive(
+            InvitePeer.reply(
+                to: first, status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n1\", qop=\"auth\"")]))
         #expect(h.events == [.challenged(status: status)])
         let second = try #require(h.requests.last)
         #expect(h.requests.count == 2)
@@ -223,16 +241,22 @@ import Testing
         // A second challenge with a fresh nonce after our answer means wrong credentials.
         var w = InviteSetup.caller(credentials: DigestCredentials(username: "1001", password: "wrong"))
         w.start()
-        w.receive(InvitePeer.reply(to: w.requests[0], status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n1\"")]))
-        w.receive(InvitePeer.reply(to: w.requests[1], status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n2\"")]))
+        w.receive(
+            InvitePeer.reply(
+                to: w.requests[0], status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n1\"")]))
+        w.receive(
+            InvitePeer.reply(
+                to: w.requests[1], status, extra: [(challenge, "Digest realm=\"astra.test\", nonce=\"n2\"")]))
         #expect(w.ended == .authenticationFailed(status: status))
     }
 
     @Test func preloadedRouteGoesIntoInviteAndCancel() throws {
         let proxy = SIPNameAddress(uri: try SIPURI(parsing: "sip:127.0.0.1:8089;transport=ws;lr"))
-        var h = InviteHarness(InviteUsage(calling: InviteSetup.bob, from: InviteSetup.alice, offer: InvitePeer.sdpOffer,
-                                          binding: InviteSetup.wss, routeSet: [proxy],
-                                          ids: SeededIdentifierSource(seed: 1)))
+        var h = InviteHarness(
+            InviteUsage(
+                calling: InviteSetup.bob, from: InviteSetup.alice, offer: InvitePeer.sdpOffer,
+                binding: InviteSetup.wss, routeSet: [proxy],
+                ids: SeededIdentifierSource(seed: 1)))
         h.start()
         #expect(h.requests[0].headers.values(.route) == ["<sip:127.0.0.1:8089;transport=ws;lr>"])
         h.receive(InvitePeer.reply(to: h.requests[0], 180))

@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// Golden messages (seeded IDs, byte-exact): what the caller sends for INVITE, CANCEL, ACK and
@@ -117,8 +118,10 @@ import Testing
 
         var answered = InviteSetup.caller()
         answered.start()
-        answered.receive(InvitePeer.reply(to: answered.requests[0], 200, body: InvitePeer.sdpAnswer,
-                                    recordRoute: InvitePeer.kamailioRecordRoute))
+        answered.receive(
+            InvitePeer.reply(
+                to: answered.requests[0], 200, body: InvitePeer.sdpAnswer,
+                recordRoute: InvitePeer.kamailioRecordRoute))
         answered.hangUp()
         #expect(text(answered.acks[0].serialized()) == Self.ack)
         #expect(text(answered.requests(.bye)[0].serialized()) == Self.bye)

@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// Inside the confirmed dialog (RFC 3261 §12.2, §14, §15): BYE both ways, re-INVITE for hold and
@@ -131,7 +132,8 @@ import Testing
 
     @Test func remoteReinviteCanBeRejected() throws {
         var h = InviteSetup.confirmedCallee()
-        h.receive(InvitePeer.inDialog(.invite, cseq: 21, localTag: h.usage.dialog!.id.localTag, body: InvitePeer.holdOffer))
+        h.receive(
+            InvitePeer.inDialog(.invite, cseq: 21, localTag: h.usage.dialog!.id.localTag, body: InvitePeer.holdOffer))
         h.apply(try h.usage.rejectOffer())
         #expect(h.responses.last?.statusCode == 488)
         #expect(throws: InviteError(.invalidState)) { try h.usage.answerOffer(nil) }
@@ -183,7 +185,9 @@ import Testing
         h.receive(InvitePeer.reply(to: h.requests[0], 200, body: InvitePeer.sdpAnswer))
         h.apply(try h.usage.reinvite(offer: InvitePeer.holdOffer))
         let first = try #require(h.requests.last)
-        h.receive(InvitePeer.reply(to: first, 407, extra: [(.proxyAuthenticate, "Digest realm=\"astra.test\", nonce=\"r1\"")]))
+        h.receive(
+            InvitePeer.reply(to: first, 407, extra: [(.proxyAuthenticate, "Digest realm=\"astra.test\", nonce=\"r1\"")])
+        )
         let second = try #require(h.requests.last)
         #expect(second.method == .invite)
         #expect(second.headers[.proxyAuthorization]?.contains("nonce=\"r1\"") == true)

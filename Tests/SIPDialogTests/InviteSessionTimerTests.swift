@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// RFC 4028 session timers in virtual time: negotiation from the 2xx or the request, refresh at
@@ -26,13 +27,16 @@ import Testing
     }
 
     @Test func callerRefreshesWithReinviteWhenPeerLacksUpdate() throws {
-        var h = InviteSetup.answeredCaller(allow: "INVITE, ACK, BYE, CANCEL", extra: [(.sessionExpires, "90;refresher=uac")])
+        var h = InviteSetup.answeredCaller(
+            allow: "INVITE, ACK, BYE, CANCEL", extra: [(.sessionExpires, "90;refresher=uac")])
         h.advance(by: .seconds(45))
         let refresh = try #require(h.requests(.invite).last)
         #expect(h.requests(.invite).count == 2)
         #expect(refresh.body == InvitePeer.sdpOffer.bytes, "the refresh re-offers the current session")
         #expect(refresh.headers[.sessionExpires] == "90;refresher=uac")
-        h.receive(InvitePeer.reply(to: refresh, 200, body: InvitePeer.sdpAnswer, extra: [(.sessionExpires, "90;refresher=uac")]))
+        h.receive(
+            InvitePeer.reply(
+                to: refresh, 200, body: InvitePeer.sdpAnswer, extra: [(.sessionExpires, "90;refresher=uac")]))
         #expect(h.acks.count == 2)
         #expect(h.events.last == .sessionTimer(interval: 90, localRefresher: true))
     }
@@ -51,8 +55,13 @@ import Testing
     @Test func peerRefreshKeepsSessionAlive() throws {
         var h = InviteSetup.answeredCaller(extra: [(.sessionExpires, "300;refresher=uas")])
         h.advance(by: .seconds(150))
-        h.receive(InvitePeer.fromCallee(.update, cseq: 30, to: h.usage, extra: ["Session-Expires: 300;refresher=uac",
-                                                                            "Supported: timer"]))
+        h.receive(
+            InvitePeer.fromCallee(
+                .update, cseq: 30, to: h.usage,
+                extra: [
+                    "Session-Expires: 300;refresher=uac",
+                    "Supported: timer",
+                ]))
         let ok = try #require(h.responses.last)
         #expect(ok.statusCode == 200)
         #expect(ok.headers[.sessionExpires] == "300;refresher=uac")
@@ -113,8 +122,10 @@ import Testing
         #expect(h.requests.count == 1)
     }
 
-    @Test(arguments: [("1800", UInt32(1800), SessionExpires.Refresher?.none),
-                      ("90;refresher=uac", 90, .uac), ("120 ; Refresher=UAS", 120, .uas), ("4000;x=y", 4000, nil)])
+    @Test(arguments: [
+        ("1800", UInt32(1800), SessionExpires.Refresher?.none),
+        ("90;refresher=uac", 90, .uac), ("120 ; Refresher=UAS", 120, .uas), ("4000;x=y", 4000, nil),
+    ])
     func parsesSessionExpires(text: String, interval: UInt32, refresher: SessionExpires.Refresher?) {
         #expect(SessionExpires(headerValue: text) == SessionExpires(interval: interval, refresher: refresher))
     }

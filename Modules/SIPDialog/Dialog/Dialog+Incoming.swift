@@ -22,8 +22,9 @@ extension Dialog {
 
     /// §12.2.2: the 500 for a request whose CSeq is lower than the remote sequence number.
     public static func outOfOrderResponse(to request: SIPRequest) -> SIPResponse {
-        SIPResponse(to: request, statusCode: 500, reasonPhrase: "CSeq Out of Order",
-                    headers: SIPHeaders([(.retryAfter, "1")]))
+        SIPResponse(
+            to: request, statusCode: 500, reasonPhrase: "CSeq Out of Order",
+            headers: SIPHeaders([(.retryAfter, "1")]))
     }
 
     /// §12.2.2: the 481 for a request with a To tag that matches no dialog.

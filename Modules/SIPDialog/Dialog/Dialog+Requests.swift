@@ -34,8 +34,9 @@ extension Dialog {
     ) -> SIPRequest {
         precondition(method != .ack && method != .cancel, "ACK and CANCEL reuse the INVITE's CSeq (§13.2.2.4, §9.1)")
         let sequence = nextLocalSequence(ids: ids)
-        return build(method, sequence: sequence, via: via, contact: contact, body: body, contentType: contentType,
-                     extra: extra)
+        return build(
+            method, sequence: sequence, via: via, contact: contact, body: body, contentType: contentType,
+            extra: extra)
     }
 
     /// §13.2.2.4: the ACK for a 2xx to the INVITE (or re-INVITE) with CSeq number
@@ -45,8 +46,9 @@ extension Dialog {
         inviteSequence: UInt32, via: SIPVia, body: [UInt8] = [], contentType: String? = nil,
         headers extra: [(SIPHeaderName, String)] = []
     ) -> SIPRequest {
-        build(.ack, sequence: inviteSequence, via: via, contact: nil, body: body, contentType: contentType,
-              extra: extra)
+        build(
+            .ack, sequence: inviteSequence, via: via, contact: nil, body: body, contentType: contentType,
+            extra: extra)
     }
 
     private func build(

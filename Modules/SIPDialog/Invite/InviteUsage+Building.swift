@@ -13,8 +13,10 @@ extension InviteUsage {
     /// challenges (empty before the first 401/407, §22.2).
     mutating func authorization(method: SIPMethod, uri: SIPURI, body: SessionBody?) -> [(SIPHeaderName, String)] {
         guard digest != nil else { return [] }
-        let fields = (try? digest!.authorizationHeaders(method: method.rawValue, uri: uri.description,
-                                                        body: body?.bytes ?? [], ids: ids)) ?? []
+        let fields =
+            (try? digest!.authorizationHeaders(
+                method: method.rawValue, uri: uri.description,
+                body: body?.bytes ?? [], ids: ids)) ?? []
         return fields.map { (SIPHeaderName($0.name), $0.value) }
     }
 
@@ -62,8 +64,10 @@ extension InviteUsage {
 
     /// A request in the confirmed dialog (§12.2.1.1) with a new branch, our Contact for target
     /// refreshes, credentials and `extra` headers.
-    mutating func makeInDialog(_ method: SIPMethod, body: SessionBody?,
-                               extra: [(SIPHeaderName, String)] = []) -> SIPRequest {
+    mutating func makeInDialog(
+        _ method: SIPMethod, body: SessionBody?,
+        extra: [(SIPHeaderName, String)] = []
+    ) -> SIPRequest {
         guard var dialog else { preconditionFailure("in-dialog \(method) without a dialog") }
         var headers = extra
         let refreshesTarget = method == .invite || method == .update
@@ -73,10 +77,11 @@ extension InviteUsage {
         }
         headers.append((.userAgent, settings.userAgent))
         headers += authorization(method: method, uri: dialog.routing.requestURI, body: body)
-        let request = dialog.makeRequest(method, via: binding.via(branch: ids.branch()),
-                                         contact: refreshesTarget ? contactAddress : nil,
-                                         body: body?.bytes ?? [], contentType: body?.contentType,
-                                         headers: headers, ids: ids)
+        let request = dialog.makeRequest(
+            method, via: binding.via(branch: ids.branch()),
+            contact: refreshesTarget ? contactAddress : nil,
+            body: body?.bytes ?? [], contentType: body?.contentType,
+            headers: headers, ids: ids)
         self.dialog = dialog
         return request
     }
@@ -97,15 +102,20 @@ extension InviteUsage {
     }
 
     /// ``Action/sendResponse(_:answering:)`` with ``makeResponse(to:status:reason:body:extra:)``.
-    func reply(to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,
-               extra: [(SIPHeaderName, String)] = []) -> Action {
-        .sendResponse(makeResponse(to: request, status: status, reason: reason, body: body, extra: extra), answering: request)
+    func reply(
+        to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,
+        extra: [(SIPHeaderName, String)] = []
+    ) -> Action {
+        .sendResponse(
+            makeResponse(to: request, status: status, reason: reason, body: body, extra: extra), answering: request)
     }
 
     /// A response to `request` (§8.2.6): our To tag, and for 101–299 to a dialog-creating or
     /// target-refresh request our Contact (§12.1.1); Record-Route is copied by SIPCore.
-    func makeResponse(to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,
-                      extra: [(SIPHeaderName, String)] = []) -> SIPResponse {
+    func makeResponse(
+        to request: SIPRequest, status: Int, reason: String? = nil, body: SessionBody? = nil,
+        extra: [(SIPHeaderName, String)] = []
+    ) -> SIPResponse {
         var headers = SIPHeaders()
         let targetRefresh = request.method == .invite || request.method == .update
         if targetRefresh && (101...299).contains(status) { headers.add(.contact, contactAddress.description) }
@@ -115,8 +125,9 @@ extension InviteUsage {
         }
         for (name, value) in extra { headers.add(name, value) }
         headers.add(.server, settings.userAgent)
-        var response = SIPResponse(to: request, statusCode: status, reasonPhrase: reason,
-                                   toTag: status == 100 ? nil : localAddress.tag, headers: headers)
+        var response = SIPResponse(
+            to: request, statusCode: status, reasonPhrase: reason,
+            toTag: status == 100 ? nil : localAddress.tag, headers: headers)
         if let body { response.setBody(body.bytes, contentType: body.contentType) }
         return response
     }

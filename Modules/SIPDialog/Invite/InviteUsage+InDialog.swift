@@ -22,8 +22,10 @@ extension InviteUsage {
         case .update:
             return offerReceived(request)
         case .info:
-            return [reply(to: request, status: 200),
-                    .event(.info(SessionBody(body: request.bodyBytes, headers: request.headers)))]
+            return [
+                reply(to: request, status: 200),
+                .event(.info(SessionBody(body: request.bodyBytes, headers: request.headers))),
+            ]
         case .options:
             var extra: [(SIPHeaderName, String)] = [(.allow, settings.allow), (.accept, "application/sdp")]
             if let supported = supportedValue { extra.append((.supported, supported)) }
@@ -102,7 +104,9 @@ extension InviteUsage {
     /// `a=sendrecv` — the SDP is the media layer's). Refused while another offer/answer
     /// exchange is pending in either direction.
     public mutating func reinvite(offer: SessionBody) throws(InviteError) -> [Action] {
-        guard state == .confirmed else { throw InviteError(.invalidState, "re-INVITE needs a confirmed dialog (\(state))") }
+        guard state == .confirmed else {
+            throw InviteError(.invalidState, "re-INVITE needs a confirmed dialog (\(state))")
+        }
         guard outgoingOffer == nil, incomingOffer == nil, pending2xx == nil, glareOffer == nil else {
             throw InviteError(.requestPending, "an offer/answer exchange is in progress")
         }
@@ -193,7 +197,8 @@ extension InviteUsage {
     /// §12.2.1.2: a 481 or 408 to an in-dialog INFO/OPTIONS ends the dialog.
     mutating func inDialogFailure(_ response: SIPResponse) -> [Action] {
         guard state == .confirmed, dialog?.matches(response) == true,
-              let method = (try? response.headers.cseq())??.method, method != .cancel else { return [] }
+            let method = (try? response.headers.cseq())??.method, method != .cancel
+        else { return [] }
         switch response.statusCode {
         case 408: return sendBye(reason: .timeout)
         case 481:

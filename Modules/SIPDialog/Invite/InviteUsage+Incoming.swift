@@ -47,15 +47,19 @@ extension InviteUsage {
     mutating func start2xx(_ response: SIPResponse, to request: SIPRequest, sequence: UInt32) -> [Action] {
         let t1 = settings.timers.t1
         pending2xx = Pending2xx(response: response, request: request, sequence: sequence, interval: t1)
-        return [.sendResponse(response, answering: request), .startTimer(.retransmit2xx, t1),
-                .startTimer(.ackTimeout, settings.timers.transactionTimeout)]
+        return [
+            .sendResponse(response, answering: request), .startTimer(.retransmit2xx, t1),
+            .startTimer(.ackTimeout, settings.timers.transactionTimeout),
+        ]
     }
 
     mutating func retransmit2xx() -> [Action] {
         guard var pending = pending2xx else { return [] }
         pending.interval = settings.timers.backedOff(pending.interval)
         pending2xx = pending
-        return [.sendResponse(pending.response, answering: pending.request), .startTimer(.retransmit2xx, pending.interval)]
+        return [
+            .sendResponse(pending.response, answering: pending.request), .startTimer(.retransmit2xx, pending.interval),
+        ]
     }
 
     /// §13.3.1.4: no ACK within 64·T1: the session is ended with BYE.
@@ -70,7 +74,8 @@ extension InviteUsage {
     /// transaction). A BYE postponed by ``hangUp()`` goes out now (§15).
     mutating func ackReceived(_ request: SIPRequest) -> [Action] {
         guard let pending = pending2xx, let cseq = try? request.headers.cseq(), cseq.sequence == pending.sequence,
-              dialog?.matches(request) == true else { return [] }
+            dialog?.matches(request) == true
+        else { return [] }
         pending2xx = nil
         var actions: [Action] = [.cancelTimer(.retransmit2xx), .cancelTimer(.ackTimeout)]
         let body = SessionBody(body: request.bodyBytes, headers: request.headers)

@@ -68,8 +68,10 @@ extension InviteUsage {
         dialog = confirmed
         earlyDialogs = [:]
         peerAllowsUpdate = response.headers.allow.contains(.update)
-        var actions: [Action] = [.cancelTimer(.noAnswer), .cancelTimer(.cancelTimeout),
-                                 .sendACK(makeACK(in: confirmed, sequence: inviteSequence))]
+        var actions: [Action] = [
+            .cancelTimer(.noAnswer), .cancelTimer(.cancelTimeout),
+            .sendACK(makeACK(in: confirmed, sequence: inviteSequence)),
+        ]
         let wasCancelling = state == .cancelling || hangUpBeforeProvisional != nil
         state = .confirmed
         if wasCancelling {
@@ -85,8 +87,9 @@ extension InviteUsage {
     private mutating func releaseFork(_ response: SIPResponse, tag: String) -> [Action] {
         guard let invite, var fork = try? Dialog(uac: invite, response: response) else { return [] }
         let ack = makeACK(in: fork, sequence: inviteSequence)
-        let bye = fork.makeRequest(.bye, via: binding.via(branch: ids.branch()), contact: nil,
-                                   headers: [(.userAgent, settings.userAgent)], ids: ids)
+        let bye = fork.makeRequest(
+            .bye, via: binding.via(branch: ids.branch()), contact: nil,
+            headers: [(.userAgent, settings.userAgent)], ids: ids)
         return [.sendACK(ack), .sendRequest(bye), .event(.forkReleased(remoteTag: tag))]
     }
 
@@ -113,7 +116,8 @@ extension InviteUsage {
         case 422:
             // RFC 4028 §7.4: retry with the server's Min-SE.
             guard let minimum = SessionExpires.minSE(of: response.headers),
-                  minimum > (requestedSessionExpires ?? 0) else { break }
+                minimum > (requestedSessionExpires ?? 0)
+            else { break }
             requestedSessionExpires = minimum
             currentMinSE = max(currentMinSE, minimum)
             inviteSequence &+= 1
@@ -123,7 +127,8 @@ extension InviteUsage {
             break
         }
         state = .terminated
-        let reason: InviteEndReason = (status == 401 || status == 407)
+        let reason: InviteEndReason =
+            (status == 401 || status == 407)
             ? .authenticationFailed(status: status)
             : .forFailure(status: status, reason: response.reasonPhrase)
         return cancelAllTimers() + emitEnd(reason)
@@ -151,8 +156,10 @@ extension InviteUsage {
             guard let cancel = makeCancel() else { return [] }
             state = .cancelling
             cancelOutcome = reason
-            return [.cancelTimer(.noAnswer), .sendRequest(cancel),
-                    .startTimer(.cancelTimeout, settings.timers.transactionTimeout)]
+            return [
+                .cancelTimer(.noAnswer), .sendRequest(cancel),
+                .startTimer(.cancelTimeout, settings.timers.transactionTimeout),
+            ]
         case .idle, .cancelling, .incoming, .waitingForACK, .confirmed, .terminating, .terminated:
             return []
         }

@@ -13,7 +13,8 @@ extension InviteUsage {
     /// §9: answering a request (INVITE, re-INVITE, UPDATE): with Session-Expires, our 2xx echoes
     /// it with the refresher (the request's, else `uac` when the peer supports timers, else us)
     /// and `Require: timer` when the peer refreshes; without it, no timer.
-    mutating func sessionTimerAnswer(for request: SIPRequest) -> (headers: [(SIPHeaderName, String)], actions: [Action]) {
+    mutating func sessionTimerAnswer(for request: SIPRequest) -> (headers: [(SIPHeaderName, String)], actions: [Action])
+    {
         guard settings.sessionTimers, let asked = SessionExpires.of(request.headers) else { return ([], disarm()) }
         let peerSupports = request.headers.supported.contains("timer") || request.headers.require.contains("timer")
         let refresher: SessionExpires.Refresher = asked.refresher ?? (peerSupports ? .uac : .uas)
@@ -27,9 +28,11 @@ extension InviteUsage {
     /// §5 / §6: a 422 when the requested interval is below our Min-SE.
     func sessionIntervalTooSmall(_ request: SIPRequest) -> SIPResponse? {
         guard settings.sessionTimers, let asked = SessionExpires.of(request.headers),
-              asked.interval < settings.minSessionExpires else { return nil }
-        return makeResponse(to: request, status: 422, reason: "Session Interval Too Small",
-                            extra: [(SessionExpires.minSEHeader, String(settings.minSessionExpires))])
+            asked.interval < settings.minSessionExpires
+        else { return nil }
+        return makeResponse(
+            to: request, status: 422, reason: "Session Interval Too Small",
+            extra: [(SessionExpires.minSEHeader, String(settings.minSessionExpires))])
     }
 
     /// §7.4: Session-Expires and Min-SE for our re-INVITE / UPDATE: the interval in force with
@@ -38,12 +41,16 @@ extension InviteUsage {
         guard settings.sessionTimers else { return [] }
         if let timer = sessionTimer {
             let refresher: SessionExpires.Refresher = timer.localRefresher ? .uac : .uas
-            return [(.sessionExpires, SessionExpires(interval: timer.interval, refresher: refresher).description),
-                    (SessionExpires.minSEHeader, String(currentMinSE))]
+            return [
+                (.sessionExpires, SessionExpires(interval: timer.interval, refresher: refresher).description),
+                (SessionExpires.minSEHeader, String(currentMinSE)),
+            ]
         }
         if let interval = requestedSessionExpires {
-            return [(.sessionExpires, SessionExpires(interval: interval).description),
-                    (SessionExpires.minSEHeader, String(currentMinSE))]
+            return [
+                (.sessionExpires, SessionExpires(interval: interval).description),
+                (SessionExpires.minSEHeader, String(currentMinSE)),
+            ]
         }
         return []
     }
@@ -61,8 +68,10 @@ extension InviteUsage {
         case .update: useUpdate = true
         case .invite: useUpdate = localBody == nil
         }
-        return sendOffer(OutgoingOffer(method: useUpdate ? .update : .invite, body: useUpdate ? nil : localBody,
-                                       isRefresh: true))
+        return sendOffer(
+            OutgoingOffer(
+                method: useUpdate ? .update : .invite, body: useUpdate ? nil : localBody,
+                isRefresh: true))
     }
 
     /// Starts (or restarts) the refresh and expiry timers for `timer`.

@@ -139,10 +139,12 @@ public struct InviteUsage: Sendable {
     ///   - remote: the To (default: `target` without display name).
     ///   - routeSet: a pre-loaded route set (outbound proxy with `lr`, RFC 3261 §8.1.2).
     ///   - credentials: for 401/407 on the INVITE and in-dialog requests (§22.2).
-    public init(calling target: SIPURI, from local: SIPNameAddress, to remote: SIPNameAddress? = nil,
-                offer: SessionBody, binding: LocalBinding, routeSet: [SIPNameAddress] = [],
-                credentials: DigestCredentials? = nil, settings: InviteSettings = InviteSettings(),
-                ids: any IdentifierSource) {
+    public init(
+        calling target: SIPURI, from local: SIPNameAddress, to remote: SIPNameAddress? = nil,
+        offer: SessionBody, binding: LocalBinding, routeSet: [SIPNameAddress] = [],
+        credentials: DigestCredentials? = nil, settings: InviteSettings = InviteSettings(),
+        ids: any IdentifierSource
+    ) {
         self.state = .idle
         self.role = .uac
         self.settings = settings
@@ -165,8 +167,10 @@ public struct InviteUsage: Sendable {
 
     /// An incoming call (UAS) for `invite`, which must carry a From tag and a Contact (§12.1.1).
     /// Call ``start()`` next, then ``ring(earlyMedia:)``, ``answer(_:)`` or ``reject(status:reason:)``.
-    public init(incoming invite: SIPRequest, binding: LocalBinding, credentials: DigestCredentials? = nil,
-                settings: InviteSettings = InviteSettings(), ids: any IdentifierSource) throws(DialogError) {
+    public init(
+        incoming invite: SIPRequest, binding: LocalBinding, credentials: DigestCredentials? = nil,
+        settings: InviteSettings = InviteSettings(), ids: any IdentifierSource
+    ) throws(DialogError) {
         let dialog = try Dialog(uas: invite, localTag: ids.tag())
         self.state = .incoming
         self.role = .uas
@@ -214,8 +218,9 @@ public struct InviteUsage: Sendable {
             if !unsupported.isEmpty {
                 // §8.2.2.3: 420 Bad Extension naming what we do not support (e.g. 100rel).
                 state = .terminated
-                let response = makeResponse(to: invite, status: 420, reason: "Bad Extension",
-                                            extra: [(.unsupported, unsupported.joined(separator: ", "))])
+                let response = makeResponse(
+                    to: invite, status: 420, reason: "Bad Extension",
+                    extra: [(.unsupported, unsupported.joined(separator: ", "))])
                 return [.sendResponse(response, answering: invite)] + emitEnd(.rejected(status: 420))
             }
             guard let tooSmall = sessionIntervalTooSmall(invite) else { return [] }

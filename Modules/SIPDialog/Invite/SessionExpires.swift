@@ -20,7 +20,8 @@ public struct SessionExpires: Sendable, Hashable, CustomStringConvertible {
     public init?(headerValue: String) {
         let parts = headerValue.split(separator: ";", omittingEmptySubsequences: false)
         guard let first = parts.first,
-              let interval = UInt32(first.trimmingSpaces), interval > 0 else { return nil }
+            let interval = UInt32(first.trimmingSpaces), interval > 0
+        else { return nil }
         self.interval = interval
         self.refresher = nil
         for part in parts.dropFirst() {
