@@ -106,12 +106,12 @@ import Testing
     @Test func cancelAnsweredByTransactionLayer() throws {
         var h = InviteSetup.callee()
         h.apply(try h.usage.ring())
-        h.apply(h.usage.inviteCancelled())
+        h.apply(h.usage.inviteCancelled(InvitePeer.invite()))
         #expect(h.responses.map(\.statusCode) == [180, 487])
         #expect(h.ended == .cancelled)
         var answered = InviteSetup.callee()
         answered.apply(try answered.usage.answer(InvitePeer.sdpAnswer))
-        answered.apply(answered.usage.inviteCancelled())
+        answered.apply(answered.usage.inviteCancelled(InvitePeer.invite()))
         #expect(answered.responses.map(\.statusCode) == [200])
         #expect(answered.ended == nil)
     }

@@ -130,6 +130,23 @@ import Testing
         #expect(h.requests.isEmpty)
     }
 
+    /// §9.2: a CANCEL for the peer's pending re-INVITE gets it a 487; the call stays up.
+    @Test func cancelledReinviteGets487AndCallStays() throws {
+        var h = InviteSetup.confirmedCallee()
+        let reinvite = InvitePeer.inDialog(
+            .invite, cseq: 21, localTag: h.usage.dialog!.id.localTag,
+            body: InvitePeer.holdOffer)
+        h.receive(reinvite)
+        var cancel = reinvite
+        cancel.method = .cancel
+        cancel.headers.set(.cseq, "21 CANCEL")
+        h.receive(cancel)
+        #expect(h.responses.map(\.statusCode) == [200, 200, 487])
+        #expect(try h.responses[2].headers.cseq() == SIPCSeq(21, .invite))
+        #expect(h.usage.state == .confirmed)
+        #expect(throws: InviteError(.invalidState)) { try h.usage.answerOffer(InvitePeer.sdpAnswer) }
+    }
+
     @Test func remoteReinviteCanBeRejected() throws {
         var h = InviteSetup.confirmedCallee()
         h.receive(

@@ -92,21 +92,34 @@ extension InviteUsage {
         return actions
     }
 
-    /// §9.2: CANCEL for our unanswered INVITE: 200 to the CANCEL, 487 to the INVITE. After a
-    /// final response the CANCEL has no effect but is still answered 200. (A transaction layer
-    /// that answers CANCEL itself calls ``inviteCancelled()`` instead.)
+    /// §9.2: a CANCEL for a pending INVITE of this call: 200 to the CANCEL, then 487 to that
+    /// INVITE (see ``inviteCancelled(_:)``). After a final response the CANCEL has no effect but
+    /// is still answered 200. (A transaction layer that answers CANCEL itself, like SIPEndpoint,
+    /// calls ``inviteCancelled(_:)`` directly.)
     mutating func cancelReceived(_ cancel: SIPRequest) -> [Action] {
-        guard role == .uas else { return [reply(to: cancel, status: 481)] }
-        guard (try? cancel.headers.cseq())??.sequence == inviteSequence else { return [reply(to: cancel, status: 200)] }
-        return [reply(to: cancel, status: 200)] + inviteCancelled()
+        let ok = reply(to: cancel, status: 200)
+        guard let sequence = (try? cancel.headers.cseq())??.sequence else { return [ok] }
+        return [ok] + cancelPendingInvite(sequence: sequence)
     }
 
-    /// §9.2: the transaction layer matched a CANCEL to our pending INVITE and answered it 200
-    /// (SIPEndpoint's `cancelled` event): the INVITE gets 487 and the call ends, unless a final
-    /// response was already sent (then the CANCEL has no effect).
-    public mutating func inviteCancelled() -> [Action] {
-        guard state == .incoming, let invite = incomingInvite else { return [] }
-        state = .terminated
-        return [reply(to: invite, status: 487)] + cancelAllTimers() + emitEnd(.cancelled)
+    /// §9.2: the transaction layer matched a CANCEL to `invite`, a pending INVITE of this call,
+    /// and answered the CANCEL 200. The initial INVITE gets 487 and the call ends; a pending
+    /// re-INVITE gets 487 and the session stays as it was; an INVITE already answered is left
+    /// alone (the CANCEL has no effect).
+    public mutating func inviteCancelled(_ invite: SIPRequest) -> [Action] {
+        guard invite.method == .invite, let sequence = (try? invite.headers.cseq())??.sequence else { return [] }
+        return cancelPendingInvite(sequence: sequence)
+    }
+
+    private mutating func cancelPendingInvite(sequence: UInt32) -> [Action] {
+        if role == .uas, state == .incoming, sequence == inviteSequence, let invite = incomingInvite {
+            state = .terminated
+            return [reply(to: invite, status: 487)] + cancelAllTimers() + emitEnd(.cancelled)
+        }
+        if let offer = incomingOffer, offer.method == .invite, (try? offer.headers.cseq())??.sequence == sequence {
+            incomingOffer = nil
+            return [reply(to: offer, status: 487)]
+        }
+        return []
     }
 }

@@ -294,7 +294,6 @@ public struct InviteUsage: Sendable {
     public mutating func timerFired(_ timer: Timer) -> [Action] {
         switch timer {
         case .noAnswer:
-            cancelOutcome = .noAnswer
             return cancelOutgoing(reason: .noAnswer)
         case .cancelTimeout:
             guard state == .cancelling else { return [] }
