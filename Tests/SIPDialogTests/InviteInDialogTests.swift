@@ -70,6 +70,15 @@ import Testing
         #expect(h.responses.last?.statusCode == 405)
     }
 
+    @Test func newFlowIsUsedByLaterRequests() throws {
+        var h = InviteSetup.answeredCaller()
+        h.usage.updateBinding(LocalBinding(transport: .wss, host: "k2j3h4g5.invalid", port: nil))
+        h.apply(try h.usage.reinvite(offer: InvitePeer.sdpOffer))
+        let refresh = try #require(h.requests.last)
+        #expect(try refresh.headers.topVia()?.host.address == "k2j3h4g5.invalid")
+        #expect(try refresh.headers.contacts().first?.address?.uri.host?.address == "k2j3h4g5.invalid")
+    }
+
     @Test func sendInfoBuildsInDialogRequest() throws {
         var h = InviteSetup.answeredCaller()
         let dtmf = SessionBody(text: "Signal=1\r\nDuration=160\r\n", contentType: "application/dtmf-relay")

@@ -338,6 +338,13 @@ public struct InviteUsage: Sendable {
         }
     }
 
+    /// The flow changed (transport reconnect, RFC 5626 §4.4): later requests use the new Via
+    /// sent-by and Contact. The peer learns the new Contact with the next target refresh
+    /// (re-INVITE or UPDATE, §12.2); sending one is the caller's choice.
+    public mutating func updateBinding(_ binding: LocalBinding) {
+        self.binding = binding
+    }
+
     /// Sends an INFO in the confirmed dialog (RFC 6086), e.g. `application/dtmf-relay`.
     public mutating func sendInfo(_ body: SessionBody) throws(InviteError) -> [Action] {
         guard state == .confirmed || state == .waitingForACK else {
