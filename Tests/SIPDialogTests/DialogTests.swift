@@ -64,6 +64,23 @@ import Testing
         }
     }
 
+    /// §12.1.2: a provisional without Contact keeps the Request-URI as target until a later
+    /// provisional or the 2xx names one; the route set is recomputed from the 2xx (§13.2.2.4).
+    @Test func earlyDialogTargetAndRouteSetFollowLaterResponses() throws {
+        let invite = Self.invite()
+        var dialog = try Dialog(
+            uac: invite,
+            response: Self.response(
+                invite, 180, contact: nil,
+                recordRoute: "<sip:old.test;lr>"))
+        #expect(dialog.remoteTarget.description == "sip:1002@astra.test")
+        try dialog.update(withProvisional: Self.response(invite, 183, contact: "<sip:1002@192.0.2.7>"))
+        #expect(dialog.remoteTarget.description == "sip:1002@192.0.2.7")
+        try dialog.confirm(with: Self.response(invite, 200, recordRoute: "<sip:new.test;lr>"))
+        #expect(dialog.routeSet.map(\.uri.description) == ["sip:new.test;lr"])
+        #expect(dialog.remoteTarget.description == "sip:1002@192.0.2.20:5060")
+    }
+
     @Test func responseWithoutToTagCannotCreateDialog() {
         let invite = Self.invite()
         #expect(throws: DialogError(.missingTag)) {
