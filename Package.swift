@@ -65,6 +65,7 @@ let package = Package(
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-media", ["Media"]),
+        bench("bench-webrtc", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
     ]
 )
