@@ -73,15 +73,19 @@ func configuration(_ role: ICEAgent.Role) -> MediaSessionConfiguration {
 /// have decrypted a first audio packet.
 func oneRun(seed: UInt64) async throws -> Run? {
     let start = ContinuousClock.now
-    let a = try MediaSession(configuration: configuration(.controlling), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: seed))
-    let b = try MediaSession(configuration: configuration(.controlled), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: seed + 1))
+    let a = try MediaSession(
+        configuration: configuration(.controlling), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: seed))
+    let b = try MediaSession(
+        configuration: configuration(.controlled), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: seed + 1)
+    )
     let ma = Milestones(a)
     let mb = Milestones(b)
     await a.start(remote: nil, source: ToneGenerator(frequencies: [1000]))
     await b.start(remote: nil, source: ToneGenerator(frequencies: [1000]))
     guard let la = await a.webRTCLocalParameters(), let lb = await b.webRTCLocalParameters() else { return nil }
     let capsA = AudioCapabilities.webRTC(address: "127.0.0.1", port: a.localAddress.port, local: la)
-    let offer = OfferAnswer.makeWebRTCOffer(capsA, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
+    let offer = OfferAnswer.makeWebRTCOffer(
+        capsA, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
     let capsB = AudioCapabilities.webRTC(address: "127.0.0.1", port: b.localAddress.port, local: lb)
     let (answer, audioB) = try OfferAnswer.makeWebRTCAnswer(
         to: try SessionDescription(parsing: offer.serialized()), capabilities: capsB,
@@ -171,7 +175,9 @@ for _ in 0..<5 {
     }
     let t0 = cpuNow()
     for i in 0..<packets {
-        lengths[i] = try batch[i].withUnsafeMutableBytes { try tx.protect($0.baseAddress!, length: 172, capacity: $0.count) }
+        lengths[i] = try batch[i].withUnsafeMutableBytes {
+            try tx.protect($0.baseAddress!, length: 172, capacity: $0.count)
+        }
     }
     let t1 = cpuNow()
     for i in 0..<packets {

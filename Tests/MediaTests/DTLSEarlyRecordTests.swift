@@ -11,7 +11,8 @@ import Testing
         var w = WebRTCConfiguration()
         w.hostAddresses = ["127.0.0.1"]
         let ours = try WebRTCTransport(
-            configuration: w, local: UDPSocket.Address(host: "127.0.0.1", port: 30000), ids: SeededIdentifierSource(seed: 5))
+            configuration: w, local: UDPSocket.Address(host: "127.0.0.1", port: 30000),
+            ids: SeededIdentifierSource(seed: 5))
         let relayCertificate = try DTLSCertificate()
         let relay = try DTLSTransport(
             role: .client, certificate: relayCertificate, expectedFingerprint: ours.localParameters.fingerprint)
@@ -24,9 +25,12 @@ import Testing
         // The answer arrives: the relay is `active`, so we are the DTLS server.
         let relayICE = ICEParameters(
             ufrag: "relay", pwd: "relaypassword0123456789",
-            candidates: [ICECandidate(foundation: "1", component: 1, priority: 2_130_706_431, address: "127.0.0.1", port: 40000)])
+            candidates: [
+                ICECandidate(foundation: "1", component: 1, priority: 2_130_706_431, address: "127.0.0.1", port: 40000)
+            ])
         var out = try ours.setRemote(
-            ice: relayICE, fingerprint: relayCertificate.fingerprint, setup: .active, lite: true, now: .milliseconds(10))
+            ice: relayICE, fingerprint: relayCertificate.fingerprint, setup: .active, lite: true, now: .milliseconds(10)
+        )
         var secured: SRTPKeys?
         var relayKeys: SRTPKeys?
         for _ in 0..<10 {

@@ -8,7 +8,9 @@ import Testing
 /// `UDP/TLS/RTP/SAVPF` offer/answer, run ICE and DTLS-SRTP on their one socket each, and a
 /// 1 kHz tone goes both ways (checked with Goertzel).
 @Suite(.serialized) struct DTLSSessionTests {
-    static func configuration(role: ICEAgent.Role, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32])
+    static func configuration(
+        role: ICEAgent.Role, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32]
+    )
         -> MediaSessionConfiguration
     {
         var c = MediaSessionConfiguration()
@@ -45,7 +47,8 @@ import Testing
         stride(from: 0, to: max(0, samples.count - 159), by: 160).filter { start in
             let frame = samples[start..<(start + 160)]
             return Goertzel.energy(frame) > 1e6
-                && Goertzel.dominant(Array(frame), candidates: [300, 500, 800, 1000, 1200, 2000], sampleRate: 8000) == 1000
+                && Goertzel.dominant(Array(frame), candidates: [300, 500, 800, 1000, 1200, 2000], sampleRate: 8000)
+                    == 1000
         }.count
     }
 
@@ -62,9 +65,15 @@ import Testing
 
     /// A offers (controlling, actpass), B answers (controlled, active = DTLS client). B gets
     /// the offer first, so its checks reach A before A has the answer (WEBRTC-NOTES).
-    static func call(forgeAnswerFingerprint: Bool = false, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80]) async throws -> Call {
-        let a = try MediaSession(configuration: configuration(role: .controlling, profiles: profiles), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 11))
-        let b = try MediaSession(configuration: configuration(role: .controlled, profiles: profiles), clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 12))
+    static func call(forgeAnswerFingerprint: Bool = false, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80])
+        async throws -> Call
+    {
+        let a = try MediaSession(
+            configuration: configuration(role: .controlling, profiles: profiles), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 11))
+        let b = try MediaSession(
+            configuration: configuration(role: .controlled, profiles: profiles), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 12))
         var call = Call(a: a, b: b, logA: EventLog(a), logB: EventLog(b))
         let tone = { ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .seconds(4)) }
         await a.start(remote: nil, source: tone(), sink: call.sinkA)
@@ -72,7 +81,8 @@ import Testing
 
         let localA = try #require(await a.webRTCLocalParameters())
         let capsA = AudioCapabilities.webRTC(address: "127.0.0.1", port: a.localAddress.port, local: localA)
-        let offer = OfferAnswer.makeWebRTCOffer(capsA, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
+        let offer = OfferAnswer.makeWebRTCOffer(
+            capsA, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
         call.offer = offer.serialized()
 
         let localB = try #require(await b.webRTCLocalParameters())
@@ -83,7 +93,8 @@ import Testing
         call.answer = answer.serialized()
         try await b.apply(audioB)
 
-        var audioA = try OfferAnswer.processAnswer(try SessionDescription(parsing: call.answer), offer: offer, capabilities: capsA)
+        var audioA = try OfferAnswer.processAnswer(
+            try SessionDescription(parsing: call.answer), offer: offer, capabilities: capsA)
         if forgeAnswerFingerprint { audioA.remoteFingerprint?.bytes[0] ^= 0xFF }
         try await Task.sleep(for: .milliseconds(30))  // the answer "travels"; B's checks arrive first
         try await a.apply(audioA)
@@ -96,7 +107,10 @@ import Testing
         await call.b.stop()
         for sdp in [call.offer, call.answer] {
             #expect(sdp.contains("m=audio ") && sdp.contains(" UDP/TLS/RTP/SAVPF "))
-            for line in ["a=rtcp-mux", "a=mid:0", "a=group:BUNDLE 0", "a=ice-ufrag:", "a=ice-pwd:", "a=candidate:", "a=fingerprint:sha-256 ", "a=end-of-candidates"] {
+            for line in [
+                "a=rtcp-mux", "a=mid:0", "a=group:BUNDLE 0", "a=ice-ufrag:", "a=ice-pwd:", "a=candidate:",
+                "a=fingerprint:sha-256 ", "a=end-of-candidates",
+            ] {
                 #expect(sdp.contains(line), "\(line) missing")
             }
         }
@@ -112,7 +126,9 @@ import Testing
                 && call.logB.contains { if case .dtlsConnected = $0 { true } else { false } }
         }
         let secured = ContinuousClock.now - started
-        try await Self.waitFor { Self.toneFrames(call.sinkA.samples) >= 25 && Self.toneFrames(call.sinkB.samples) >= 25 }
+        try await Self.waitFor {
+            Self.toneFrames(call.sinkA.samples) >= 25 && Self.toneFrames(call.sinkB.samples) >= 25
+        }
         let sa = await call.a.statistics
         let sb = await call.b.statistics
         let iceA = await call.a.iceState
@@ -138,7 +154,9 @@ import Testing
         let sa = await call.a.statistics
         await call.a.stop()
         await call.b.stop()
-        let failure = call.logA.events.withLock { $0.compactMap { if case .dtlsFailed(let e) = $0 { e } else { nil } }.first }
+        let failure = call.logA.events.withLock {
+            $0.compactMap { if case .dtlsFailed(let e) = $0 { e } else { nil } }.first
+        }
         let error = try #require(failure)
         #expect(error.code == .fingerprintMismatch)
         #expect(error.description.contains("a=fingerprint says"))

@@ -61,8 +61,10 @@ import Testing
         var serverPrint = sc.fingerprint
         if forge { serverPrint.bytes[31] ^= 0x01 }
         return Pair(
-            client: try DTLSTransport(role: .client, certificate: cc, expectedFingerprint: serverPrint, profiles: clientProfiles),
-            server: try DTLSTransport(role: .server, certificate: sc, expectedFingerprint: cc.fingerprint, profiles: serverProfiles))
+            client: try DTLSTransport(
+                role: .client, certificate: cc, expectedFingerprint: serverPrint, profiles: clientProfiles),
+            server: try DTLSTransport(
+                role: .server, certificate: sc, expectedFingerprint: cc.fingerprint, profiles: serverProfiles))
     }
 
     /// Keys from both ends protect/unprotect each other's SRTP and SRTCP.
@@ -96,7 +98,8 @@ import Testing
         ([.aeadAES128GCM, .aesCM128HmacSHA1_80], .aeadAES128GCM),
     ])
     func profileNegotiation(offered: [SRTPProfile], expected: SRTPProfile) throws {
-        var pair = try Self.makePair(clientProfiles: offered, serverProfiles: [.aeadAES128GCM, .aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32])
+        var pair = try Self.makePair(
+            clientProfiles: offered, serverProfiles: [.aeadAES128GCM, .aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32])
         Self.run(&pair)
         let ck = try #require(pair.clientKeys)
         let sk = try #require(pair.serverKeys)

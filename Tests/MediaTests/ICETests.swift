@@ -24,7 +24,9 @@ struct ICETestNetwork {
         didSet {
             var c = ICEAgent.Configuration()
             c.lite = bIsLite
-            b = ICEAgent(configuration: c, role: .controlled, ufrag: "ufB1", pwd: "passwordB-0123456789abcd", ids: SeededIdentifierSource(seed: 99))
+            b = ICEAgent(
+                configuration: c, role: .controlled, ufrag: "ufB1", pwd: "passwordB-0123456789abcd",
+                ids: SeededIdentifierSource(seed: 99))
             _ = b.addHostCandidates(["127.0.0.1"], port: Self.addressB.port)
         }
     }
@@ -32,8 +34,12 @@ struct ICETestNetwork {
     init(roleA: ICEAgent.Role = .controlling, roleB: ICEAgent.Role = .controlled, seed: UInt64 = 1) {
         var c = ICEAgent.Configuration()
         c.software = "astra-test"
-        a = ICEAgent(configuration: c, role: roleA, ufrag: "ufA1", pwd: "passwordA-0123456789abcd", ids: SeededIdentifierSource(seed: seed))
-        b = ICEAgent(configuration: c, role: roleB, ufrag: "ufB1", pwd: "passwordB-0123456789abcd", ids: SeededIdentifierSource(seed: seed + 100))
+        a = ICEAgent(
+            configuration: c, role: roleA, ufrag: "ufA1", pwd: "passwordA-0123456789abcd",
+            ids: SeededIdentifierSource(seed: seed))
+        b = ICEAgent(
+            configuration: c, role: roleB, ufrag: "ufB1", pwd: "passwordB-0123456789abcd",
+            ids: SeededIdentifierSource(seed: seed + 100))
         _ = a.addHostCandidates(["127.0.0.1"], port: Self.addressA.port)
         _ = b.addHostCandidates(["127.0.0.1"], port: Self.addressB.port)
     }
@@ -108,11 +114,17 @@ struct ICETestNetwork {
         var agent = ICEAgent(role: .controlling, ufrag: "u", pwd: "p", ids: SeededIdentifierSource(seed: 3))
         _ = agent.addHostCandidates(["192.0.2.1", "127.0.0.1"], port: 4000)
         let remotes = [
-            ICEAgentCandidate(kind: .serverReflexive, address: .init(host: "198.51.100.7", port: 9), priority: 1_694_498_815, foundation: "s"),
-            ICEAgentCandidate(kind: .host, address: .init(host: "192.0.2.9", port: 7), priority: 2_130_706_431, foundation: "h"),
-            ICEAgentCandidate(kind: .host, address: .init(host: "192.0.2.10", port: 7), priority: 2_130_706_175, foundation: "h"),
-            ICEAgentCandidate(kind: .host, address: .init(host: "2001:db8::1", port: 7), priority: 2_130_706_431, foundation: "h6"),
-            ICEAgentCandidate(kind: .host, address: .init(host: "127.0.0.1", port: 5), priority: 2_000_000_000, foundation: "l"),
+            ICEAgentCandidate(
+                kind: .serverReflexive, address: .init(host: "198.51.100.7", port: 9), priority: 1_694_498_815,
+                foundation: "s"),
+            ICEAgentCandidate(
+                kind: .host, address: .init(host: "192.0.2.9", port: 7), priority: 2_130_706_431, foundation: "h"),
+            ICEAgentCandidate(
+                kind: .host, address: .init(host: "192.0.2.10", port: 7), priority: 2_130_706_175, foundation: "h"),
+            ICEAgentCandidate(
+                kind: .host, address: .init(host: "2001:db8::1", port: 7), priority: 2_130_706_431, foundation: "h6"),
+            ICEAgentCandidate(
+                kind: .host, address: .init(host: "127.0.0.1", port: 5), priority: 2_000_000_000, foundation: "l"),
         ]
         let actions = agent.setRemote(ufrag: "r", pwd: "rp", candidates: remotes, now: .zero)
         let order = agent.pairs.map { "\($0.local.address.host)->\($0.remote.address.host)" }
@@ -157,7 +169,10 @@ struct ICETestNetwork {
         net.run(until: .milliseconds(100))
         #expect(net.a.state == .connected || net.a.state == .completed)
         #expect(net.b.state == .new)
-        #expect(net.eventsB.contains { if case .peerReflexiveRemote(let c) = $0.1 { c.address == ICETestNetwork.addressA } else { false } })
+        #expect(
+            net.eventsB.contains {
+                if case .peerReflexiveRemote(let c) = $0.1 { c.address == ICETestNetwork.addressA } else { false }
+            })
         net.absorb(net.b.setRemote(ufrag: ua, pwd: pa, candidates: net.a.localCandidates, now: net.now), fromA: false)
         net.run(until: .milliseconds(300))
         #expect(net.a.state == .completed && net.b.state == .completed)
@@ -249,11 +264,14 @@ struct ICETestNetwork {
         let wrong = try answer(STUNMessage(.request, transactionID: id, attributes: [.username("me:you")]), key: "nope")
         #expect(wrong.errorCode?.code == 401 && !wrong.hasIntegrity)
         let unknown = try answer(
-            STUNMessage(.request, transactionID: id, attributes: [.username("me:you"), STUNAttribute(type: 0x0042, value: [1])]),
+            STUNMessage(
+                .request, transactionID: id, attributes: [.username("me:you"), STUNAttribute(type: 0x0042, value: [1])]),
             key: "mypassword")
         #expect(unknown.errorCode?.code == 420 && unknown.verifyIntegrity(key: Array("mypassword".utf8)))
         #expect(unknown.attribute(STUNAttribute.unknownAttributes)?.value == [0x00, 0x42])
-        let ok = try answer(STUNMessage(.request, transactionID: id, attributes: [.username("me:you"), .priority(5)]), key: "mypassword")
+        let ok = try answer(
+            STUNMessage(.request, transactionID: id, attributes: [.username("me:you"), .priority(5)]), key: "mypassword"
+        )
         #expect(ok.messageClass == .successResponse && ok.mappedAddress?.socketAddress == peer)
     }
 

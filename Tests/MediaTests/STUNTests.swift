@@ -66,7 +66,8 @@ import Testing
 
     @Test func sha256IntegrityRoundTripAndTamper() throws {
         let id = Array(0..<12).map { UInt8($0) }
-        let m = STUNMessage(.request, transactionID: id, attributes: [.username("a:b"), .priority(7), .useCandidateFlag])
+        let m = STUNMessage(
+            .request, transactionID: id, attributes: [.username("a:b"), .priority(7), .useCandidateFlag])
         var bytes = m.encoded(integrity: .sha256(key: Array("pw".utf8)))
         let parsed = try STUNMessage(parsing: bytes)
         #expect(parsed.verifyIntegrity(key: Array("pw".utf8)) && parsed.fingerprintMatches && parsed.useCandidate)
@@ -83,7 +84,8 @@ import Testing
         let parsed = try STUNMessage(parsing: e.encoded())
         #expect(parsed.messageClass == .errorResponse)
         #expect(parsed.errorCode?.code == 487 && parsed.errorCode?.reason == "Role Conflict")
-        let withUnknown = STUNMessage(.request, transactionID: id, attributes: [STUNAttribute(type: 0x7777, value: [1])])
+        let withUnknown = STUNMessage(
+            .request, transactionID: id, attributes: [STUNAttribute(type: 0x7777, value: [1])])
         #expect(try STUNMessage(parsing: withUnknown.encoded()).unknownRequired == [0x7777])
         let optional = STUNMessage(.request, transactionID: id, attributes: [STUNAttribute(type: 0xC001, value: [1])])
         #expect(try STUNMessage(parsing: optional.encoded()).unknownRequired.isEmpty)

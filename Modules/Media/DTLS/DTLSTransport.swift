@@ -150,7 +150,9 @@ public final class DTLSTransport {
                 let e = SSL_get_error(ssl, n)
                 if e == SSL_ERROR_ZERO_RETURN || e == SSL_ERROR_SSL {
                     state = .failed
-                    return flush() + [.failed(DTLSError(.closed, e == SSL_ERROR_ZERO_RETURN ? "close_notify" : Self.opensslError()))]
+                    return flush() + [
+                        .failed(DTLSError(.closed, e == SSL_ERROR_ZERO_RETURN ? "close_notify" : Self.opensslError()))
+                    ]
                 }
             }
             return flush()
@@ -171,7 +173,8 @@ public final class DTLSTransport {
         _ = digest.withUnsafeMutableBufferPointer {
             X509_digest(peer, Self.hash(expectedFingerprint.hashFunction)!, $0.baseAddress, &length)
         }
-        let actual = CertificateFingerprint(hashFunction: expectedFingerprint.hashFunction, bytes: Array(digest.prefix(Int(length))))
+        let actual = CertificateFingerprint(
+            hashFunction: expectedFingerprint.hashFunction, bytes: Array(digest.prefix(Int(length))))
         guard actual.bytes == expectedFingerprint.bytes else {
             return [
                 .failed(
@@ -200,7 +203,10 @@ public final class DTLSTransport {
             let server = try? SRTPKeyMaterial(profile: profile, keyAndSalt: serverKey)
         else { return [.failed(DTLSError(.handshakeFailed, "key sizes"))] }
         state = .connected
-        return [.connected(role == .client ? SRTPKeys(local: client, remote: server) : SRTPKeys(local: server, remote: client))]
+        return [
+            .connected(
+                role == .client ? SRTPKeys(local: client, remote: server) : SRTPKeys(local: server, remote: client))
+        ]
     }
 
     /// Drains the write BIO into datagrams of whole records, each at most ``mtu`` octets.

@@ -61,7 +61,8 @@ extension MediaSession {
         guard let webrtc, let source else { return }
         perform(
             kind == .stun
-                ? webrtc.receiveSTUN(bytes, from: source, now: elapsed) : webrtc.receiveDTLS(bytes, from: source, now: elapsed))
+                ? webrtc.receiveSTUN(bytes, from: source, now: elapsed)
+                : webrtc.receiveDTLS(bytes, from: source, now: elapsed))
     }
 
     /// Sleeps until the transport's next deadline (at most 5 ms, so inputs that move it

@@ -90,7 +90,9 @@ final class WebRTCTransport {
             out += map(ice.restart(ufrag: u, pwd: p), now: now)
         }
         let candidates = remoteICE.candidates.compactMap(ICEAgentCandidate.init(sdp:))
-        out += map(ice.setRemote(ufrag: remoteICE.ufrag, pwd: remoteICE.pwd, candidates: candidates, lite: lite, now: now), now: now)
+        out += map(
+            ice.setRemote(ufrag: remoteICE.ufrag, pwd: remoteICE.pwd, candidates: candidates, lite: lite, now: now),
+            now: now)
         return out
     }
 

@@ -38,11 +38,14 @@ extension ICEAgent {
             }
             if !betterPending || now >= (firstValidAt ?? now) + configuration.nominationTimeout {
                 nominating = best.id
-                actions += sendCheck(best, purpose: .connectivity(pairID: best.id, useCandidate: true, role: role), now: now)
+                actions += sendCheck(
+                    best, purpose: .connectivity(pairID: best.id, useCandidate: true, role: role), now: now)
             }
         }
         // One paced check per Ta (an ICE-lite agent never checks, RFC 8445 §2.5).
-        if !configuration.lite, now >= nextCheckAt, state != .completed, let id = nextPairToCheck(), let i = pairIndex(id) {
+        if !configuration.lite, now >= nextCheckAt, state != .completed, let id = nextPairToCheck(),
+            let i = pairIndex(id)
+        {
             pairs[i].state = .inProgress
             nextCheckAt = now + configuration.ta
             actions += sendCheck(
@@ -141,7 +144,9 @@ extension ICEAgent {
             return actions
         case .connectivity, .consent:
             // §7.2.5.1 integrity with the remote password; §7.2.5.2.1 symmetric addresses.
-            guard let remote = remoteCredentials, message.verifyIntegrity(key: Array(remote.pwd.utf8)) else { return [] }
+            guard let remote = remoteCredentials, message.verifyIntegrity(key: Array(remote.pwd.utf8)) else {
+                return []
+            }
             guard flight.transaction.receive(message).contains(where: { if case .deliver = $0 { true } else { false } })
             else { return [] }
             inFlight[message.transactionID] = nil
@@ -226,7 +231,9 @@ extension ICEAgent {
         selectedPair = pairs[i]
         lastConsent = now
         nextConsentAt = now + consentInterval()
-        for k in pairs.indices where pairs[k].state == .waiting || pairs[k].state == .frozen { pairs[k].state = .failed }
+        for k in pairs.indices where pairs[k].state == .waiting || pairs[k].state == .frozen {
+            pairs[k].state = .failed
+        }
         triggered = []
         var actions: [Action] = changed ? [.event(.selectedPair(pairs[i]))] : []
         actions += setState(.completed)

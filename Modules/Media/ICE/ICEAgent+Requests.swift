@@ -28,13 +28,18 @@ extension ICEAgent {
     ) -> [Action] {
         if request.hasFingerprint && !request.fingerprintMatches { return [] }  // not ours (RFC 8489 §7.3)
         guard request.hasIntegrity, let username = request.username else {
-            return [respond(request, .errorResponse, [.errorCode(400, reason: "Bad Request")], to: source, integrity: false)]
+            return [
+                respond(request, .errorResponse, [.errorCode(400, reason: "Bad Request")], to: source, integrity: false)
+            ]
         }
         let parts = username.split(separator: ":", maxSplits: 1)
         guard parts.count == 2, parts[0] == localCredentials.ufrag,
             request.verifyIntegrity(key: Array(localCredentials.pwd.utf8))
         else {
-            return [respond(request, .errorResponse, [.errorCode(401, reason: "Unauthorized")], to: source, integrity: false)]
+            return [
+                respond(
+                    request, .errorResponse, [.errorCode(401, reason: "Unauthorized")], to: source, integrity: false)
+            ]
         }
         if !request.unknownRequired.isEmpty {
             return [
@@ -85,7 +90,8 @@ extension ICEAgent {
         // §7.3.1.4 triggered check; §7.3.1.5 nomination by the controlling peer.
         var index = pairs.firstIndex { $0.local.address == local.address && $0.remote.address == remote.address }
         if index == nil {
-            pairs.append(ICECandidatePair(id: nextPairID, local: local, remote: remote, controlling: role == .controlling))
+            pairs.append(
+                ICECandidatePair(id: nextPairID, local: local, remote: remote, controlling: role == .controlling))
             nextPairID += 1
             sortPairs()
             index = pairs.firstIndex { $0.id == nextPairID - 1 }

@@ -257,7 +257,8 @@ public struct ICEAgent: Sendable {
             default: break
             }
         }
-        inFlight[t.transactionID] = InFlight(purpose: purpose, transaction: t, deadline: deadline, destination: destination)
+        inFlight[t.transactionID] = InFlight(
+            purpose: purpose, transaction: t, deadline: deadline, destination: destination)
         return actions
     }
 
@@ -276,7 +277,8 @@ public struct ICEAgent: Sendable {
             guard let t else { return }
             d = min(d ?? t, t)
         }
-        if remoteCredentials != nil && !configuration.lite && (!triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen })
+        if remoteCredentials != nil && !configuration.lite
+            && (!triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen })
             && state != .completed && state != .failed
         {
             consider(nextCheckAt)

@@ -49,5 +49,7 @@ public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
             : Self.priority(controlling: remote.priority, controlled: local.priority)
     }
 
-    public var description: String { "\(local.address) -> \(remote.address) [\(state.rawValue)\(nominated ? ", nominated" : "")]" }
+    public var description: String {
+        "\(local.address) -> \(remote.address) [\(state.rawValue)\(nominated ? ", nominated" : "")]"
+    }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The addresses host candidates can be gathered on (RFC 8445 §5.1.1.1), from `getifaddrs`.

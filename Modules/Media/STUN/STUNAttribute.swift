@@ -44,8 +44,12 @@ public struct STUNAttribute: Sendable, Hashable {
 
     // MARK: Typed constructors
 
-    public static func username(_ name: String) -> STUNAttribute { STUNAttribute(type: username, value: Array(name.utf8)) }
-    public static func software(_ name: String) -> STUNAttribute { STUNAttribute(type: software, value: Array(name.utf8)) }
+    public static func username(_ name: String) -> STUNAttribute {
+        STUNAttribute(type: username, value: Array(name.utf8))
+    }
+    public static func software(_ name: String) -> STUNAttribute {
+        STUNAttribute(type: software, value: Array(name.utf8))
+    }
 
     /// RFC 8445 §7.1.1 PRIORITY.
     public static func priority(_ p: UInt32) -> STUNAttribute { STUNAttribute(type: priority, value: p.bigEndianBytes) }

@@ -21,7 +21,9 @@ enum STUNCrypto {
         var out = [UInt8](repeating: 0, count: 64)
         var length: UInt32 = 0
         data.withUnsafeBufferPointer { d in
-            out.withUnsafeMutableBufferPointer { o in _ = EVP_Digest(d.baseAddress, d.count, o.baseAddress, &length, md, nil) }
+            out.withUnsafeMutableBufferPointer { o in
+                _ = EVP_Digest(d.baseAddress, d.count, o.baseAddress, &length, md, nil)
+            }
         }
         return Array(out.prefix(Int(length)))
     }

@@ -35,7 +35,9 @@ public struct STUNMessage: Sendable, Hashable {
     /// ignored (§14.5); those before it that we do not know are listed here (for a 420).
     public private(set) var unknownRequired: [UInt16] = []
 
-    public init(_ messageClass: Class, method: UInt16 = binding, transactionID: [UInt8], attributes: [STUNAttribute] = []) {
+    public init(
+        _ messageClass: Class, method: UInt16 = binding, transactionID: [UInt8], attributes: [STUNAttribute] = []
+    ) {
         precondition(transactionID.count == 12, "STUN transaction ID is 96 bits")
         self.messageClass = messageClass
         self.method = method
@@ -68,7 +70,9 @@ public struct STUNMessage: Sendable, Hashable {
             let t = UInt16(bigEndianBytes: bytes[offset..<(offset + 2)])
             let length = Int(UInt16(bigEndianBytes: bytes[(offset + 2)..<(offset + 4)]))
             let end = offset + 4 + length
-            guard end <= bytes.count else { throw STUNError(.malformedAttribute, "type 0x\(String(t, radix: 16)) length") }
+            guard end <= bytes.count else {
+                throw STUNError(.malformedAttribute, "type 0x\(String(t, radix: 16)) length")
+            }
             let afterIntegrity = integrityOffset != nil || integritySHA256Offset != nil
             switch t {
             case STUNAttribute.messageIntegrity:
@@ -122,7 +126,9 @@ public struct STUNMessage: Sendable, Hashable {
 
     /// XOR-MAPPED-ADDRESS, else the legacy MAPPED-ADDRESS.
     public var mappedAddress: STUNTransportAddress? {
-        if let a = attribute(STUNAttribute.xorMappedAddress) { return try? a.mappedAddress(transactionID: transactionID) }
+        if let a = attribute(STUNAttribute.xorMappedAddress) {
+            return try? a.mappedAddress(transactionID: transactionID)
+        }
         return try? attribute(STUNAttribute.mappedAddress)?.mappedAddress(transactionID: transactionID, xor: false)
     }
 
@@ -141,7 +147,8 @@ public struct STUNMessage: Sendable, Hashable {
     public var fingerprintMatches: Bool {
         guard let at = fingerprintOffset else { return false }
         let expected = UInt32(bigEndianBytes: raw[(at + 4)..<(at + 8)])
-        return raw.withUnsafeBytes { STUNCrypto.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<at])) } ^ Self.fingerprintXor
+        return raw.withUnsafeBytes { STUNCrypto.crc32(UnsafeRawBufferPointer(rebasing: $0[0..<at])) }
+            ^ Self.fingerprintXor
             == expected
     }
 

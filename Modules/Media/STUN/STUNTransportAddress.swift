@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An IP address and port as STUN carries them (RFC 8489 §14.1): 4 or 16 address octets.
