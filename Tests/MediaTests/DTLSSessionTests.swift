@@ -65,9 +65,10 @@ import Testing
 
     /// A offers (controlling, actpass), B answers (controlled, active = DTLS client). B gets
     /// the offer first, so its checks reach A before A has the answer (WEBRTC-NOTES).
-    static func call(forgeAnswerFingerprint: Bool = false, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80])
-        async throws -> Call
-    {
+    static func call(
+        forgeAnswerFingerprint: Bool = false, profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80],
+        offerSetup: SetupRole = .actpass
+    ) async throws -> Call {
         let a = try MediaSession(
             configuration: configuration(role: .controlling, profiles: profiles), clock: ContinuousClock(),
             ids: SeededIdentifierSource(seed: 11))
@@ -80,7 +81,8 @@ import Testing
         await b.start(remote: nil, source: tone(), sink: call.sinkB)
 
         let localA = try #require(await a.webRTCLocalParameters())
-        let capsA = AudioCapabilities.webRTC(address: "127.0.0.1", port: a.localAddress.port, local: localA)
+        var capsA = AudioCapabilities.webRTC(address: "127.0.0.1", port: a.localAddress.port, local: localA)
+        capsA.setup = offerSetup
         let offer = OfferAnswer.makeWebRTCOffer(
             capsA, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
         call.offer = offer.serialized()
@@ -170,5 +172,24 @@ import Testing
         await call.b.stop()
         #expect(call.logB.contains { $0 == .dtlsConnected(profile: .aeadAES128GCM, role: .client) })
         #expect(Self.toneFrames(call.sinkB.samples) >= 10)
+    }
+
+    /// RFC 5763 §5 role combinations end to end: the offer's `a=setup` decides, the answer
+    /// mirrors it (actpass → active, active → passive, passive → active).
+    @Test(arguments: [
+        (SetupRole.actpass, DTLSRole.server, DTLSRole.client),
+        (.active, .client, .server),
+        (.passive, .server, .client),
+    ])
+    func setupRoleCombinations(offer: SetupRole, offererRole: DTLSRole, answererRole: DTLSRole) async throws {
+        let call = try await Self.call(offerSetup: offer)
+        try await Self.waitFor { Self.toneFrames(call.sinkA.samples) >= 5 && Self.toneFrames(call.sinkB.samples) >= 5 }
+        await call.a.stop()
+        await call.b.stop()
+        #expect(call.offer.contains("a=setup:\(offer.rawValue)"))
+        #expect(call.answer.contains("a=setup:\(offer.answer.rawValue)"))
+        #expect(call.logA.contains { $0 == .dtlsConnected(profile: .aesCM128HmacSHA1_80, role: offererRole) })
+        #expect(call.logB.contains { $0 == .dtlsConnected(profile: .aesCM128HmacSHA1_80, role: answererRole) })
+        #expect(Self.toneFrames(call.sinkA.samples) >= 5 && Self.toneFrames(call.sinkB.samples) >= 5)
     }
 }
