@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """aiortc as an independent WebRTC far end for AstraSIP's media tests (issue 9).
 
-Reads an SDP offer (one JSON string line) on stdin, answers it with aiortc (ICE forced onto
-127.0.0.1, no STUN server: WEBRTC-NOTES), sends a 1 kHz tone (PCMA/PCMU, 20 ms frames) and
-records what it receives. Prints the answer as one JSON string line, then one JSON object:
-{"ice": state, "dtls": state, "frames": n, "tone_frames": n, "srtp_profile": ...}.
+Usage: aiortc_peer.py answer|offer SECONDS. `answer`: reads an SDP offer (one JSON string
+line) on stdin and prints aiortc's answer (one JSON string line). `offer`: prints aiortc's offer
+and reads the answer. ICE is forced onto 127.0.0.1 with no STUN server (WEBRTC-NOTES). aiortc
+sends a 1 kHz tone (PCMA/PCMU, 20 ms frames) and records what it receives; after SECONDS it
+prints one JSON object: {"ice": state, "dtls": state, "frames": n, "tone_frames": n}.
 """
 import array
 import asyncio
@@ -57,8 +58,7 @@ def goertzel(samples, frequency, rate):
     return s1 * s1 + s2 * s2 - k * s1 * s2
 
 
-async def main(seconds):
-    offer = json.loads(sys.stdin.readline())
+async def main(mode, seconds):
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     received = []
 
@@ -76,9 +76,16 @@ async def main(seconds):
         asyncio.ensure_future(pull())
 
     pc.addTrack(Tone())
-    await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
-    await pc.setLocalDescription(await pc.createAnswer())
-    print(json.dumps(pc.localDescription.sdp), flush=True)
+    if mode == "answer":
+        offer = json.loads(sys.stdin.readline())
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
+        await pc.setLocalDescription(await pc.createAnswer())
+        print(json.dumps(pc.localDescription.sdp), flush=True)
+    else:
+        await pc.setLocalDescription(await pc.createOffer())
+        print(json.dumps(pc.localDescription.sdp), flush=True)
+        answer = json.loads(sys.stdin.readline())
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=answer, type="answer"))
     await asyncio.sleep(seconds)
     tone = 0
     for rate, pcm in received:
@@ -99,4 +106,4 @@ async def main(seconds):
     await pc.close()
 
 
-asyncio.run(main(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0))
+asyncio.run(main(sys.argv[1], float(sys.argv[2])))
