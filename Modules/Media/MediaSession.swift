@@ -102,6 +102,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         sendBuffer = [UInt8](repeating: 0, count: 12 + 4 * 1920 + SRTPContext.maxRTCPTrailer)
         frame = [Int16](repeating: 0, count: configuration.samplesPerFrame)
         if let w = configuration.webRTC {
+            guard configuration.rtcpMux else { throw MediaError(.invalidState, "WebRTC media needs rtcp-mux") }
             do { webrtc = try WebRTCTransport(configuration: w, local: rtp.localAddress, ids: ids) } catch {
                 throw MediaError(.srtpSetupFailed, error.description)
             }

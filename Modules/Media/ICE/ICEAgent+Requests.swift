@@ -49,10 +49,6 @@ extension ICEAgent {
                     to: source)
             ]
         }
-        if let remote = remoteCredentials, parts[1] != remote.ufrag {
-            // A check for an older or newer generation (restart in progress): still authentic.
-            _ = remote
-        }
         var actions: [Action] = []
         // §7.3.1.1 role conflict.
         if role == .controlling, let theirs = request.iceControlling {
