@@ -16,6 +16,8 @@ struct ICETestNetwork {
     var inFlight: [(at: Duration, bytes: [UInt8], from: UDPSocket.Address, to: UDPSocket.Address)] = []
     var eventsA: [(Duration, ICEAgent.Event)] = []
     var eventsB: [(Duration, ICEAgent.Event)] = []
+    /// Datagrams to lose before delivering any (counted over both directions).
+    var loseFirst = 0
     /// Drop what A sends / what B sends.
     var dropFromA = false
     var dropFromB = false
@@ -63,6 +65,10 @@ struct ICETestNetwork {
             switch action {
             case .send(let bytes, let to):
                 if fromA ? dropFromA : dropFromB { continue }
+                if loseFirst > 0 {
+                    loseFirst -= 1
+                    continue
+                }
                 inFlight.append((now + latency, bytes, fromA ? Self.addressA : Self.addressB, to))
             case .event(let e):
                 if fromA { eventsA.append((now, e)) } else { eventsB.append((now, e)) }
@@ -156,6 +162,18 @@ struct ICETestNetwork {
         #expect(doneA == .milliseconds(20))
         #expect(doneB! <= .milliseconds(20))
         #expect(net.a.role == .controlling && net.b.role == .controlled)
+    }
+
+    /// Lost checks are retransmitted after the check RTO (250 ms, RFC 8489 §6.2.1 schedule):
+    /// with both first checks lost the agents still complete, one RTO later.
+    @Test func lostChecksAreRetransmitted() {
+        var net = ICETestNetwork()
+        net.loseFirst = 2
+        net.exchangeDescriptions()
+        net.run(until: .seconds(3))
+        #expect(net.a.state == .completed && net.b.state == .completed)
+        let done = net.firstTime(net.eventsA) { $0 == .stateChanged(.completed) }
+        #expect(done != nil && done! >= .milliseconds(250) && done! <= .milliseconds(300))
     }
 
     /// WEBRTC-NOTES: the peer's checks arrive before its description; they are answered and
