@@ -64,6 +64,7 @@ let package = Package(
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
+        bench("bench-sip", ["SIPCore"]),
         bench("bench-media", ["Media"]),
         bench("bench-webrtc", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),

@@ -1,0 +1,124 @@
+/// A SIP request (RFC 3261 §7.1): method, Request-URI, version, headers and body.
+///
+/// A parsed request keeps its original bytes; until something is changed, ``serialized()``
+/// returns them exactly. Build new requests with ``init(method:uri:headers:body:)``.
+public struct SIPRequest: Sendable {
+    public var method: SIPMethod { didSet { rawStartLine = nil } }
+    /// `SIP/2.0` (RFC 3261 §7.1; other versions parse and are left to the caller, RFC 4475 §3.1.2.11).
+    public var version: String { didSet { rawStartLine = nil } }
+    public var headers: SIPHeaders { didSet { original = nil } }
+    package var bodyStorage: ArraySlice<UInt8>
+    private var uriStorage: URIStorage
+    /// The start line as received, terminator included; nil once method, URI or version change.
+    package var rawStartLine: ArraySlice<UInt8>? { didSet { original = nil } }
+    /// The whole message as received; nil once anything changes.
+    package var original: ArraySlice<UInt8>?
+
+    enum URIStorage: Sendable {
+        case raw(ArraySlice<UInt8>)
+        case parsed(SIPURI)
+    }
+
+    /// A new request. `Content-Length` is set from `body` (RFC 3261 §20.14); put the other
+    /// mandatory headers (§8.1.1: To, From, CSeq, Call-ID, Max-Forwards, Via) in `headers`.
+    public init(method: SIPMethod, uri: SIPURI, headers: SIPHeaders = SIPHeaders(), body: [UInt8] = []) {
+        self.method = method
+        self.version = "SIP/2.0"
+        self.headers = headers
+        self.bodyStorage = body[...]
+        self.uriStorage = .parsed(uri)
+        self.rawStartLine = nil
+        self.original = nil
+        self.headers.set(.contentLength, String(body.count))
+    }
+
+    init(
+        storage: [UInt8], head: ParsedHead, method: Range<Int>, uri: Range<Int>, version: Range<Int>,
+        body: Range<Int>
+    ) {
+        self.method = SIPMethod(String(decoding: storage[method], as: UTF8.self))
+        self.version = String(decoding: storage[version], as: UTF8.self)
+        self.headers = SIPHeaders(storage: storage, slots: head.slots)
+        self.bodyStorage = storage[body]
+        self.uriStorage = .raw(storage[uri])
+        self.rawStartLine = storage[head.startLineRange]
+        self.original = storage[0..<body.upperBound]
+    }
+
+    /// The Request-URI (parsed on access; it was validated when the message was parsed).
+    public var uri: SIPURI {
+        get {
+            switch uriStorage {
+            case .parsed(let uri):
+                return uri
+            case .raw(let bytes):
+                let parsed: SIPURI? = bytes.withUnsafeBufferPointer { p in try? SIPURI(p, 0..<p.count) }
+                return parsed ?? SIPURI(opaqueText: String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        set {
+            uriStorage = .parsed(newValue)
+            rawStartLine = nil
+        }
+    }
+
+    /// The Request-URI text exactly as written.
+    public var rawURI: String {
+        switch uriStorage {
+        case .parsed(let uri): uri.description
+        case .raw(let bytes): String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The body (a copy). Setting it also sets Content-Length.
+    public var body: [UInt8] {
+        get { Array(bodyStorage) }
+        set {
+            bodyStorage = newValue[...]
+            headers.set(.contentLength, String(newValue.count))
+        }
+    }
+
+    /// The body without copying.
+    public var bodyBytes: ArraySlice<UInt8> { bodyStorage }
+
+    /// Sets the body, Content-Length and (when given) Content-Type.
+    public mutating func setBody(_ body: [UInt8], contentType: String?) {
+        self.body = body
+        if let contentType { headers.set(.contentType, contentType) }
+    }
+
+    /// The wire form: the original bytes if nothing changed, else the start line, every header
+    /// line (unchanged lines byte-exact), an empty line and the body.
+    public func serialized() -> [UInt8] {
+        if let original, !headers.isModified { return Array(original) }
+        if let rawStartLine {
+            return MessageSerializer.serialize(startLine: rawStartLine, headers: headers, body: bodyStorage)
+        }
+        let line = method.rawValue + " " + rawURI + " " + version + "\r\n"
+        return MessageSerializer.serialize(startLine: Array(line.utf8)[...], headers: headers, body: bodyStorage)
+    }
+}
+
+extension SIPURI {
+    init(opaqueText: String) {
+        self.init(host: "")
+        self.scheme = Scheme(kind: .other, name: "")
+        self.host = nil
+        self.opaque = opaqueText
+    }
+}
+
+/// Concatenates start line, header lines, the empty line and the body.
+enum MessageSerializer {
+    static func serialize(startLine: ArraySlice<UInt8>, headers: SIPHeaders, body: ArraySlice<UInt8>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(startLine.count + headers.serializedSize + 2 + body.count)
+        out.append(contentsOf: startLine)
+        headers.appendLines(to: &out)
+        out.append(ByteClass.cr)
+        out.append(ByteClass.lf)
+        out.append(contentsOf: body)
+        return out
+    }
+}
