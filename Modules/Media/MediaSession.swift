@@ -396,7 +396,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         case .rtp where webrtc == nil || inbound != nil: receiveRTP(&bytes, from: datagram.source)
         case .rtcp where webrtc == nil || inbound != nil: receiveRTCP(&bytes)
         case .rtp, .rtcp: break  // WebRTC: not keyed yet (DTLS still running)
-        case .stun where webrtc != nil, .dtls where webrtc != nil: receiveWebRTC(bytes, kind: kind, from: datagram.source)
+        case .stun where webrtc != nil, .dtls where webrtc != nil:
+            receiveWebRTC(bytes, kind: kind, from: datagram.source)
         default: stats.malformedPackets += 1
         }
     }
