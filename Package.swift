@@ -76,6 +76,7 @@ let package = Package(
         bench("bench-sip", ["SIPCore"]),
         bench("bench-transport", ["SIPTransport"]),
         bench("bench-media", ["Media"]),
+        bench("bench-webrtc", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
         bench("bench-qr", ["Provisioning"]),
     ]
