@@ -50,15 +50,19 @@ let package = Package(
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
+        module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
+        // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
+        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
+        tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
@@ -67,8 +71,8 @@ let package = Package(
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog"]),
-        tool("astra-call", ["ToolSupport"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),
+        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 

@@ -1,5 +1,6 @@
 import SIPCore
 import SIPDialog
+import LineRunner
 import SIPTransport
 import ToolSupport
 

@@ -1,5 +1,6 @@
 import SIPCore
 import SIPDialog
+import LineRunner
 import ToolSupport
 
 /// Collects what happened during a run and renders it: event lines, the final `result` object

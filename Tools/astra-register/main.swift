@@ -1,6 +1,7 @@
 // astra-register — verify a SIP line: register, report, unregister (docs/man/astra-register.md).
 // Thin main: ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
 import SIPDialog
+import LineRunner
 import ToolSupport
 
 await ToolMain.run(ToolSpecs.register) { context in

@@ -14,11 +14,17 @@ public actor LineRegistration {
     private var pump: Task<Void, Never>?
     private var started = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    private let calls: AsyncStream<EndpointEvent>.Continuation?
 
-    public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock()) {
+    /// - Parameter calls: where the endpoint's call traffic goes (new requests, 2xx ACKs,
+    ///   CANCELs, stray responses) when the line also places or takes calls; without it a new
+    ///   request is answered 480 (a registration-only line).
+    public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock(),
+                calls: AsyncStream<EndpointEvent>.Continuation? = nil) {
         self.endpoint = endpoint
         self.client = client
         self.clock = clock
+        self.calls = calls
         (events, sink) = AsyncStream.makeStream(of: LineEvent.self)
     }
 
@@ -96,6 +102,8 @@ public actor LineRegistration {
             sink.yield(.qualifyAnswered(from: from))
         case .discarded(let why):
             sink.yield(.discarded(why))
+        case .request, .ack, .cancelled, .strayResponse where calls != nil:
+            calls?.yield(event)
         case .request(let incoming):
             // A registration-only line accepts no calls: 480 Temporarily Unavailable.
             Task { await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 480, toTag: "reg")) }

@@ -6,9 +6,20 @@ extension ToolSpecs {
         .value("record", valueName: "file", help: "Record the received audio to a WAV file."),
         .flag("echo", help: "Send back the received audio."),
         .value("dtmf", valueName: "digits", help: "Send these DTMF digits (RFC 4733) once the call is answered."),
+        .value("dtmf-after", valueName: "seconds", kind: .double, default: "0.5",
+               help: "Wait this long after the answer before sending --dtmf."),
         .value("duration", valueName: "seconds", kind: .double, help: "Hang up after this long in the call."),
+        .value("hold-after", valueName: "seconds", kind: .double,
+               help: "Put the call on hold (re-INVITE, sendonly) this long after the answer."),
+        .value("resume-after", valueName: "seconds", kind: .double,
+               help: "Resume a held call (re-INVITE, sendrecv) this long after the answer."),
+        .value("media-address", valueName: "ipv4",
+               help: "Address for RTP and the SDP c= line (default: the signalling flow's local address)."),
+        .value("rtp-timeout", valueName: "seconds", kind: .double, default: "30",
+               help: "Hang up when no RTP arrived for this long in an active call (0: never)."),
         .value(
-            "srtp", valueName: "mode", kind: .choice(["off", "sdes", "dtls"]), default: "off", help: "Media encryption."
+            "srtp", valueName: "mode", kind: .choice(["off", "sdes", "dtls"]), default: "off",
+            help: "Media encryption: sdes offers and requires SDES-SRTP (RFC 4568); dtls is not available yet."
         ),
         .flag("ice", help: "Gather ICE candidates and run connectivity checks."),
         .value("stun", valueName: "host[:port]", help: "STUN server for ICE server-reflexive candidates."),
@@ -48,10 +59,17 @@ extension ToolSpecs {
             CommandSpec(
                 name: "answer",
                 abstract: "Register, wait for a call, answer it and report its events.",
+                arguments: [CommonOptions.addressOfRecord()],
                 options: CommonOptions.line + [
                     .value(
                         "after", valueName: "seconds", kind: .double, default: "0",
                         help: "Ring this long before answering."),
+                    .value(
+                        "reject", valueName: "status", kind: .int,
+                        help: "Reject the call with this status (e.g. 486 busy, 603 decline) after --after."),
+                    .value(
+                        "timeout", valueName: "seconds", kind: .double,
+                        help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
                 ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
                     CommonOptions.seed

@@ -4,15 +4,15 @@ import SIPTransport
 import ToolSupport
 
 /// Turns a validated line into the objects that register it: the flow target and options, the
-/// endpoint, and the registration machine (docs/line.md → RFC 3261 §10.2).
-struct LineSetup {
-    let line: Line
-    let transport: TransportKind
-    let target: FlowTarget
-    let aor: SIPURI
-    let registrar: SIPURI
+/// endpoint, and the registration machine. Shared by astra-register and astra-call (docs/line.md → RFC 3261 §10.2).
+public struct LineSetup: Sendable {
+    public let line: Line
+    public let transport: TransportKind
+    public let target: FlowTarget
+    public let aor: SIPURI
+    public let registrar: SIPURI
 
-    init(line: Line) throws(ToolError) {
+    public init(line: Line) throws(ToolError) {
         self.line = line
         guard let kind = TransportKind(rawValue: line.transport.rawValue) else {
             throw ToolError(.usage, "transport \(line.transport) is not supported")
@@ -29,7 +29,7 @@ struct LineSetup {
 
     /// Connection options: TLS verification on unless the line turns it off, the line's CA file,
     /// WebSocket path, keep-alive, and the redacting SIP trace on stderr when asked for.
-    func connectionOptions(sipTrace: Bool, verbosity: Int, diagnostics: Diagnostics) -> ConnectionOptions {
+    public func connectionOptions(sipTrace: Bool, verbosity: Int, diagnostics: Diagnostics) -> ConnectionOptions {
         var options = ConnectionOptions()
         if line.effectiveTLSVerify {
             options.tls = TLSOptions(caFile: line.caFile, serverName: line.tlsServerName)
@@ -46,11 +46,11 @@ struct LineSetup {
         return options
     }
 
-    func registrationSettings(expires: Int?, keep: Bool, ids: some IdentifierSource) -> RegistrationSettings {
+    public func registrationSettings(expires: Int?, keep: Bool, ids: some IdentifierSource, userAgent: String = "astra-register") -> RegistrationSettings {
         var settings = RegistrationSettings()
         settings.requestedExpires = UInt32(clamping: expires ?? line.effectiveExpires)
         settings.retryOnFailure = keep
-        settings.userAgent = "astra-register/\(AstraVersion.current)"
+        settings.userAgent = "\(userAgent)/\(AstraVersion.current)"
         // RFC 5626 §4.1: one instance ID per device; a tool run is one device.
         settings.instanceID = "urn:uuid:" + ids.uuidString()
         if let provider = line.pushProvider, let token = line.pushToken {
@@ -59,14 +59,14 @@ struct LineSetup {
         return settings
     }
 
-    var credentials: DigestCredentials? {
+    public var credentials: DigestCredentials? {
         line.password.map { DigestCredentials(username: line.effectiveAuthUser, password: $0) }
     }
 }
 
 extension IdentifierSource {
     /// A random (version 4) UUID string, RFC 9562 §5.4.
-    func uuidString() -> String {
+    public func uuidString() -> String {
         let a = nextUInt64(), b = nextUInt64()
         var bytes = (0..<8).map { UInt8(truncatingIfNeeded: a >> (8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: b >> (8 * $0)) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40

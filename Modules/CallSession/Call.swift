@@ -1,0 +1,326 @@
+import Media
+import SIPCore
+import SIPDialog
+
+/// One call: an `InviteUsage` (RFC 3261 §13–§15 signalling) plus a `MediaSession` (RTP/SRTP),
+/// driven over a ``SIPEndpoint`` and summarised by a ``CallMachine``. The actor only does IO:
+/// it executes the usage's actions (transactions, responses, ACKs, timers, in order through one
+/// outbox), feeds back what the endpoint reports (``handle(_:)``), runs SDP offer/answer through
+/// `OfferAnswer` (RFC 3264) and reports ``CallEvent``s. Files: this one (life cycle and
+/// signalling), `Call+Media.swift` (SDP, media, DTMF, hold).
+public actor Call {
+    public nonisolated let events: AsyncStream<CallEvent>
+    /// The dialog's Call-ID: route endpoint events with it (``owns(_:)``).
+    public nonisolated let callID: String
+    let sink: AsyncStream<CallEvent>.Continuation
+    let endpoint: SIPEndpoint
+    let clock: ContinuousClock
+    let ids: any IdentifierSource
+    let options: CallOptions
+    var usage: InviteUsage
+    var machine: CallMachine
+    let media: MediaSession<ContinuousClock>
+    /// Our media capabilities (address, port, codecs, keys, direction).
+    var capabilities: AudioCapabilities
+    /// Our offer waiting for its answer (initial or re-offer), RFC 3264 §5.
+    var currentOffer: SessionDescription?
+    let sessionID: String
+    var sessionVersion: UInt64 = 0
+    var negotiated: NegotiatedAudio?
+    var mediaRunning = false
+    var source: any AudioSource
+    var audioSink: any AudioSink
+    var incoming: [TransactionKey: IncomingRequest] = [:]
+    var timers: [InviteUsage.Timer: Task<Void, Never>] = [:]
+    var background: [Task<Void, Never>] = []
+    let createdAt: ContinuousClock.Instant
+    var answeredAt: ContinuousClock.Instant?
+    var lastRTPProgress: (count: Int, at: ContinuousClock.Instant)?
+    var reportedAnswer = false
+    var reportedFirstRTP = false
+    private let outbox: AsyncStream<Outgoing>.Continuation
+    private let outgoing: AsyncStream<Outgoing>
+
+    /// What goes to the endpoint, strictly in the order the usage asked for it.
+    enum Outgoing: Sendable {
+        case transaction(SIPRequest)
+        case response(IncomingRequest, SIPResponse)
+        case ack(SIPRequest)
+    }
+
+    /// An outgoing call to `target` from our address of record `local` (the INVITE goes out
+    /// with ``dial()``), with the SDP offer built from a freshly bound media socket.
+    public init(
+        calling target: SIPURI, from local: SIPNameAddress, endpoint: SIPEndpoint, binding: LocalBinding,
+        credentials: DigestCredentials?, options: CallOptions = CallOptions(),
+        source: any AudioSource = SilenceSource(), sink: any AudioSink = NullSink(),
+        clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
+    ) throws(CallError) {
+        let media = try Self.makeMedia(options, clock: clock, ids: ids)
+        var caps = AudioCapabilities(address: options.mediaHost, port: media.localAddress.port)
+        if options.srtp {
+            caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+            caps.requireSRTP = true
+        }
+        let sessionID = String(ids.nextUInt32() & 0x7FFF_FFFF)
+        let offer = OfferAnswer.makeOffer(
+            caps, origin: SDPOrigin(sessionID: sessionID, sessionVersion: 0, address: options.mediaHost))
+        let usage = InviteUsage(
+            calling: target, from: local, offer: SessionBody(text: offer.serialized()), binding: binding,
+            credentials: credentials, settings: options.invite, ids: ids)
+        self.init(usage: usage, machine: CallMachine(role: .caller), media: media, caps: caps,
+                  sessionID: sessionID, endpoint: endpoint, options: options, source: source, sink: sink,
+                  clock: clock, ids: ids, offer: offer)
+    }
+
+    /// An incoming call for `invite` (RFC 3261 §13.3.1). Call ``start()``, then ``ring()``,
+    /// ``answer()`` or ``reject(status:)``.
+    public init(
+        incoming invite: IncomingRequest, endpoint: SIPEndpoint, binding: LocalBinding,
+        credentials: DigestCredentials? = nil, options: CallOptions = CallOptions(),
+        source: any AudioSource = SilenceSource(), sink: any AudioSink = NullSink(),
+        clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
+    ) throws(CallError) {
+        let usage: InviteUsage
+        do {
+            usage = try InviteUsage(incoming: invite.request, binding: binding, credentials: credentials,
+                                    settings: options.invite, ids: ids)
+        } catch {
+            throw CallError(.badRequest, "unusable INVITE: \(error)")
+        }
+        let media = try Self.makeMedia(options, clock: clock, ids: ids)
+        var caps = AudioCapabilities(address: options.mediaHost, port: media.localAddress.port)
+        // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
+        caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+        caps.requireSRTP = options.srtp
+        self.init(usage: usage, machine: CallMachine(role: .callee), media: media, caps: caps,
+                  sessionID: String(ids.nextUInt32() & 0x7FFF_FFFF), endpoint: endpoint, options: options,
+                  source: source, sink: sink, clock: clock, ids: ids, invite: invite)
+    }
+
+    private init(
+        usage: InviteUsage, machine: CallMachine, media: MediaSession<ContinuousClock>, caps: AudioCapabilities,
+        sessionID: String, endpoint: SIPEndpoint, options: CallOptions, source: any AudioSource,
+        sink: any AudioSink, clock: ContinuousClock, ids: any IdentifierSource,
+        offer: SessionDescription? = nil, invite: IncomingRequest? = nil
+    ) {
+        self.currentOffer = offer
+        if let invite { self.incoming = [invite.key: invite] }
+        self.usage = usage
+        self.callID = usage.callID
+        self.machine = machine
+        self.media = media
+        self.capabilities = caps
+        self.sessionID = sessionID
+        self.endpoint = endpoint
+        self.options = options
+        self.source = source
+        self.audioSink = sink
+        self.clock = clock
+        self.ids = ids
+        self.createdAt = clock.now
+        (events, self.sink) = AsyncStream.makeStream(of: CallEvent.self)
+        let (stream, outbox) = AsyncStream.makeStream(of: Outgoing.self)
+        self.outbox = outbox
+        self.outgoing = stream
+    }
+
+    deinit {
+        for task in background { task.cancel() }
+        for task in timers.values { task.cancel() }
+        outbox.finish()
+        sink.finish()
+    }
+
+    static func makeMedia(_ options: CallOptions, clock: ContinuousClock, ids: any IdentifierSource)
+        throws(CallError) -> MediaSession<ContinuousClock>
+    {
+        var configuration = options.media
+        configuration.localHost = options.mediaHost
+        configuration.detectInBandDTMF = options.detectInBandDTMF
+        do {
+            return try MediaSession(configuration: configuration, clock: clock, ids: ids)
+        } catch {
+            throw CallError(.media, "media: \(error)")
+        }
+    }
+
+    /// The one task that hands outgoing messages to the endpoint, in order.
+    private func startOutbox() {
+        let stream = outgoing, endpoint = self.endpoint
+        background.append(Task { [weak self] in
+            for await item in stream {
+                guard self != nil else { return }
+                switch item {
+                case .transaction(let request):
+                    let updates = await endpoint.startTransaction(request)
+                    let cseq = try? request.headers.cseq()
+                    Task { [weak self] in
+                        for await update in updates {
+                            switch update {
+                            case .response(let response): await self?.signal { $0.receive(response) }
+                            case .ended(.completed): break
+                            case .ended(let end):
+                                if let cseq { await self?.signal { $0.transactionFailed(cseq, end) } }
+                            }
+                        }
+                    }
+                case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
+                case .ack(let ack): await endpoint.sendStateless(ack)
+                }
+            }
+        })
+    }
+
+    /// The call-level state.
+    public var state: CallState { machine.state }
+
+    /// Whether `request`/`response` belong to this call (same Call-ID, RFC 3261 §12.2.2).
+    public nonisolated func owns(_ headers: SIPHeaders) -> Bool { headers.callID == callID }
+
+    // MARK: Commands
+
+    /// Caller: sends the INVITE. Callee: takes the INVITE (the endpoint already sent 100 Trying).
+    public func start() async {
+        startOutbox()
+        await run(machine.start())
+        await execute(usage.start())
+        startMediaPump()
+    }
+
+    /// Callee: 180 Ringing (RFC 3261 §13.3.1.1).
+    public func ring() async {
+        guard let actions = try? usage.ring() else { return }
+        await execute(actions)
+        sink.yield(.ringing)
+    }
+
+    /// Callee: 200 OK with our SDP answer; media starts now (RFC 3261 §13.3.1.4, RFC 3264 §6).
+    public func answer() async {
+        guard machine.state == .ringing || machine.state == .early else { return }
+        let body: SessionBody
+        if let offer = usage.remoteInitialOffer {
+            guard let answer = await answerBody(for: offer) else {
+                await reject(status: 488)
+                return
+            }
+            body = answer
+        } else {
+            body = nextOffer(direction: .sendrecv)  // offerless INVITE: offer in the 2xx, answer in the ACK
+        }
+        guard let actions = try? usage.answer(body) else { return }
+        answeredAt = clock.now
+        await execute(actions)
+        await run(machine.answered())
+        if let audio = negotiated { sink.yield(.answered(codec: audio.codec.rawValue, srtp: audio.localKey != nil,
+                                                         telephoneEvent: audio.telephoneEventPayloadType != nil)) }
+    }
+
+    /// Callee: a final rejection (486 busy, 603 decline…), RFC 3261 §13.3.1.3.
+    public func reject(status: Int) async {
+        guard let actions = try? usage.reject(status: status) else { return }
+        await run(machine.hangUp(reason: status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)))
+        await execute(actions)
+    }
+
+    /// Hangs up: CANCEL before the answer, BYE after it, 603 for an unanswered incoming call.
+    public func hangUp() async {
+        await run(machine.hangUp())
+    }
+
+    /// What the endpoint reported for this call: requests (BYE, re-INVITE, INFO…), ACKs,
+    /// CANCELs, stray 2xx retransmissions, and flow changes.
+    public func handle(_ event: EndpointEvent) async {
+        switch event {
+        case .request(let incomingRequest):
+            guard owns(incomingRequest.request.headers) else { return }
+            incoming[incomingRequest.key] = incomingRequest
+            await execute(usage.receive(incomingRequest.request))
+        case .ack(let ack):
+            guard owns(ack.headers) else { return }
+            await execute(usage.receive(ack))
+        case .cancelled(let cancelled):
+            guard owns(cancelled.request.headers) else { return }
+            await execute(usage.inviteCancelled(cancelled.request))
+        case .strayResponse(let response):
+            guard owns(response.headers) else { return }
+            await execute(usage.receive(response))
+        case .flowUp(let binding, _):
+            usage.updateBinding(binding)
+        case .flowDown, .reconnectScheduled, .qualifyAnswered, .discarded, .stopped:
+            break
+        }
+    }
+
+    // MARK: Executing actions
+
+    /// Runs a mutation of the usage and executes what it returns.
+    func signal(_ body: (inout InviteUsage) -> [InviteUsage.Action]) async {
+        await execute(body(&usage))
+    }
+
+    func execute(_ actions: [InviteUsage.Action]) async {
+        for action in actions {
+            switch action {
+            case .sendRequest(let request):
+                outbox.yield(.transaction(request))
+            case .sendResponse(let response, let answering):
+                guard let key = TransactionKey.server(request: answering), let record = incoming[key] else { continue }
+                outbox.yield(.response(record, response))
+            case .sendACK(let ack):
+                outbox.yield(.ack(ack))
+            case .startTimer(let timer, let delay):
+                timers[timer]?.cancel()
+                let clock = self.clock
+                timers[timer] = Task { [weak self] in
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    await self?.fire(timer)
+                }
+            case .cancelTimer(let timer):
+                timers[timer]?.cancel()
+                timers[timer] = nil
+            case .event(let event):
+                if case .info(let body) = event, let body { reportInfoDTMF(body) }
+                if case .answered = event, answeredAt == nil { answeredAt = clock.now }
+                await run(machine.handle(event))
+            }
+        }
+    }
+
+    private func fire(_ timer: InviteUsage.Timer) async {
+        timers[timer] = nil
+        await execute(usage.timerFired(timer))
+    }
+
+    /// Executes the call machine's actions.
+    func run(_ actions: [CallMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .emit(let event):
+                sink.yield(event)
+            case .applyAnswer(let body, let early):
+                await applyAnswer(body, early: early)
+            case .answerOffer(let body):
+                await answerReoffer(body)
+            case .hangUpSignalling:
+                await execute(usage.hangUp())
+            case .stopMedia:
+                await finish()
+            }
+        }
+    }
+
+    /// Stops media and timers and reports the end with the statistics (once).
+    private func finish() async {
+        await media.stop(reason: nil)
+        var stats = CallStatistics(media: await media.statistics)
+        if let answeredAt {
+            stats.setupMilliseconds = CallStatistics.milliseconds(answeredAt - createdAt)
+            let talk = clock.now - answeredAt
+            stats.durationSeconds = CallStatistics.milliseconds(talk) / 1000
+        }
+        for task in timers.values where usage.isTerminated { task.cancel() }
+        sink.yield(.ended(machine.pendingReason ?? .localHangUp, stats))
+        sink.finish()
+    }
+}

@@ -1,0 +1,66 @@
+import CallSession
+import LineRunner
+import Media
+import SIPCore
+import ToolSupport
+
+/// The JSON Lines contract of astra-call (docs/man/astra-call.md): one event per line, each
+/// with `"event"` and `"t"`; `ended` carries the reason, the SIP status and the statistics.
+struct CallReport {
+    let output: EventWriter
+
+    func registered(setup: LineSetup, expires: Int) {
+        output.emit("registered", ["aor": .string(setup.aor.description), "transport": .string(setup.transport.rawValue),
+                                   "expires": .int(expires)])
+    }
+
+    func calling(target: SIPURI, callID: String) {
+        output.emit("calling", ["target": .string(target.description), "call_id": .string(callID)])
+    }
+
+    func waiting() { output.emit("waiting", [:]) }
+
+    func incoming(_ invite: SIPRequest, callID: String) {
+        output.emit("incoming", ["from": .string(invite.headers[.from] ?? ""), "call_id": .string(callID)])
+    }
+
+    func dtmfSent(_ digits: [DTMFDigit]) {
+        output.emit("dtmf_sent", ["digits": .string(digits.map(\.description).joined())])
+    }
+
+    func note(_ event: CallEvent) {
+        switch event {
+        case .state: break
+        case .trying: output.emit("trying")
+        case .ringing: output.emit("ringing")
+        case .earlyMedia: output.emit("early_media")
+        case .answered(let codec, let srtp, let te):
+            output.emit("answered", ["codec": .string(codec), "srtp": .bool(srtp), "telephone_event": .bool(te)])
+        case .firstRTP: output.emit("first_rtp")
+        case .dtmf(let digit, let via): output.emit("dtmf", ["digit": .string(digit.description), "via": .string(via)])
+        case .held(let byPeer, let direction):
+            output.emit("held", ["by_peer": .bool(byPeer), "direction": .string(direction.rawValue)])
+        case .resumed(let byPeer): output.emit("resumed", ["by_peer": .bool(byPeer)])
+        case .sourceEnded: output.emit("source_ended")
+        case .ended(let reason, let stats):
+            var fields: JSONObject = ["reason": .string(reason.name), "description": .string(reason.description)]
+            if let status = reason.status { fields.entries.append((key: "status", value: .int(status))) }
+            fields.entries.append((key: "stats", value: .object(Self.json(stats))))
+            output.emit("ended", fields)
+        }
+    }
+
+    static func json(_ s: CallStatistics) -> JSONObject {
+        var object: JSONObject = [
+            "packets_sent": .int(s.packetsSent), "packets_received": .int(s.packetsReceived),
+            "packets_lost": .int(Int(s.packetsLost)), "loss_percent": .double(rounded(s.lossPercent)),
+            "jitter_ms": .double(rounded(s.jitterMilliseconds)), "mos": .double(rounded(s.mos)),
+            "r_factor": .double(rounded(s.rFactor)), "duration_s": .double(rounded(s.durationSeconds)),
+        ]
+        if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
+        if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }
+        return object
+    }
+
+    static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+}

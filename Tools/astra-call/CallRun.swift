@@ -1,0 +1,232 @@
+import CallSession
+import LineRunner
+import Media
+import SIPCore
+import SIPDialog
+import SIPTransport
+import ToolSupport
+
+/// One `astra-call dial` or `answer` run: register the line, place or take one call, drive it
+/// as the options ask (media, DTMF, hold, duration), print its events, hang up, unregister.
+struct CallRun {
+    enum Mode: Sendable {
+        case dial(SIPURI)
+        case answer(after: Duration, reject: Int?, wait: Duration?)
+    }
+
+    struct Options: Sendable {
+        var mode: Mode
+        var timeout: Duration = .seconds(60)
+        var registerTimeout: Duration = .seconds(10)
+        var dtmf: [DTMFDigit] = []
+        var dtmfAfter: Duration = .milliseconds(500)
+        var duration: Duration?
+        var holdAfter: Duration?
+        var resumeAfter: Duration?
+        var call = CallOptions()
+        var mediaAddress: String?
+        var sipTrace = false
+        var verbosity = 0
+        var seed: UInt64?
+    }
+
+    /// A scheduled step of the call script.
+    enum Step: Sendable { case answer, dtmf, hangUp, hold, resume }
+
+    enum Input: Sendable {
+        case line(LineEvent)
+        case endpoint(EndpointEvent)
+        case call(CallEvent)
+        case step(Step)
+        case deadline(String)
+        case signal(ToolSignal)
+    }
+
+    let setup: LineSetup
+    let options: Options
+    let audio: CallAudio
+    let context: ToolContext
+
+    func run() async -> ExitCode {
+        let clock = ContinuousClock()
+        let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
+        let flow = SIPFlow(target: setup.target,
+                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                                                            diagnostics: context.diagnostics),
+                           clock: clock, ids: ids)
+        var endpointSettings = EndpointSettings()
+        endpointSettings.userAgent = "astra-call/\(AstraVersion.current)"
+        let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
+        let client = RegistrationClient(
+            aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
+            credentials: setup.credentials,
+            settings: setup.registrationSettings(expires: nil, keep: true, ids: ids, userAgent: "astra-call"), ids: ids)
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let (callTraffic, callFeed) = AsyncStream.makeStream(of: EndpointEvent.self)
+        let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock, calls: callFeed)
+        var tasks = [
+            Task { for await event in registration.events { feed.yield(.line(event)) } },
+            Task { for await event in callTraffic { feed.yield(.endpoint(event)) } },
+            Task { for await signal in await SignalEvents.stream() { feed.yield(.signal(signal)) } },
+        ]
+        func schedule(_ input: Input, after delay: Duration) {
+            tasks.append(Task {
+                do { try await clock.sleep(for: delay) } catch { return }
+                feed.yield(input)
+            })
+        }
+        schedule(.deadline("registration"), after: options.registerTimeout)
+        await registration.start()
+
+        let report = CallReport(output: context.output)
+        var call: Call?
+        var registered = false
+        var interrupted = false
+        var outcome: (ExitCode, String?)?
+        loop: for await input in inputs {
+            switch input {
+            case .line(.registration(.registered(let info))) where !registered:
+                registered = true
+                report.registered(setup: setup, expires: Int(info.grantedExpires))
+                guard let binding = await endpoint.binding else { outcome = (.network, "no local binding"); break loop }
+                var callOptions = options.call
+                callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(for: binding)
+                switch options.mode {
+                case .dial(let target):
+                    do {
+                        let placed = try Call(
+                            calling: target, from: SIPNameAddress(displayName: setup.line.displayName, uri: setup.aor),
+                            endpoint: endpoint, binding: binding, credentials: setup.credentials, options: callOptions,
+                            source: audio.source, sink: audio.sink, clock: clock, ids: ids)
+                        call = placed
+                        tasks.append(Task { for await event in placed.events { feed.yield(.call(event)) } })
+                        report.calling(target: target, callID: placed.callID)
+                        await placed.start()
+                    } catch {
+                        outcome = (.failure, error.description)
+                        break loop
+                    }
+                case .answer(_, _, let wait):
+                    report.waiting()
+                    if let wait { schedule(.deadline("an incoming call"), after: wait) }
+                }
+            case .line(.registration(.failed(let failure))) where !registered:
+                outcome = (Self.exitCode(for: failure), failure.description)
+                break loop
+            case .line(.flowDown(let reason)) where !registered:
+                outcome = (.network, reason)
+                break loop
+            case .line:
+                continue
+            case .endpoint(let event):
+                if let call, case .request(let incoming) = event, !call.owns(incoming.request.headers),
+                    incoming.request.method == .invite {
+                    await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 486, toTag: "busy"))
+                } else if let call {
+                    await call.handle(event)
+                } else if case .request(let incoming) = event, case .answer(let after, _, _) = options.mode {
+                    guard incoming.request.method == .invite, let binding = await endpoint.binding else {
+                        await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
+                        continue
+                    }
+                    var callOptions = options.call
+                    callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(for: binding)
+                    do {
+                        let taken = try Call(incoming: incoming, endpoint: endpoint, binding: binding,
+                                             credentials: setup.credentials, options: callOptions,
+                                             source: audio.source, sink: audio.sink, clock: clock, ids: ids)
+                        call = taken
+                        tasks.append(Task { for await event in taken.events { feed.yield(.call(event)) } })
+                        report.incoming(incoming.request, callID: taken.callID)
+                        await taken.start()
+                        await taken.ring()
+                        schedule(.step(.answer), after: after)
+                    } catch {
+                        await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 400, toTag: "bad"))
+                        context.diagnostics.warning(error.description)
+                    }
+                } else if case .request(let incoming) = event {
+                    await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
+                }
+            case .call(let event):
+                report.note(event)
+                switch event {
+                case .answered:
+                    if !options.dtmf.isEmpty { schedule(.step(.dtmf), after: options.dtmfAfter) }
+                    if let duration = options.duration { schedule(.step(.hangUp), after: duration) }
+                    if let hold = options.holdAfter { schedule(.step(.hold), after: hold) }
+                    if let resume = options.resumeAfter { schedule(.step(.resume), after: resume) }
+                case .ended(let reason, _):
+                    outcome = (Self.exitCode(for: reason, interrupted: interrupted),
+                               reason.isNormalClearing ? nil : "call ended: \(reason)")
+                    break loop
+                default:
+                    break
+                }
+            case .step(let step):
+                guard let call else { continue }
+                switch step {
+                case .answer:
+                    if case .answer(_, let reject?, _) = options.mode {
+                        await call.reject(status: reject)
+                    } else {
+                        await call.answer()
+                    }
+                case .dtmf:
+                    report.dtmfSent(options.dtmf)
+                    await call.sendDTMF(options.dtmf)
+                case .hangUp: await call.hangUp()
+                case .hold: await call.hold()
+                case .resume: await call.resume()
+                }
+            case .deadline(let what):
+                if what == "registration" && registered { continue }
+                if call != nil { continue }
+                outcome = (.network, "timeout waiting for \(what)")
+                break loop
+            case .signal(let signal):
+                if let call, !interrupted {
+                    interrupted = true
+                    context.diagnostics.info("\(signal): hanging up")
+                    await call.hangUp()
+                    schedule(.deadline("hang-up"), after: .seconds(5))
+                    continue
+                }
+                outcome = (registered ? .success : .network, registered ? nil : "interrupted by \(signal) before registering")
+                break loop
+            }
+        }
+        for task in tasks { task.cancel() }
+        await registration.stop(within: registered ? .seconds(2) : .zero)
+        callFeed.finish()
+        var final = outcome ?? (.network, "flow ended")
+        do { try audio.finish() } catch {
+            final = (.failure, error.description)
+        }
+        if let message = final.1 { context.diagnostics.error(message) }
+        return final.0
+    }
+
+    /// An IPv4 literal for SDP: the flow's local address when it is one (UDP/TCP/TLS), else loopback.
+    static func mediaHost(for binding: LocalBinding) -> String {
+        let parts = binding.host.split(separator: ".")
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }), binding.host != "0.0.0.0" { return binding.host }
+        return "127.0.0.1"
+    }
+
+    static func exitCode(for failure: RegistrationFailure) -> ExitCode {
+        switch failure {
+        case .timeout, .transportError: .network
+        case .rejected, .authenticationFailed, .cannotAuthenticate, .invalidResponse: .failure
+        }
+    }
+
+    /// 0 completed (hang-up either side, or our SIGINT after the answer); 3 network/timeout; 1 otherwise.
+    static func exitCode(for reason: CallEndReason, interrupted: Bool) -> ExitCode {
+        switch reason {
+        case .localHangUp, .remoteHangUp: .success
+        case .noAnswer, .timeout, .networkError, .rtpTimeout: .network
+        case .busy, .declined, .cancelled, .failed: .failure
+        }
+    }
+}
