@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// issue 8 "Must show": astra-call ↔ astra-call through the project's Kamailio.
+    @Suite struct AstraCallToolTests {
+        typealias H = CallToolHarness
+
+        /// WSS caller ↔ UDP callee: a tone each way, heard for (almost) the whole call in both
+        /// recordings, and RFC 4733 DTMF detected at the far end; the caller hangs up.
+        @Test(arguments: [false, true]) func twoWayAudioAndDTMFWSSToUDP(srtp: Bool) async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let calleeWAV = H.temporaryPath("callee"), callerWAV = H.temporaryPath("caller")
+            defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
+            let security = srtp ? ["--srtp", "sdes"] : []
+            let callee = try await H.callee(server, .udp, user: "1002",
+                                            ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"] + security)
+            let caller = try H.dial(server, .wss, user: "1001", to: "1002",
+                                    ["--tone", "440", "--record", callerWAV, "--duration", "3", "--dtmf", "159#"] + security)
+            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr)")
+            for process in [caller, callee] {
+                let answered = try #require(process.events("answered").first)
+                #expect(H.field("srtp", in: answered) == String(srtp))
+                let ended = try #require(process.events("ended").first, "\(process.stdout)")
+                #expect(Int(H.field("packets_received", in: ended) ?? "") ?? 0 > 120, "\(ended)")
+                #expect(Double(H.field("mos", in: ended) ?? "") ?? 0 > 4, "\(ended)")
+            }
+            #expect(H.field("reason", in: caller.events("ended")[0]) == "local_hangup")
+            #expect(H.field("reason", in: callee.events("ended")[0]) == "remote_hangup")
+            let digits = callee.events("dtmf").compactMap { H.field("digit", in: $0) }.joined()
+            #expect(digits == "159#", "\(callee.stdout)")
+            // Each side hears the other's tone (and not its own) for nearly the 3 s call; the
+            // caller's audio pauses while its four RFC 4733 digits (4 × 160 ms) are sent.
+            #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.5)
+            #expect(try H.toneSeconds(callerWAV, frequency: 440) == 0)
+            #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 1.9)
+            #expect(try H.toneSeconds(calleeWAV, frequency: 1000) == 0)
+        }
+
+        /// The callee hangs up (BYE from the UDP side); both exit 0.
+        @Test func calleeHangsUp() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1004", ["--duration", "1.5"])
+            let caller = try H.dial(server, .wss, user: "1003", to: "1004", [])
+            #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "remote_hangup")
+            #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "local_hangup")
+        }
+
+        /// Hold and resume by re-INVITE from the caller: both sides report them.
+        @Test func holdAndResume() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1006", [])
+            let caller = try H.dial(server, .wss, user: "1005", to: "1006",
+                                    ["--hold-after", "0.8", "--resume-after", "1.6", "--duration", "2.4"])
+            #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            #expect(caller.events("held").first.flatMap { H.field("by_peer", in: $0) } == "false", "\(caller.stdout)")
+            #expect(caller.events("resumed").count == 1)
+            let held = try #require(callee.events("held").first, "\(callee.stdout)")
+            #expect(H.field("by_peer", in: held) == "true")
+            #expect(H.field("direction", in: held) == "recvonly")
+            #expect(callee.events("resumed").count == 1)
+        }
+
+        /// SIGINT while the callee rings: the caller CANCELs; both end "cancelled" (487), exit 1.
+        @Test func cancelWhileRinging() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1008", ["--after", "30"])
+            let caller = try H.dial(server, .wss, user: "1007", to: "1008", [])
+            #expect(await caller.waitFor(.seconds(10)) { !caller.events("ringing").isEmpty }, "\(caller.stdout)")
+            caller.signal(SIGINT)
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 1, "callee: \(callee.stderr)")
+            for process in [caller, callee] {
+                let ended = try #require(process.events("ended").first, "\(process.stdout)")
+                #expect(H.field("reason", in: ended) == "cancelled")
+                #expect(H.field("status", in: ended) == "487")
+            }
+        }
+
+        /// 486 from the callee: the caller reports busy with the status and exits 1.
+        @Test func busy() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1010", ["--reject", "486"])
+            let caller = try H.dial(server, .wss, user: "1009", to: "1010", [])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
+            let ended = try #require(caller.events("ended").first, "\(caller.stdout)")
+            #expect(H.field("reason", in: ended) == "busy")
+            #expect(H.field("status", in: ended) == "486")
+            #expect(caller.stderr.contains("busy (486)"))
+        }
+
+        /// Not answered within --timeout: CANCEL, "no_answer", exit 3; the callee sees the cancel.
+        @Test func noAnswer() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1012", ["--after", "30"])
+            let caller = try H.dial(server, .wss, user: "1011", to: "1012", ["--timeout", "1.5"])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
+            #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "no_answer", "\(caller.stdout)")
+            #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "cancelled")
+        }
+    }
+}
