@@ -21,14 +21,15 @@ final class ToolProcess: @unchecked Sendable {
     }()
 
     init(_ tool: String, _ arguments: [String], stdin: String? = nil) throws {
-        let base = NSTemporaryDirectory() + "astra-tool-\(tool)-\(UUID().uuidString)"
+        let name = tool.split(separator: "/").last.map(String.init) ?? tool
+        let base = NSTemporaryDirectory() + "astra-tool-\(name)-\(UUID().uuidString)"
         stdoutPath = base + ".out"
         stderrPath = base + ".err"
         FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let inputPath = base + ".in"
         FileManager.default.createFile(atPath: inputPath, contents: Data((stdin ?? "").utf8))
-        let path = Self.binDirectory + "/" + tool
+        let path = tool.hasPrefix("/") ? tool : Self.binDirectory + "/" + tool  // an absolute path: another program
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ToolProcessError(message: "\(path) is missing: run `swift build` first")
         }
@@ -53,8 +54,9 @@ final class ToolProcess: @unchecked Sendable {
             for entry in cEnv { free(entry) }
         }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, path, &actions, &attributes, cArgs, cEnv) == 0 else {
-            throw ToolProcessError(message: "posix_spawn \(path) failed")
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, cArgs, cEnv)
+        guard spawned == 0 else {
+            throw ToolProcessError(message: "posix_spawn \(path) failed: \(String(cString: strerror(spawned)))")
         }
         self.pid = pid
     }
