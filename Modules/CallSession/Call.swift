@@ -57,7 +57,7 @@ public actor Call {
         clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
     ) throws(CallError) {
         let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(address: options.mediaHost, port: media.localAddress.port)
+        var caps = AudioCapabilities(address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
         if options.srtp {
             caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
             caps.requireSRTP = true
@@ -89,7 +89,7 @@ public actor Call {
             throw CallError(.badRequest, "unusable INVITE: \(error)")
         }
         let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(address: options.mediaHost, port: media.localAddress.port)
+        var caps = AudioCapabilities(address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
         // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
         caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
         caps.requireSRTP = options.srtp

@@ -114,3 +114,40 @@ extension KamailioPeer {
         }
     }
 }
+
+extension KamailioPeer.AstraCallToolTests {
+    /// 10 % loss each way on the UDP callee's SIP (to Kamailio) and on RTP in both directions,
+    /// through ``LossyUDPRelay``s: the call still sets up (retransmissions) and each tone is
+    /// still heard for most of the call.
+    @Test func tenPercentLossStillConnectsWithRecognisableAudio() async throws {
+        let server = try KamailioServer.start()
+        defer { server.stop() }
+        let calleeRTP = UInt16.random(in: 40_000...49_000), callerRTP = calleeRTP + 2
+        let sip = try LossyUDPRelay(target: server.sipPort, loss: 0.1, seed: 1)
+        let toCallee = try LossyUDPRelay(target: calleeRTP, loss: 0.1, seed: 2)
+        let toCaller = try LossyUDPRelay(target: callerRTP, loss: 0.1, seed: 3)
+        defer { for relay in [sip, toCallee, toCaller] { relay.stop() } }
+        let calleeWAV = H.temporaryPath("loss-callee"), callerWAV = H.temporaryPath("loss-caller")
+        defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
+        let calleeLine = ["--password", "astra1014", "--server", "127.0.0.1:\(sip.port)", "--transport", "udp",
+                          "--user", "1014", "--domain", "127.0.0.1"]
+        let callee = try ToolProcess("astra-call", ["answer"] + calleeLine + [
+            "--tone", "1000", "--record", calleeWAV, "--rtp-port", String(calleeRTP), "--sdp-port", String(toCallee.port),
+        ])
+        #expect(await callee.waitFor(.seconds(20)) { !callee.events("waiting").isEmpty }, "\(callee.stderr)")
+        let caller = try H.dial(server, .wss, user: "1013", to: "1014", [
+            "--tone", "440", "--record", callerWAV, "--duration", "4",
+            "--rtp-port", String(callerRTP), "--sdp-port", String(toCaller.port),
+        ])
+        #expect(await caller.exitStatus(within: .seconds(40)) == 0, "caller: \(caller.stderr)")
+        #expect(await callee.exitStatus(within: .seconds(20)) == 0, "callee: \(callee.stderr)")
+        #expect(toCallee.dropped > 10 && toCaller.dropped > 10, "RTP dropped \(toCallee.dropped)/\(toCaller.dropped)")
+        for process in [caller, callee] {
+            let ended = try #require(process.events("ended").first, "\(process.stdout)")
+            let loss = Double(H.field("loss_percent", in: ended) ?? "") ?? 0
+            #expect(loss > 4 && loss < 20, "\(ended)")
+        }
+        #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.4)
+        #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 2.4)
+    }
+}

@@ -44,6 +44,11 @@ await ToolMain.run(ToolSpecs.call) { context in
     options.holdAfter = seconds("hold-after")
     options.resumeAfter = seconds("resume-after")
     options.mediaAddress = arguments.string("media-address")
+    for key in ["rtp-port", "sdp-port"] {
+        if let port = arguments.int(key), !(1...65535).contains(port) { throw ToolError(.usage, "--\(key) must be 1…65535") }
+    }
+    options.call.media.localPort = UInt16(arguments.int("rtp-port") ?? 0)
+    options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16($0) }
     options.sipTrace = context.diagnostics.sipTrace
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }

@@ -15,6 +15,9 @@ extension ToolSpecs {
                help: "Resume a held call (re-INVITE, sendrecv) this long after the answer."),
         .value("media-address", valueName: "ipv4",
                help: "Address for RTP and the SDP c= line (default: the signalling flow's local address)."),
+        .value("rtp-port", valueName: "port", kind: .int, help: "Bind RTP to this local port (default: any free port)."),
+        .value("sdp-port", valueName: "port", kind: .int,
+               help: "Announce this RTP port in SDP instead of the bound one (a port forward or relay in front of us)."),
         .value("rtp-timeout", valueName: "seconds", kind: .double, default: "30",
                help: "Hang up when no RTP arrived for this long in an active call (0: never)."),
         .value(
