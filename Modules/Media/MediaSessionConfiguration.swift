@@ -109,6 +109,8 @@ public struct MediaStatistics: Sendable, Hashable {
     public var pacing = PacingStatistics()
     /// Frames the media clock skipped after a stall (``FramePacer/maxBurst``).
     public var framesSkipped: Int64 = 0
+
+    public init() {}
 }
 
 /// What a session reports on its ``MediaSession/events`` stream.

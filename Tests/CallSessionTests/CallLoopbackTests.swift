@@ -1,0 +1,156 @@
+import AstraTestSupport
+import Media
+import SIPCore
+import SIPDialog
+import SIPTransport
+import Testing
+
+@testable import CallSession
+
+/// Two ``Call``s back to back: signalling over a ``LoopbackChannel`` pair (no sockets, optional
+/// loss), media over real UDP on 127.0.0.1 — tone each way, DTMF, hold/resume, hang-up.
+@Suite(.serialized) struct CallLoopbackTests {
+    /// The two user agents and their calls.
+    final class Pair: Sendable {
+        let caller: Call
+        let callee: Call
+        let callerSink = RecordingSink()
+        let calleeSink = RecordingSink()
+        let callerEvents: Task<[CallEvent], Never>
+        let calleeEvents: Task<[CallEvent], Never>
+        let pumps: [Task<Void, Never>]
+
+        init(faults: LoopbackFaults = .none, srtp: Bool = false) async throws {
+            let clock = ContinuousClock()
+            let (a, b) = LoopbackChannel.pair(transport: .udp, clock: clock, faults: faults, seed: 5)
+            let alice = SIPEndpoint(channel: a, clock: clock, ids: SeededIdentifierSource(seed: 1))
+            let bob = SIPEndpoint(channel: b, clock: clock, ids: SeededIdentifierSource(seed: 2))
+            let aliceEvents = alice.events, bobEvents = bob.events
+            await alice.start()
+            await bob.start()
+            let aliceBinding = LocalBinding(transport: .udp, host: "127.0.0.1", port: 5070)
+            let bobBinding = LocalBinding(transport: .udp, host: "127.0.0.1", port: 5060)
+            var options = CallOptions()
+            options.srtp = srtp
+            caller = try Call(
+                calling: try SIPURI(parsing: "sip:bob@127.0.0.1:5060"),
+                from: SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@127.0.0.1")), endpoint: alice,
+                binding: aliceBinding, credentials: nil, options: options, source: ToneGenerator(frequencies: [440]),
+                sink: callerSink, clock: clock, ids: SeededIdentifierSource(seed: 3))
+            // Bob's first INVITE makes his call; then everything goes to it.
+            var iterator = bobEvents.makeAsyncIterator()
+            let callerRef = caller
+            let callerPump = Task {
+                for await event in aliceEvents { await callerRef.handle(event) }
+            }
+            await caller.start()
+            var invite: IncomingRequest?
+            while let event = await iterator.next() {
+                if case .request(let incoming) = event, incoming.request.method == .invite {
+                    invite = incoming
+                    break
+                }
+            }
+            callee = try Call(
+                incoming: try #require(invite), endpoint: bob, binding: bobBinding, options: options,
+                source: ToneGenerator(frequencies: [1000]), sink: calleeSink, clock: clock,
+                ids: SeededIdentifierSource(seed: 4))
+            let calleeRef = callee
+            let calleePump = Task {
+                while let event = await iterator.next() { await calleeRef.handle(event) }
+            }
+            pumps = [callerPump, calleePump]
+            callerEvents = Task { await Self.collect(callerRef.events) }
+            calleeEvents = Task { await Self.collect(calleeRef.events) }
+            await callee.start()
+        }
+
+        static func collect(_ events: AsyncStream<CallEvent>) async -> [CallEvent] {
+            var all: [CallEvent] = []
+            for await event in events { all.append(event) }
+            return all
+        }
+
+        func close() { for pump in pumps { pump.cancel() } }
+    }
+
+    static func heard(_ samples: [Int16], _ frequency: Double) -> Bool {
+        guard samples.count >= 1600 else { return false }
+        let block = samples[(samples.count - 1600)...]
+        return Goertzel.power(block, frequency: frequency, sampleRate: 8000) / Goertzel.energy(block) > 0.3
+    }
+
+    @Test(arguments: [false, true]) func toneBothWaysDTMFHoldResumeAndHangUp(srtp: Bool) async throws {
+        let pair = try await Pair(srtp: srtp)
+        defer { pair.close() }
+        await pair.callee.ring()
+        await pair.callee.answer()
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(await pair.caller.state == .active)
+        #expect(Self.heard(pair.callerSink.samples, 1000), "caller hears the callee's tone")
+        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
+        await pair.caller.sendDTMF(DTMFDigit.digits("42")!)
+        try await Task.sleep(for: .milliseconds(500))
+        await pair.caller.hold()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await pair.caller.state == .held)
+        #expect(await pair.callee.state == .held)
+        await pair.caller.resume()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await pair.caller.state == .active)
+        await pair.callee.hangUp()
+        let callerEvents = await pair.callerEvents.value
+        let calleeEvents = await pair.calleeEvents.value
+        #expect(callerEvents.contains(.ringing))
+        #expect(callerEvents.contains(.answered(codec: "PCMA", srtp: srtp, telephoneEvent: true)))
+        #expect(callerEvents.contains(.held(byPeer: false, direction: .sendonly)))
+        #expect(callerEvents.contains(.resumed(byPeer: false)))
+        #expect(calleeEvents.contains(.held(byPeer: true, direction: .recvonly)))
+        #expect(calleeEvents.contains(.resumed(byPeer: true)))
+        let digits = calleeEvents.compactMap { if case .dtmf(let d, _) = $0 { d } else { nil } }
+        #expect(digits == DTMFDigit.digits("42"))
+        guard case .ended(let reason, let stats) = callerEvents.last else {
+            Issue.record("no ended event: \(callerEvents)")
+            return
+        }
+        #expect(reason == .remoteHangUp)
+        #expect(stats.packetsReceived > 30 && stats.mos > 4)
+        guard case .ended(.localHangUp, _) = calleeEvents.last else {
+            Issue.record("callee: \(calleeEvents)")
+            return
+        }
+    }
+
+    @Test func callerCancelsWhileRinging() async throws {
+        let pair = try await Pair()
+        defer { pair.close() }
+        await pair.callee.ring()
+        try await Task.sleep(for: .milliseconds(100))
+        await pair.caller.hangUp()
+        let callerEvents = await pair.callerEvents.value
+        let calleeEvents = await pair.calleeEvents.value
+        #expect(callerEvents.last.map { if case .ended(.cancelled, _) = $0 { true } else { false } } == true)
+        #expect(calleeEvents.last.map { if case .ended(.cancelled, _) = $0 { true } else { false } } == true)
+    }
+
+    @Test func busyRejection() async throws {
+        let pair = try await Pair()
+        defer { pair.close() }
+        await pair.callee.reject(status: 486)
+        let callerEvents = await pair.callerEvents.value
+        #expect(callerEvents.last.map { if case .ended(.busy(486), _) = $0 { true } else { false } } == true)
+    }
+
+    /// 20 % of SIP messages lost both ways: retransmissions still bring the call up and down.
+    @Test func lossySignallingStillConnects() async throws {
+        let pair = try await Pair(faults: LoopbackFaults(loss: 0.2))
+        defer { pair.close() }
+        await pair.callee.answer()
+        try await Task.sleep(for: .seconds(2))
+        await pair.caller.hangUp()
+        let callerEvents = await pair.callerEvents.value
+        #expect(callerEvents.contains { if case .answered = $0 { true } else { false } })
+        guard case .ended(let reason, _) = callerEvents.last else { return #expect(Bool(false)) }
+        #expect(reason == .localHangUp || reason == .timeout, "\(reason)")
+    }
+}
