@@ -9,8 +9,10 @@ struct CallAudio {
     /// Kept to write the recording at the end (--record).
     var recording: RecordingSink?
     var recordPath: String?
+    /// --expect-tone: the meter on the received audio.
+    var toneMeter: ToneMeter?
 
-    init(tone: Double?, play: String?, echo: Bool, record: String?) throws(ToolError) {
+    init(tone: Double?, play: String?, echo: Bool, record: String?, expectTone: Double? = nil) throws(ToolError) {
         let bridge = echo ? EchoBridge() : nil
         if let tone {
             guard tone > 0 && tone < 4000 else { throw ToolError(.usage, "--tone must be between 0 and 4000 Hz") }
@@ -31,6 +33,14 @@ struct CallAudio {
             self.recording = recording
             recordPath = record
             sinks.append(recording)
+        }
+        if let expectTone {
+            guard expectTone > 0 && expectTone < 4000 else {
+                throw ToolError(.usage, "--expect-tone must be between 0 and 4000 Hz")
+            }
+            let meter = ToneMeter(frequency: expectTone)
+            toneMeter = meter
+            sinks.append(meter)
         }
         if !sinks.isEmpty { sink = TeeSink(sinks: sinks) }
     }

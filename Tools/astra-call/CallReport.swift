@@ -28,6 +28,11 @@ struct CallReport {
         output.emit("dtmf_sent", ["digits": .string(digits.map(\.description).joined())])
     }
 
+    func toneCheck(frequency: Double, heard: Double, tone: Double, ok: Bool) {
+        output.emit("tone_check", ["hz": .double(frequency), "heard_s": .double(Self.rounded(heard)),
+                                   "tone_s": .double(Self.rounded(tone)), "ok": .bool(ok)])
+    }
+
     func note(_ event: CallEvent) {
         switch event {
         case .state: break

@@ -28,6 +28,7 @@ struct CallRun {
         var sipTrace = false
         var verbosity = 0
         var seed: UInt64?
+        var expectToneShare = 0.5
     }
 
     /// A scheduled step of the call script.
@@ -200,6 +201,12 @@ struct CallRun {
         await registration.stop(within: registered ? .seconds(2) : .zero)
         callFeed.finish()
         var final = outcome ?? (.network, "flow ended")
+        if let meter = audio.toneMeter, final.0 == .success {
+            let (heard, tone) = meter.seconds
+            let ok = heard > 0 && tone >= heard * options.expectToneShare
+            report.toneCheck(frequency: meter.frequency, heard: heard, tone: tone, ok: ok)
+            if !ok { final = (.failure, "expected a \(meter.frequency) Hz tone: heard it \(tone) s of \(heard) s") }
+        }
         do { try audio.finish() } catch {
             final = (.failure, error.description)
         }

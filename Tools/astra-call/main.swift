@@ -53,6 +53,8 @@ await ToolMain.run(ToolSpecs.call) { context in
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
     let audio = try CallAudio(tone: arguments.double("tone"), play: arguments.string("play"),
-                              echo: arguments.flag("echo"), record: arguments.string("record"))
+                              echo: arguments.flag("echo"), record: arguments.string("record"),
+                              expectTone: arguments.double("expect-tone"))
+    options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
     return await CallRun(setup: setup, options: options, audio: audio, context: context).run()
 }
