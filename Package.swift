@@ -83,5 +83,6 @@ let package = Package(
         bench("bench-webrtc", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
         bench("bench-qr", ["Provisioning"]),
+        bench("bench-call", []),  // drives the release astra-call through Kamailio
     ]
 )

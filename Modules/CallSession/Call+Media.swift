@@ -157,7 +157,12 @@ extension Call {
         switch event {
         case .dtmf(.began(let digit)): sink.yield(.dtmf(digit, via: "rfc4733"))
         case .inBandDTMF(let digit): sink.yield(.dtmf(digit, via: "inband"))
-        case .remoteSource: if !reportedFirstRTP { reportedFirstRTP = true; sink.yield(.firstRTP) }
+        case .remoteSource:
+            if !reportedFirstRTP {
+                reportedFirstRTP = true
+                firstRTPAt = clock.now
+                sink.yield(.firstRTP)
+            }
         case .sourceEnded: sink.yield(.sourceEnded)
         default: break
         }

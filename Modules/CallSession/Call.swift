@@ -33,8 +33,10 @@ public actor Call {
     var incoming: [TransactionKey: IncomingRequest] = [:]
     var timers: [InviteUsage.Timer: Task<Void, Never>] = [:]
     var background: [Task<Void, Never>] = []
-    let createdAt: ContinuousClock.Instant
+    /// When the INVITE went out (caller) or was taken (callee): the origin of the set-up figures.
+    var createdAt: ContinuousClock.Instant
     var answeredAt: ContinuousClock.Instant?
+    var firstRTPAt: ContinuousClock.Instant?
     var lastRTPProgress: (count: Int, at: ContinuousClock.Instant)?
     var reportedAnswer = false
     var reportedFirstRTP = false
@@ -182,6 +184,7 @@ public actor Call {
 
     /// Caller: sends the INVITE. Callee: takes the INVITE (the endpoint already sent 100 Trying).
     public func start() async {
+        createdAt = clock.now
         startOutbox()
         await run(machine.start())
         await execute(usage.start())
@@ -319,6 +322,7 @@ public actor Call {
             let talk = clock.now - answeredAt
             stats.durationSeconds = CallStatistics.milliseconds(talk) / 1000
         }
+        stats.firstRTPMilliseconds = firstRTPAt.map { CallStatistics.milliseconds($0 - createdAt) }
         for task in timers.values where usage.isTerminated { task.cancel() }
         sink.yield(.ended(machine.pendingReason ?? .localHangUp, stats))
         sink.finish()

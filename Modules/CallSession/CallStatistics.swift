@@ -20,6 +20,8 @@ public struct CallStatistics: Sendable, Hashable {
     public var mos: Double = 1
     /// Dial (or incoming INVITE) → answer, milliseconds; nil when never answered.
     public var setupMilliseconds: Double?
+    /// INVITE sent (or received) → first RTP packet from the peer, milliseconds.
+    public var firstRTPMilliseconds: Double?
     /// Answer → end, seconds (0 when never answered).
     public var durationSeconds: Double = 0
 

@@ -64,6 +64,9 @@ struct CallReport {
         ]
         if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
         if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }
+        if let first = s.firstRTPMilliseconds {
+            object.entries.append((key: "first_rtp_ms", value: .double(rounded(first))))
+        }
         return object
     }
 
