@@ -46,7 +46,9 @@ final class Tool {
         process.standardError = FileHandle.nullDevice
         try process.run()
     }
-    var lines: [String] { ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+    var lines: [String] {
+        ((try? String(contentsOf: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
     func has(_ event: String) -> Bool { lines.contains { $0.contains("\"event\":\"\(event)\"") } }
     func waitFor(_ event: String, seconds: Double) -> Bool {
         let end = Date().addingTimeInterval(seconds)
@@ -56,14 +58,16 @@ final class Tool {
     /// utime + stime of the process, seconds (/proc/PID/stat fields 14 and 15).
     var cpuSeconds: Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
     }
     func number(_ key: String, in event: String) -> Double? {
         guard let line = lines.first(where: { $0.contains("\"event\":\"\(event)\"") }),
-              let range = line.range(of: "\"\(key)\":") else { return nil }
+            let range = line.range(of: "\"\(key)\":")
+        else { return nil }
         return Double(line[range.upperBound...].prefix { $0 != "," && $0 != "}" })
     }
     deinit { try? FileManager.default.removeItem(at: output) }
@@ -71,8 +75,10 @@ final class Tool {
 
 func line(_ user: Int, _ transport: String) -> [String] {
     let port = transport == "wss" ? base + 3 : base
-    return ["--password", "astra\(user)", "--server", "127.0.0.1:\(port)", "--transport", transport,
-            "--ca-file", runDir + "/ca.crt", "--user", "\(user)", "--domain", "127.0.0.1", "--rtp-timeout", "0"]
+    return [
+        "--password", "astra\(user)", "--server", "127.0.0.1:\(port)", "--transport", transport,
+        "--ca-file", runDir + "/ca.crt", "--user", "\(user)", "--domain", "127.0.0.1", "--rtp-timeout", "0",
+    ]
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -98,7 +104,8 @@ for i in 0..<setupCalls {
     do {
         let callee = try Tool(["answer"] + line(1050, "udp") + ["--tone", "1000"])
         guard callee.waitFor("waiting", seconds: 10) else { failures += 1; callee.process.terminate(); continue }
-        let caller = try Tool(["dial"] + line(1051, "wss") + ["--tone", "440", "--duration", "0.5", "sip:1050@127.0.0.1"])
+        let caller = try Tool(
+            ["dial"] + line(1051, "wss") + ["--tone", "440", "--duration", "0.5", "sip:1050@127.0.0.1"])
         caller.process.waitUntilExit()
         callee.process.waitUntilExit()
         if let s = caller.number("setup_ms", in: "ended"), let r = caller.number("first_rtp_ms", in: "ended") {
@@ -119,8 +126,11 @@ for k in 0..<concurrentCalls {
 for callee in legs where !callee.waitFor("waiting", seconds: 15) { failures += 1 }
 var callers: [Tool] = []
 for k in 0..<concurrentCalls {
-    if let caller = try? Tool(["dial"] + line(1061 + 2 * k, "wss") +
-        ["--tone", "440", "--duration", "9", "sip:\(1060 + 2 * k)@127.0.0.1"]) { callers.append(caller) }
+    if let caller = try? Tool(
+        ["dial"] + line(1061 + 2 * k, "wss") + ["--tone", "440", "--duration", "9", "sip:\(1060 + 2 * k)@127.0.0.1"])
+    {
+        callers.append(caller)
+    }
 }
 legs += callers
 for caller in callers where !caller.waitFor("answered", seconds: 15) { failures += 1 }

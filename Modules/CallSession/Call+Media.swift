@@ -20,7 +20,9 @@ extension Call {
         return SessionBody(text: offer.serialized())
     }
 
-    var origin: SDPOrigin { SDPOrigin(sessionID: sessionID, sessionVersion: sessionVersion, address: options.mediaHost) }
+    var origin: SDPOrigin {
+        SDPOrigin(sessionID: sessionID, sessionVersion: sessionVersion, address: options.mediaHost)
+    }
 
     /// Our answer to the peer's offer, applied to the media session (RFC 3264 §6); nil when
     /// no stream is acceptable (the caller answers 488).
@@ -56,8 +58,10 @@ extension Call {
         guard await applyNegotiated(audio) else { return }
         if !early && machine.role == .caller && (first || answeredAt != nil && !reportedAnswer) {
             reportedAnswer = true
-            sink.yield(.answered(codec: audio.codec.rawValue, srtp: audio.localKey != nil,
-                                 telephoneEvent: audio.telephoneEventPayloadType != nil))
+            sink.yield(
+                .answered(
+                    codec: audio.codec.rawValue, srtp: audio.localKey != nil,
+                    telephoneEvent: audio.telephoneEventPayloadType != nil))
         }
     }
 
@@ -145,12 +149,13 @@ extension Call {
 
     func startMediaPump() {
         let events = media.events
-        background.append(Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.mediaEvent(event)
-            }
-        })
+        background.append(
+            Task { [weak self] in
+                for await event in events {
+                    guard let self else { return }
+                    await self.mediaEvent(event)
+                }
+            })
     }
 
     private func mediaEvent(_ event: MediaEvent) {
@@ -171,12 +176,13 @@ extension Call {
     private func startRTPWatch() {
         guard let limit = options.rtpTimeout else { return }
         let clock = self.clock
-        background.append(Task { [weak self] in
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: .seconds(1)) } catch { return }
-                guard let self, await self.checkRTP(limit: limit) else { return }
-            }
-        })
+        background.append(
+            Task { [weak self] in
+                while !Task.isCancelled {
+                    do { try await clock.sleep(for: .seconds(1)) } catch { return }
+                    guard let self, await self.checkRTP(limit: limit) else { return }
+                }
+            })
     }
 
     /// Whether to keep watching; hangs up when an active, receiving call got no RTP for `limit`.

@@ -59,7 +59,8 @@ public actor Call {
         clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
     ) throws(CallError) {
         let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
+        var caps = AudioCapabilities(
+            address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
         if options.srtp {
             caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
             caps.requireSRTP = true
@@ -70,9 +71,10 @@ public actor Call {
         let usage = InviteUsage(
             calling: target, from: local, offer: SessionBody(text: offer.serialized()), binding: binding,
             credentials: credentials, settings: options.invite, ids: ids)
-        self.init(usage: usage, machine: CallMachine(role: .caller), media: media, caps: caps,
-                  sessionID: sessionID, endpoint: endpoint, options: options, source: source, sink: sink,
-                  clock: clock, ids: ids, offer: offer)
+        self.init(
+            usage: usage, machine: CallMachine(role: .caller), media: media, caps: caps,
+            sessionID: sessionID, endpoint: endpoint, options: options, source: source, sink: sink,
+            clock: clock, ids: ids, offer: offer)
     }
 
     /// An incoming call for `invite` (RFC 3261 §13.3.1). Call ``start()``, then ``ring()``,
@@ -85,19 +87,22 @@ public actor Call {
     ) throws(CallError) {
         let usage: InviteUsage
         do {
-            usage = try InviteUsage(incoming: invite.request, binding: binding, credentials: credentials,
-                                    settings: options.invite, ids: ids)
+            usage = try InviteUsage(
+                incoming: invite.request, binding: binding, credentials: credentials,
+                settings: options.invite, ids: ids)
         } catch {
             throw CallError(.badRequest, "unusable INVITE: \(error)")
         }
         let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
+        var caps = AudioCapabilities(
+            address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
         // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
         caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
         caps.requireSRTP = options.srtp
-        self.init(usage: usage, machine: CallMachine(role: .callee), media: media, caps: caps,
-                  sessionID: String(ids.nextUInt32() & 0x7FFF_FFFF), endpoint: endpoint, options: options,
-                  source: source, sink: sink, clock: clock, ids: ids, invite: invite)
+        self.init(
+            usage: usage, machine: CallMachine(role: .callee), media: media, caps: caps,
+            sessionID: String(ids.nextUInt32() & 0x7FFF_FFFF), endpoint: endpoint, options: options,
+            source: source, sink: sink, clock: clock, ids: ids, invite: invite)
     }
 
     private init(
@@ -150,28 +155,29 @@ public actor Call {
     /// The one task that hands outgoing messages to the endpoint, in order.
     private func startOutbox() {
         let stream = outgoing, endpoint = self.endpoint
-        background.append(Task { [weak self] in
-            for await item in stream {
-                guard self != nil else { return }
-                switch item {
-                case .transaction(let request):
-                    let updates = await endpoint.startTransaction(request)
-                    let cseq = try? request.headers.cseq()
-                    Task { [weak self] in
-                        for await update in updates {
-                            switch update {
-                            case .response(let response): await self?.signal { $0.receive(response) }
-                            case .ended(.completed): break
-                            case .ended(let end):
-                                if let cseq { await self?.signal { $0.transactionFailed(cseq, end) } }
+        background.append(
+            Task { [weak self] in
+                for await item in stream {
+                    guard self != nil else { return }
+                    switch item {
+                    case .transaction(let request):
+                        let updates = await endpoint.startTransaction(request)
+                        let cseq = try? request.headers.cseq()
+                        Task { [weak self] in
+                            for await update in updates {
+                                switch update {
+                                case .response(let response): await self?.signal { $0.receive(response) }
+                                case .ended(.completed): break
+                                case .ended(let end):
+                                    if let cseq { await self?.signal { $0.transactionFailed(cseq, end) } }
+                                }
                             }
                         }
+                    case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
+                    case .ack(let ack): await endpoint.sendStateless(ack)
                     }
-                case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
-                case .ack(let ack): await endpoint.sendStateless(ack)
                 }
-            }
-        })
+            })
     }
 
     /// The call-level state.
@@ -215,14 +221,19 @@ public actor Call {
         answeredAt = clock.now
         await execute(actions)
         await run(machine.answered())
-        if let audio = negotiated { sink.yield(.answered(codec: audio.codec.rawValue, srtp: audio.localKey != nil,
-                                                         telephoneEvent: audio.telephoneEventPayloadType != nil)) }
+        if let audio = negotiated {
+            sink.yield(
+                .answered(
+                    codec: audio.codec.rawValue, srtp: audio.localKey != nil,
+                    telephoneEvent: audio.telephoneEventPayloadType != nil))
+        }
     }
 
     /// Callee: a final rejection (486 busy, 603 decline…), RFC 3261 §13.3.1.3.
     public func reject(status: Int) async {
         guard let actions = try? usage.reject(status: status) else { return }
-        await run(machine.hangUp(reason: status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)))
+        await run(
+            machine.hangUp(reason: status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)))
         await execute(actions)
     }
 

@@ -32,7 +32,8 @@ public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
         case .declined: self = .declined(status: 603)
         case .cancelled: self = .cancelled
         case .noAnswer: self = .noAnswer
-        case .rejected(let status): self = status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)
+        case .rejected(let status):
+            self = status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)
         case .ackTimeout, .sessionExpired, .timeout: self = .timeout
         case .transportError: self = .networkError
         case .authenticationFailed(let status): self = .failed(status: status, reason: "authentication failed")

@@ -46,7 +46,9 @@ public struct LineSetup: Sendable {
         return options
     }
 
-    public func registrationSettings(expires: Int?, keep: Bool, ids: some IdentifierSource, userAgent: String = "astra-register") -> RegistrationSettings {
+    public func registrationSettings(
+        expires: Int?, keep: Bool, ids: some IdentifierSource, userAgent: String = "astra-register"
+    ) -> RegistrationSettings {
         var settings = RegistrationSettings()
         settings.requestedExpires = UInt32(clamping: expires ?? line.effectiveExpires)
         settings.retryOnFailure = keep
@@ -68,14 +70,19 @@ extension IdentifierSource {
     /// A random (version 4) UUID string, RFC 9562 §5.4.
     public func uuidString() -> String {
         let a = nextUInt64(), b = nextUInt64()
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: a >> (8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: b >> (8 * $0)) }
+        var bytes =
+            (0..<8).map { UInt8(truncatingIfNeeded: a >> (8 * $0)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: b >> (8 * $0)) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         let hex = bytes.map { byte -> String in
             let digits = Array("0123456789abcdef")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
         }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 }

@@ -28,9 +28,10 @@ import Testing
     @Test func earlyMediaThenAnswer() {
         var machine = CallMachine(role: .caller)
         _ = machine.start()
-        #expect(machine.handle(.earlyMedia(Self.sdp)) == [
-            .emit(.state(.early)), .emit(.earlyMedia), .applyAnswer(Self.sdp, early: true),
-        ])
+        #expect(
+            machine.handle(.earlyMedia(Self.sdp)) == [
+                .emit(.state(.early)), .emit(.earlyMedia), .applyAnswer(Self.sdp, early: true),
+            ])
         #expect(machine.handle(.earlyMedia(Self.sdp)) == [.applyAnswer(Self.sdp, early: true)])
         #expect(states(machine.handle(.answered(Self.sdp))) == [.active])
     }
@@ -75,9 +76,11 @@ import Testing
         _ = machine.start()
         _ = machine.handle(.answered(nil))
         machine.reofferSent(direction: .sendonly)
-        #expect(machine.handle(.offerAnswered(Self.sdp)) == [
-            .applyAnswer(Self.sdp, early: false), .emit(.state(.held)), .emit(.held(byPeer: false, direction: .sendonly)),
-        ])
+        #expect(
+            machine.handle(.offerAnswered(Self.sdp)) == [
+                .applyAnswer(Self.sdp, early: false), .emit(.state(.held)),
+                .emit(.held(byPeer: false, direction: .sendonly)),
+            ])
         machine.reofferSent(direction: .sendrecv)
         #expect(machine.handle(.offerAnswered(nil)) == [.emit(.state(.active)), .emit(.resumed(byPeer: false))])
     }
@@ -97,9 +100,10 @@ import Testing
         #expect(states(machine.answered()) == [.active])
         #expect(machine.answered() == [])
         #expect(machine.handle(.remoteOffer(Self.sdp)) == [.answerOffer(Self.sdp)])
-        #expect(machine.peerDirectionChanged(.recvonly) == [
-            .emit(.state(.held)), .emit(.held(byPeer: true, direction: .recvonly)),
-        ])
+        #expect(
+            machine.peerDirectionChanged(.recvonly) == [
+                .emit(.state(.held)), .emit(.held(byPeer: true, direction: .recvonly)),
+            ])
         #expect(machine.peerDirectionChanged(.recvonly) == [])
         #expect(machine.peerDirectionChanged(.sendrecv) == [.emit(.state(.active)), .emit(.resumed(byPeer: true))])
     }

@@ -18,20 +18,25 @@ extension KamailioPeer {
             let server = try KamailioServer.start()
             defer { server.stop() }
             let port = Self.freePort(), mediaPort = String(UInt16(Self.freePort())! + 1000)
-            let (registered, _, regErr) = try await ToolProcess.run(Self.sipp, [
-                "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1040", "-au", "1040",
-                "-ap", "astra1040", "-p", port, "-i", "127.0.0.1", "-m", "1", "-nostdin",
-            ], timeout: .seconds(10))
+            let (registered, _, regErr) = try await ToolProcess.run(
+                Self.sipp,
+                [
+                    "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1040", "-au", "1040",
+                    "-ap", "astra1040", "-p", port, "-i", "127.0.0.1", "-m", "1", "-nostdin",
+                ], timeout: .seconds(10))
             try #require(registered == 0, "sipp REGISTER: \(regErr)")
-            let uas = try ToolProcess(Self.sipp, [
-                "-sf", Self.scenario("uas"), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp", mediaPort,
-                "-rtp_echo", "-m", "1", "-nostdin",
-            ])
+            let uas = try ToolProcess(
+                Self.sipp,
+                [
+                    "-sf", Self.scenario("uas"), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp", mediaPort,
+                    "-rtp_echo", "-m", "1", "-nostdin",
+                ])
             try await Task.sleep(for: .milliseconds(300))
             let recording = H.temporaryPath("sipp-uas")
             defer { try? FileManager.default.removeItem(atPath: recording) }
-            let caller = try H.dial(server, .wss, user: "1041", to: "1040",
-                                    ["--tone", "440", "--record", recording, "--duration", "2"])
+            let caller = try H.dial(
+                server, .wss, user: "1041", to: "1040",
+                ["--tone", "440", "--record", recording, "--duration", "2"])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(await uas.exitStatus(within: .seconds(10)) == 0, "sipp: \(uas.stdout)")
             #expect(!caller.events("answered").isEmpty)
@@ -48,11 +53,13 @@ extension KamailioPeer {
             try "SEQUENTIAL\n1042;\n".write(toFile: users, atomically: true, encoding: .utf8)
             let callee = try await H.callee(server, .wss, user: "1043", ["--tone", "1000", "--record", recording])
             let port = Self.freePort(), mediaPort = String(UInt16(Self.freePort())! + 1000)
-            let (status, out, _) = try await ToolProcess.run(Self.sipp, [
-                "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("uac"), "-inf", users, "-s", "1043",
-                "-au", "1042", "-ap", "astra1042", "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1",
-                "-mp", mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
-            ], timeout: .seconds(20))
+            let (status, out, _) = try await ToolProcess.run(
+                Self.sipp,
+                [
+                    "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("uac"), "-inf", users, "-s", "1043",
+                    "-au", "1042", "-ap", "astra1042", "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1",
+                    "-mp", mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
+                ], timeout: .seconds(20))
             #expect(status == 0, "sipp UAC: \(out.suffix(1500))")
             #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
             #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "remote_hangup")

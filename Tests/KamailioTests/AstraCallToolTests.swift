@@ -16,10 +16,12 @@ extension KamailioPeer {
             let calleeWAV = H.temporaryPath("callee"), callerWAV = H.temporaryPath("caller")
             defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
             let security = srtp ? ["--srtp", "sdes"] : []
-            let callee = try await H.callee(server, .udp, user: "1002",
-                                            ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"] + security)
-            let caller = try H.dial(server, .wss, user: "1001", to: "1002",
-                                    ["--tone", "440", "--record", callerWAV, "--duration", "3", "--dtmf", "159#"] + security)
+            let callee = try await H.callee(
+                server, .udp, user: "1002",
+                ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"] + security)
+            let caller = try H.dial(
+                server, .wss, user: "1001", to: "1002",
+                ["--tone", "440", "--record", callerWAV, "--duration", "3", "--dtmf", "159#"] + security)
             #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr)")
             for process in [caller, callee] {
@@ -58,8 +60,9 @@ extension KamailioPeer {
             let server = try KamailioServer.start()
             defer { server.stop() }
             let callee = try await H.callee(server, .udp, user: "1006", [])
-            let caller = try H.dial(server, .wss, user: "1005", to: "1006",
-                                    ["--hold-after", "0.8", "--resume-after", "1.6", "--duration", "2.4"])
+            let caller = try H.dial(
+                server, .wss, user: "1005", to: "1006",
+                ["--hold-after", "0.8", "--resume-after", "1.6", "--duration", "2.4"])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
             #expect(caller.events("held").first.flatMap { H.field("by_peer", in: $0) } == "false", "\(caller.stdout)")
@@ -109,7 +112,8 @@ extension KamailioPeer {
             let caller = try H.dial(server, .wss, user: "1011", to: "1012", ["--timeout", "1.5"])
             #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
-            #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "no_answer", "\(caller.stdout)")
+            #expect(
+                caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "no_answer", "\(caller.stdout)")
             #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "cancelled")
         }
     }
@@ -129,16 +133,23 @@ extension KamailioPeer.AstraCallToolTests {
         defer { for relay in [sip, toCallee, toCaller] { relay.stop() } }
         let calleeWAV = H.temporaryPath("loss-callee"), callerWAV = H.temporaryPath("loss-caller")
         defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
-        let calleeLine = ["--password", "astra1014", "--server", "127.0.0.1:\(sip.port)", "--transport", "udp",
-                          "--user", "1014", "--domain", "127.0.0.1"]
-        let callee = try ToolProcess("astra-call", ["answer"] + calleeLine + [
-            "--tone", "1000", "--record", calleeWAV, "--rtp-port", String(calleeRTP), "--sdp-port", String(toCallee.port),
-        ])
+        let calleeLine = [
+            "--password", "astra1014", "--server", "127.0.0.1:\(sip.port)", "--transport", "udp",
+            "--user", "1014", "--domain", "127.0.0.1",
+        ]
+        let callee = try ToolProcess(
+            "astra-call",
+            ["answer"] + calleeLine + [
+                "--tone", "1000", "--record", calleeWAV, "--rtp-port", String(calleeRTP), "--sdp-port",
+                String(toCallee.port),
+            ])
         #expect(await callee.waitFor(.seconds(20)) { !callee.events("waiting").isEmpty }, "\(callee.stderr)")
-        let caller = try H.dial(server, .wss, user: "1013", to: "1014", [
-            "--tone", "440", "--record", callerWAV, "--duration", "4",
-            "--rtp-port", String(callerRTP), "--sdp-port", String(toCaller.port),
-        ])
+        let caller = try H.dial(
+            server, .wss, user: "1013", to: "1014",
+            [
+                "--tone", "440", "--record", callerWAV, "--duration", "4",
+                "--rtp-port", String(callerRTP), "--sdp-port", String(toCaller.port),
+            ])
         #expect(await caller.exitStatus(within: .seconds(40)) == 0, "caller: \(caller.stderr)")
         #expect(await callee.exitStatus(within: .seconds(20)) == 0, "callee: \(callee.stderr)")
         #expect(toCallee.dropped > 10 && toCaller.dropped > 10, "RTP dropped \(toCallee.dropped)/\(toCaller.dropped)")
@@ -149,5 +160,26 @@ extension KamailioPeer.AstraCallToolTests {
         }
         #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.4)
         #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 2.4)
+    }
+}
+
+extension KamailioPeer.AstraCallToolTests {
+    /// `answer --echo --auto`: the caller hears its own tone back, twice in a row, then SIGINT
+    /// stops the answering side with exit 0.
+    @Test func echoAndAutoAnswer() async throws {
+        let server = try KamailioServer.start()
+        defer { server.stop() }
+        let callee = try await H.callee(server, .udp, user: "1016", ["--echo", "--auto"])
+        for round in 0..<2 {
+            let recording = H.temporaryPath("echo-\(round)")
+            defer { try? FileManager.default.removeItem(atPath: recording) }
+            let caller = try H.dial(
+                server, .tcp, user: "1015", to: "1016", ["--tone", "440", "--record", recording, "--duration", "2"])
+            #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
+            #expect(try H.toneSeconds(recording, frequency: 440) >= 1.4, "round \(round)")
+        }
+        #expect(callee.events("ended").count == 2)
+        callee.signal(SIGINT)
+        #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
     }
 }

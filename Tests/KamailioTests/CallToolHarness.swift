@@ -8,8 +8,10 @@ import Testing
 /// recording analysis (Goertzel per 100 ms block: how long a tone was heard).
 enum CallToolHarness {
     static func line(_ server: KamailioServer, _ transport: TransportKind, user: String) -> [String] {
-        ["--password", "astra\(user)", "--server", "127.0.0.1:\(server.port(for: transport))",
-         "--transport", transport.rawValue, "--ca-file", server.caFile, "--user", user, "--domain", "127.0.0.1"]
+        [
+            "--password", "astra\(user)", "--server", "127.0.0.1:\(server.port(for: transport))",
+            "--transport", transport.rawValue, "--ca-file", server.caFile, "--user", user, "--domain", "127.0.0.1",
+        ]
     }
 
     static func temporaryPath(_ name: String) -> String {
@@ -26,9 +28,12 @@ enum CallToolHarness {
         return process
     }
 
-    static func dial(_ server: KamailioServer, _ transport: TransportKind, user: String, to callee: String,
-                     _ extra: [String]) throws -> ToolProcess {
-        try ToolProcess("astra-call", ["dial"] + line(server, transport, user: user) + extra + ["sip:\(callee)@127.0.0.1"])
+    static func dial(
+        _ server: KamailioServer, _ transport: TransportKind, user: String, to callee: String,
+        _ extra: [String]
+    ) throws -> ToolProcess {
+        try ToolProcess(
+            "astra-call", ["dial"] + line(server, transport, user: user) + extra + ["sip:\(callee)@127.0.0.1"])
     }
 
     /// Seconds of `frequency` in a WAV recording: 100 ms blocks with real signal whose energy is

@@ -10,8 +10,12 @@ struct CallReport {
     let output: EventWriter
 
     func registered(setup: LineSetup, expires: Int) {
-        output.emit("registered", ["aor": .string(setup.aor.description), "transport": .string(setup.transport.rawValue),
-                                   "expires": .int(expires)])
+        output.emit(
+            "registered",
+            [
+                "aor": .string(setup.aor.description), "transport": .string(setup.transport.rawValue),
+                "expires": .int(expires),
+            ])
     }
 
     func calling(target: SIPURI, callID: String) {
@@ -29,8 +33,12 @@ struct CallReport {
     }
 
     func toneCheck(frequency: Double, heard: Double, tone: Double, ok: Bool) {
-        output.emit("tone_check", ["hz": .double(frequency), "heard_s": .double(Self.rounded(heard)),
-                                   "tone_s": .double(Self.rounded(tone)), "ok": .bool(ok)])
+        output.emit(
+            "tone_check",
+            [
+                "hz": .double(frequency), "heard_s": .double(Self.rounded(heard)),
+                "tone_s": .double(Self.rounded(tone)), "ok": .bool(ok),
+            ])
     }
 
     func note(_ event: CallEvent) {

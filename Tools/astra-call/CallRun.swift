@@ -16,6 +16,8 @@ struct CallRun {
 
     struct Options: Sendable {
         var mode: Mode
+        /// answer --auto: keep answering calls until interrupted.
+        var keepAnswering = false
         var timeout: Duration = .seconds(60)
         var registerTimeout: Duration = .seconds(10)
         var dtmf: [DTMFDigit] = []
@@ -50,11 +52,14 @@ struct CallRun {
 
     func run() async -> ExitCode {
         let clock = ContinuousClock()
-        let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
-        let flow = SIPFlow(target: setup.target,
-                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
-                                                            diagnostics: context.diagnostics),
-                           clock: clock, ids: ids)
+        let ids: any IdentifierSource =
+            options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
+        let flow = SIPFlow(
+            target: setup.target,
+            options: setup.connectionOptions(
+                sipTrace: options.sipTrace, verbosity: options.verbosity,
+                diagnostics: context.diagnostics),
+            clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = "astra-call/\(AstraVersion.current)"
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
@@ -71,10 +76,11 @@ struct CallRun {
             Task { for await signal in await SignalEvents.stream() { feed.yield(.signal(signal)) } },
         ]
         func schedule(_ input: Input, after delay: Duration) {
-            tasks.append(Task {
-                do { try await clock.sleep(for: delay) } catch { return }
-                feed.yield(input)
-            })
+            tasks.append(
+                Task {
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    feed.yield(input)
+                })
         }
         schedule(.deadline("registration"), after: options.registerTimeout)
         await registration.start()
@@ -121,21 +127,25 @@ struct CallRun {
                 continue
             case .endpoint(let event):
                 if let call, case .request(let incoming) = event, !call.owns(incoming.request.headers),
-                    incoming.request.method == .invite {
-                    await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 486, toTag: "busy"))
+                    incoming.request.method == .invite
+                {
+                    await endpoint.respond(
+                        to: incoming, with: SIPResponse(to: incoming.request, statusCode: 486, toTag: "busy"))
                 } else if let call {
                     await call.handle(event)
                 } else if case .request(let incoming) = event, case .answer(let after, _, _) = options.mode {
                     guard incoming.request.method == .invite, let binding = await endpoint.binding else {
-                        await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
+                        await endpoint.respond(
+                            to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
                         continue
                     }
                     var callOptions = options.call
                     callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(for: binding)
                     do {
-                        let taken = try Call(incoming: incoming, endpoint: endpoint, binding: binding,
-                                             credentials: setup.credentials, options: callOptions,
-                                             source: audio.source, sink: audio.sink, clock: clock, ids: ids)
+                        let taken = try Call(
+                            incoming: incoming, endpoint: endpoint, binding: binding,
+                            credentials: setup.credentials, options: callOptions,
+                            source: audio.source, sink: audio.sink, clock: clock, ids: ids)
                         call = taken
                         tasks.append(Task { for await event in taken.events { feed.yield(.call(event)) } })
                         report.incoming(incoming.request, callID: taken.callID)
@@ -143,11 +153,13 @@ struct CallRun {
                         await taken.ring()
                         schedule(.step(.answer), after: after)
                     } catch {
-                        await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 400, toTag: "bad"))
+                        await endpoint.respond(
+                            to: incoming, with: SIPResponse(to: incoming.request, statusCode: 400, toTag: "bad"))
                         context.diagnostics.warning(error.description)
                     }
                 } else if case .request(let incoming) = event {
-                    await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
+                    await endpoint.respond(
+                        to: incoming, with: SIPResponse(to: incoming.request, statusCode: 481, toTag: "none"))
                 }
             case .call(let event):
                 report.note(event)
@@ -158,8 +170,15 @@ struct CallRun {
                     if let hold = options.holdAfter { schedule(.step(.hold), after: hold) }
                     if let resume = options.resumeAfter { schedule(.step(.resume), after: resume) }
                 case .ended(let reason, _):
-                    outcome = (Self.exitCode(for: reason, interrupted: interrupted),
-                               reason.isNormalClearing ? nil : "call ended: \(reason)")
+                    if options.keepAnswering && !interrupted {
+                        call = nil  // --auto: wait for the next call
+                        report.waiting()
+                        continue
+                    }
+                    outcome = (
+                        Self.exitCode(for: reason, interrupted: interrupted),
+                        reason.isNormalClearing ? nil : "call ended: \(reason)"
+                    )
                     break loop
                 default:
                     break
@@ -182,7 +201,7 @@ struct CallRun {
                 }
             case .deadline(let what):
                 if what == "registration" && registered { continue }
-                if call != nil { continue }
+                if call != nil && what != "hang-up" { continue }
                 outcome = (.network, "timeout waiting for \(what)")
                 break loop
             case .signal(let signal):
@@ -193,7 +212,9 @@ struct CallRun {
                     schedule(.deadline("hang-up"), after: .seconds(5))
                     continue
                 }
-                outcome = (registered ? .success : .network, registered ? nil : "interrupted by \(signal) before registering")
+                outcome = (
+                    registered ? .success : .network, registered ? nil : "interrupted by \(signal) before registering"
+                )
                 break loop
             }
         }

@@ -18,7 +18,9 @@ await ToolMain.run(ToolSpecs.call) { context in
     case "dial":
         let text = arguments.string("target") ?? ""
         let uriText = text.hasPrefix("sip:") || text.hasPrefix("sips:") ? text : "sip:\(text)@\(line.domain)"
-        guard let target = try? SIPURI(parsing: uriText) else { throw ToolError(.usage, "target '\(text)' is not a SIP URI") }
+        guard let target = try? SIPURI(parsing: uriText) else {
+            throw ToolError(.usage, "target '\(text)' is not a SIP URI")
+        }
         mode = .dial(target)
     case "answer":
         mode = .answer(after: seconds("after") ?? .zero, reject: arguments.int("reject"), wait: seconds("timeout"))
@@ -36,25 +38,31 @@ await ToolMain.run(ToolSpecs.call) { context in
     let rtpTimeout = arguments.double("rtp-timeout") ?? 30
     options.call.rtpTimeout = rtpTimeout > 0 ? .milliseconds(Int(rtpTimeout * 1000)) : nil
     if let digits = arguments.string("dtmf") {
-        guard let parsed = DTMFDigit.digits(digits) else { throw ToolError(.usage, "--dtmf: '\(digits)' has a non-DTMF key") }
+        guard let parsed = DTMFDigit.digits(digits) else {
+            throw ToolError(.usage, "--dtmf: '\(digits)' has a non-DTMF key")
+        }
         options.dtmf = parsed
     }
+    options.keepAnswering = context.subcommand == "answer" && arguments.flag("auto")
     options.dtmfAfter = seconds("dtmf-after") ?? .milliseconds(500)
     options.duration = seconds("duration")
     options.holdAfter = seconds("hold-after")
     options.resumeAfter = seconds("resume-after")
     options.mediaAddress = arguments.string("media-address")
     for key in ["rtp-port", "sdp-port"] {
-        if let port = arguments.int(key), !(1...65535).contains(port) { throw ToolError(.usage, "--\(key) must be 1…65535") }
+        if let port = arguments.int(key), !(1...65535).contains(port) {
+            throw ToolError(.usage, "--\(key) must be 1…65535")
+        }
     }
     options.call.media.localPort = UInt16(arguments.int("rtp-port") ?? 0)
     options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16($0) }
     options.sipTrace = context.diagnostics.sipTrace
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
-    let audio = try CallAudio(tone: arguments.double("tone"), play: arguments.string("play"),
-                              echo: arguments.flag("echo"), record: arguments.string("record"),
-                              expectTone: arguments.double("expect-tone"))
+    let audio = try CallAudio(
+        tone: arguments.double("tone"), play: arguments.string("play"),
+        echo: arguments.flag("echo"), record: arguments.string("record"),
+        expectTone: arguments.double("expect-tone"))
     options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
     return await CallRun(setup: setup, options: options, audio: audio, context: context).run()
 }
