@@ -105,6 +105,13 @@ final class ToolProcess: @unchecked Sendable {
     }
 
     deinit {
+        if status == nil {  // a test that failed early must not leave its tool running
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == 0 {
+                kill(pid, SIGKILL)
+                waitpid(pid, &raw, 0)
+            }
+        }
         for path in [stdoutPath, stderrPath] { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -37,8 +37,14 @@ extension ToolSpecs {
         name: "astra-call",
         abstract: "Place and answer SIP calls from the command line.",
         discussion: """
-            Events (trying, ringing, early-media, answered, dtmf, held, ended with reason and call stats) \
-            are written as JSON Lines. SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
+            Registers the line first, then places (dial) or waits for (answer) one call. Events are JSON Lines: \
+            registered, calling, waiting, incoming, trying, ringing, early_media, answered (codec, srtp, \
+            telephone_event), first_rtp, dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
+            direction), resumed, tone_check (with --expect-tone), and ended (reason: one of local_hangup, \
+            remote_hangup, busy, declined, cancelled, no_answer, rtp_timeout, timeout, network_error, failed; \
+            status; stats: packets_sent, \
+            packets_received, packets_lost, loss_percent, jitter_ms, rtt_ms, mos, r_factor, setup_ms, first_rtp_ms, \
+            duration_s). SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
             """,
         subcommands: [
             CommandSpec(
