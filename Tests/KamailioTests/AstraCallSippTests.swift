@@ -13,8 +13,9 @@ extension KamailioPeer {
         static func scenario(_ name: String) -> String { KamailioServer.repoRoot + "/scripts/sipp/\(name).xml" }
         static func freePort() -> String { String(UInt16.random(in: 40_000...59_000) / 2 * 2) }
 
-        /// A sipp UAS (registered as 1040 by a sipp REGISTER scenario with digest) answers astra-call over WSS.
-        @Test func sippUASAnswersAstraCall() async throws {
+        /// A sipp UAS (registered by a sipp REGISTER scenario with digest) answers astra-call over
+        /// WSS; with `uas-early`, a 183 with SDP comes first and early media flows before the 200.
+        @Test(arguments: ["uas", "uas-early"]) func sippUASAnswersAstraCall(scenario: String) async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
             let port = Self.freePort(), mediaPort = String(UInt16(Self.freePort())! + 1000)
@@ -28,19 +29,28 @@ extension KamailioPeer {
             let uas = try ToolProcess(
                 Self.sipp,
                 [
-                    "-sf", Self.scenario("uas"), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp", mediaPort,
-                    "-rtp_echo", "-m", "1", "-nostdin",
+                    "-sf", Self.scenario(scenario), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp",
+                    mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
                 ])
             try await Task.sleep(for: .milliseconds(300))
             let recording = H.temporaryPath("sipp-uas")
             defer { try? FileManager.default.removeItem(atPath: recording) }
             let caller = try H.dial(
-                server, .wss, user: "1041", to: "1040",
-                ["--tone", "440", "--record", recording, "--duration", "2"])
+                server, .wss, user: "1041", to: "1040", ["--tone", "440", "--record", recording, "--duration", "2"])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(await uas.exitStatus(within: .seconds(10)) == 0, "sipp: \(uas.stdout)")
             #expect(!caller.events("answered").isEmpty)
             #expect(try H.toneSeconds(recording, frequency: 440) >= 1.5, "the tone echoed by sipp")
+            if scenario == "uas-early" {
+                let lines = caller.stdout.split(separator: "\n").map(String.init)
+                let early = lines.firstIndex { $0.contains("\"event\":\"early_media\"") }
+                let firstRTP = lines.firstIndex { $0.contains("\"event\":\"first_rtp\"") }
+                let answered = lines.firstIndex { $0.contains("\"event\":\"answered\"") }
+                #expect(early != nil && firstRTP != nil && answered != nil, "\(caller.stdout)")
+                if let early, let firstRTP, let answered {
+                    #expect(early < firstRTP && firstRTP < answered, "early media heard before the answer")
+                }
+            }
         }
 
         /// A sipp UAC (1042, digest on the INVITE's 407) calls astra-call answering over WSS; sipp hangs up.

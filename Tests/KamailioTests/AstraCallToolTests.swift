@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Testing
 
 @testable import SIPTransport
@@ -43,16 +44,22 @@ extension KamailioPeer {
             #expect(try H.toneSeconds(calleeWAV, frequency: 1000) == 0)
         }
 
-        /// The callee hangs up (BYE from the UDP side); both exit 0.
-        @Test func calleeHangsUp() async throws {
+        /// The callee hangs up (BYE from the UDP side); both exit 0. The caller plays a WAV file
+        /// (16 kHz, resampled to 8 kHz) that the callee hears.
+        @Test func calleeHangsUpWhileTheCallerPlaysAFile() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
-            let callee = try await H.callee(server, .udp, user: "1004", ["--duration", "1.5"])
-            let caller = try H.dial(server, .wss, user: "1003", to: "1004", [])
+            let wav = H.temporaryPath("play"), recording = H.temporaryPath("play-rec")
+            defer { for p in [wav, recording] { try? FileManager.default.removeItem(atPath: p) } }
+            var tone = ToneGenerator(frequencies: [700], sampleRate: 16_000)
+            try WAVFile(sampleRate: 16_000, samples: tone.samples(16_000 * 3)).write(path: wav)
+            let callee = try await H.callee(server, .udp, user: "1004", ["--duration", "1.5", "--record", recording])
+            let caller = try H.dial(server, .wss, user: "1003", to: "1004", ["--play", wav])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
             #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "remote_hangup")
             #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "local_hangup")
+            #expect(try H.toneSeconds(recording, frequency: 700) >= 1.2)
         }
 
         /// Hold and resume by re-INVITE from the caller: both sides report them.

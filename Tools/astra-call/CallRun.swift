@@ -97,7 +97,8 @@ struct CallRun {
                 report.registered(setup: setup, expires: Int(info.grantedExpires))
                 guard let binding = await endpoint.binding else { outcome = (.network, "no local binding"); break loop }
                 var callOptions = options.call
-                callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(for: binding)
+                let flowLocal = await flow.info?.local?.uriHost
+                callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(local: flowLocal)
                 switch options.mode {
                 case .dial(let target):
                     do {
@@ -140,7 +141,8 @@ struct CallRun {
                         continue
                     }
                     var callOptions = options.call
-                    callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(for: binding)
+                    let flowLocal = await flow.info?.local?.uriHost
+                    callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(local: flowLocal)
                     do {
                         let taken = try Call(
                             incoming: incoming, endpoint: endpoint, binding: binding,
@@ -235,10 +237,13 @@ struct CallRun {
         return final.0
     }
 
-    /// An IPv4 literal for SDP: the flow's local address when it is one (UDP/TCP/TLS), else loopback.
-    static func mediaHost(for binding: LocalBinding) -> String {
-        let parts = binding.host.split(separator: ".")
-        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }), binding.host != "0.0.0.0" { return binding.host }
+    /// An IPv4 literal for SDP and the RTP socket: the signalling socket's local address (the
+    /// interface that reaches the server, also under WS/WSS whose Contact host is `.invalid`),
+    /// else loopback. `--media-address` overrides it.
+    static func mediaHost(local: String?) -> String {
+        guard let host = local else { return "127.0.0.1" }
+        let parts = host.split(separator: ".")
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }), host != "0.0.0.0" { return host }
         return "127.0.0.1"
     }
 
