@@ -232,8 +232,7 @@ public actor Call {
     /// Callee: a final rejection (486 busy, 603 decline…), RFC 3261 §13.3.1.3.
     public func reject(status: Int) async {
         guard let actions = try? usage.reject(status: status) else { return }
-        await run(
-            machine.hangUp(reason: status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)))
+        await run(machine.hangUp(reason: CallEndReason(.rejected(status: status))))
         await execute(actions)
     }
 

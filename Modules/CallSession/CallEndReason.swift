@@ -33,7 +33,11 @@ public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
         case .cancelled: self = .cancelled
         case .noAnswer: self = .noAnswer
         case .rejected(let status):
-            self = status == 486 || status == 600 ? .busy(status: status) : .declined(status: status)
+            switch status {
+            case 486, 600: self = .busy(status: status)
+            case 603: self = .declined(status: status)
+            default: self = .failed(status: status, reason: "rejected locally")
+            }
         case .ackTimeout, .sessionExpired, .timeout: self = .timeout
         case .transportError: self = .networkError
         case .authenticationFailed(let status): self = .failed(status: status, reason: "authentication failed")

@@ -46,6 +46,8 @@ import Testing
         (.transportError, .networkError),
         (.failed(status: 404, reason: "Not Found"), .failed(status: 404, reason: "Not Found")),
         (.rejected(status: 486), .busy(status: 486)),
+        (.rejected(status: 603), .declined(status: 603)),
+        (.rejected(status: 488), .failed(status: 488, reason: "rejected locally")),
         (.remoteHangUp, .remoteHangUp),
     ])
     func endReasons(_ signalling: InviteEndReason, _ expected: CallEndReason) {

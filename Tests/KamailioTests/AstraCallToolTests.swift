@@ -111,6 +111,19 @@ extension KamailioPeer {
             #expect(caller.stderr.contains("busy (486)"))
         }
 
+        /// A callee that requires SDES-SRTP refuses a plain RTP offer with 488; the caller exits 1.
+        @Test func srtpRequiredButPlainOffered() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1018", ["--srtp", "sdes"])
+            let caller = try H.dial(server, .wss, user: "1017", to: "1018", [])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
+            let ended = try #require(caller.events("ended").first, "\(caller.stdout)")
+            #expect(H.field("status", in: ended) == "488")
+            #expect(caller.events("answered").isEmpty)
+        }
+
         /// Not answered within --timeout: CANCEL, "no_answer", exit 3; the callee sees the cancel.
         @Test func noAnswer() async throws {
             let server = try KamailioServer.start()
