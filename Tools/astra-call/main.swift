@@ -1,68 +1,9 @@
 // astra-call — place and answer SIP calls (docs/man/astra-call.md).
-// Thin main: ToolSupport parses; CallRun drives one CallSession.Call over a registered line.
-import CallSession
-import LineRunner
-import Media
-import SIPCore
+// Thin main: ToolSupport parses, CallRun.Options.parse reads the options, CallRun drives one
+// CallSession.Call over a registered line (LineRunner).
 import ToolSupport
 
 await ToolMain.run(ToolSpecs.call) { context in
-    let arguments = context.arguments
-    func seconds(_ key: String) -> Duration? {
-        arguments.double(key).map { .milliseconds(Int($0 * 1000)) }
-    }
-    let line = try LineOptions.resolve(arguments)
-    let setup = try LineSetup(line: line)
-    let mode: CallRun.Mode
-    switch context.subcommand {
-    case "dial":
-        let text = arguments.string("target") ?? ""
-        let uriText = text.hasPrefix("sip:") || text.hasPrefix("sips:") ? text : "sip:\(text)@\(line.domain)"
-        guard let target = try? SIPURI(parsing: uriText) else {
-            throw ToolError(.usage, "target '\(text)' is not a SIP URI")
-        }
-        mode = .dial(target)
-    case "answer":
-        mode = .answer(after: seconds("after") ?? .zero, reject: arguments.int("reject"), wait: seconds("timeout"))
-    default:
-        throw ToolError(.internal, "no handler for '\(context.subcommand ?? "")'")
-    }
-    var options = CallRun.Options(mode: mode)
-    if case .dial = mode { options.timeout = seconds("timeout") ?? .seconds(60) }
-    options.call.invite.noAnswerTimeout = options.timeout
-    options.call.invite.userAgent = "astra-call/\(AstraVersion.current)"
-    options.call.srtp = arguments.string("srtp") == "sdes"
-    if arguments.string("srtp") == "dtls" || arguments.flag("ice") {
-        throw ToolError(.usage, "--srtp dtls and --ice are not available yet (WebRTC media: issue 9)")
-    }
-    let rtpTimeout = arguments.double("rtp-timeout") ?? 30
-    options.call.rtpTimeout = rtpTimeout > 0 ? .milliseconds(Int(rtpTimeout * 1000)) : nil
-    if let digits = arguments.string("dtmf") {
-        guard let parsed = DTMFDigit.digits(digits) else {
-            throw ToolError(.usage, "--dtmf: '\(digits)' has a non-DTMF key")
-        }
-        options.dtmf = parsed
-    }
-    options.keepAnswering = context.subcommand == "answer" && arguments.flag("auto")
-    options.dtmfAfter = seconds("dtmf-after") ?? .milliseconds(500)
-    options.duration = seconds("duration")
-    options.holdAfter = seconds("hold-after")
-    options.resumeAfter = seconds("resume-after")
-    options.mediaAddress = arguments.string("media-address")
-    for key in ["rtp-port", "sdp-port"] {
-        if let port = arguments.int(key), !(1...65535).contains(port) {
-            throw ToolError(.usage, "--\(key) must be 1…65535")
-        }
-    }
-    options.call.media.localPort = UInt16(arguments.int("rtp-port") ?? 0)
-    options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16($0) }
-    options.sipTrace = context.diagnostics.sipTrace
-    options.verbosity = arguments.count("verbose")
-    options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
-    let audio = try CallAudio(
-        tone: arguments.double("tone"), play: arguments.string("play"),
-        echo: arguments.flag("echo"), record: arguments.string("record"),
-        expectTone: arguments.double("expect-tone"))
-    options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
+    let (setup, options, audio) = try CallRun.Options.parse(context)
     return await CallRun(setup: setup, options: options, audio: audio, context: context).run()
 }
