@@ -62,6 +62,21 @@ extension KamailioPeer {
             #expect(try H.toneSeconds(recording, frequency: 700) >= 1.2)
         }
 
+        /// SIGINT during an answered call: the caller sends BYE and exits 0 (local hang-up).
+        @Test func sigintHangsUpAnActiveCall() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1020", [])
+            let caller = try H.dial(server, .wss, user: "1019", to: "1020", [])
+            #expect(await caller.waitFor(.seconds(10)) { !caller.events("answered").isEmpty }, "\(caller.stdout)")
+            try await Task.sleep(for: .milliseconds(300))
+            caller.signal(SIGINT)
+            #expect(await caller.exitStatus(within: .seconds(10)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "local_hangup")
+            #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "remote_hangup")
+        }
+
         /// Hold and resume by re-INVITE from the caller: both sides report them.
         @Test func holdAndResume() async throws {
             let server = try KamailioServer.start()
