@@ -195,7 +195,7 @@ extension Call {
             lastRTPProgress = (received, now)
             return true
         }
-        if now - lastRTPProgress!.at >= limit {
+        if lastRTPProgress!.at.duration(to: now) >= limit {
             await run(machine.rtpTimedOut())
             return false
         }

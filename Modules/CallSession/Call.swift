@@ -8,18 +8,18 @@ import SIPDialog
 /// outbox), feeds back what the endpoint reports (``handle(_:)``), runs SDP offer/answer through
 /// `OfferAnswer` (RFC 3264) and reports ``CallEvent``s. Files: this one (life cycle and
 /// signalling), `Call+Media.swift` (SDP, media, DTMF, hold).
-public actor Call {
+public actor Call<C: Clock> where C.Duration == Duration {
     public nonisolated let events: AsyncStream<CallEvent>
     /// The dialog's Call-ID: route endpoint events with it (``owns(_:)``).
     public nonisolated let callID: String
     let sink: AsyncStream<CallEvent>.Continuation
     let endpoint: SIPEndpoint
-    let clock: ContinuousClock
+    let clock: C
     let ids: any IdentifierSource
     let options: CallOptions
     var usage: InviteUsage
     var machine: CallMachine
-    let media: MediaSession<ContinuousClock>
+    let media: MediaSession<C>
     /// Our media capabilities (address, port, codecs, keys, direction).
     var capabilities: AudioCapabilities
     /// Our offer waiting for its answer (initial or re-offer), RFC 3264 §5.
@@ -34,10 +34,10 @@ public actor Call {
     var timers: [InviteUsage.Timer: Task<Void, Never>] = [:]
     var background: [Task<Void, Never>] = []
     /// When the INVITE went out (caller) or was taken (callee): the origin of the set-up figures.
-    var createdAt: ContinuousClock.Instant
-    var answeredAt: ContinuousClock.Instant?
-    var firstRTPAt: ContinuousClock.Instant?
-    var lastRTPProgress: (count: Int, at: ContinuousClock.Instant)?
+    var createdAt: C.Instant
+    var answeredAt: C.Instant?
+    var firstRTPAt: C.Instant?
+    var lastRTPProgress: (count: Int, at: C.Instant)?
     var reportedAnswer = false
     var reportedFirstRTP = false
     private let outbox: AsyncStream<Outgoing>.Continuation
@@ -56,7 +56,7 @@ public actor Call {
         calling target: SIPURI, from local: SIPNameAddress, endpoint: SIPEndpoint, binding: LocalBinding,
         credentials: DigestCredentials?, options: CallOptions = CallOptions(),
         source: any AudioSource = SilenceSource(), sink: any AudioSink = NullSink(),
-        clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
+        clock: C, ids: any IdentifierSource = SystemIdentifierSource()
     ) throws(CallError) {
         let media = try Self.makeMedia(options, clock: clock, ids: ids)
         var caps = AudioCapabilities(
@@ -83,7 +83,7 @@ public actor Call {
         incoming invite: IncomingRequest, endpoint: SIPEndpoint, binding: LocalBinding,
         credentials: DigestCredentials? = nil, options: CallOptions = CallOptions(),
         source: any AudioSource = SilenceSource(), sink: any AudioSink = NullSink(),
-        clock: ContinuousClock = ContinuousClock(), ids: any IdentifierSource = SystemIdentifierSource()
+        clock: C, ids: any IdentifierSource = SystemIdentifierSource()
     ) throws(CallError) {
         let usage: InviteUsage
         do {
@@ -106,9 +106,9 @@ public actor Call {
     }
 
     private init(
-        usage: InviteUsage, machine: CallMachine, media: MediaSession<ContinuousClock>, caps: AudioCapabilities,
+        usage: InviteUsage, machine: CallMachine, media: MediaSession<C>, caps: AudioCapabilities,
         sessionID: String, endpoint: SIPEndpoint, options: CallOptions, source: any AudioSource,
-        sink: any AudioSink, clock: ContinuousClock, ids: any IdentifierSource,
+        sink: any AudioSink, clock: C, ids: any IdentifierSource,
         offer: SessionDescription? = nil, invite: IncomingRequest? = nil
     ) {
         self.currentOffer = offer
@@ -139,8 +139,8 @@ public actor Call {
         sink.finish()
     }
 
-    static func makeMedia(_ options: CallOptions, clock: ContinuousClock, ids: any IdentifierSource)
-        throws(CallError) -> MediaSession<ContinuousClock>
+    static func makeMedia(_ options: CallOptions, clock: C, ids: any IdentifierSource)
+        throws(CallError) -> MediaSession<C>
     {
         var configuration = options.media
         configuration.localHost = options.mediaHost
@@ -328,11 +328,11 @@ public actor Call {
         await media.stop(reason: nil)
         var stats = CallStatistics(media: await media.statistics)
         if let answeredAt {
-            stats.setupMilliseconds = CallStatistics.milliseconds(answeredAt - createdAt)
-            let talk = clock.now - answeredAt
+            stats.setupMilliseconds = CallStatistics.milliseconds(createdAt.duration(to: answeredAt))
+            let talk = answeredAt.duration(to: clock.now)
             stats.durationSeconds = CallStatistics.milliseconds(talk) / 1000
         }
-        stats.firstRTPMilliseconds = firstRTPAt.map { CallStatistics.milliseconds($0 - createdAt) }
+        stats.firstRTPMilliseconds = firstRTPAt.map { CallStatistics.milliseconds(createdAt.duration(to: $0)) }
         for task in timers.values where usage.isTerminated { task.cancel() }
         sink.yield(.ended(machine.pendingReason ?? .localHangUp, stats))
         sink.finish()

@@ -12,8 +12,8 @@ import Testing
 @Suite(.serialized) struct CallLoopbackTests {
     /// The two user agents and their calls.
     final class Pair: Sendable {
-        let caller: Call
-        let callee: Call
+        let caller: Call<ContinuousClock>
+        let callee: Call<ContinuousClock>
         let callerSink = RecordingSink()
         let calleeSink = RecordingSink()
         let callerEvents: Task<[CallEvent], Never>

@@ -86,7 +86,7 @@ struct CallRun {
         await registration.start()
 
         let report = CallReport(output: context.output)
-        var call: Call?
+        var call: Call<ContinuousClock>?
         var registered = false
         var interrupted = false
         var outcome: (ExitCode, String?)?
