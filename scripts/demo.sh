@@ -24,7 +24,7 @@ scripts/kamailio.sh start
 
 step "1. Parser + digest on real messages: REGISTER 1001 over UDP, SIP trace on stderr"
 astra-register --sip-trace --password astra1001 --server "127.0.0.1:$base" sip:1001@127.0.0.1 \
-    2> >(sed 's/^/   trace| /' >&2) | tail -1
+    2> >(grep -v '^[[:space:]]*$' | sed 's/^/   trace| /' >&2) | tail -1
 sleep 0.2
 
 step "2. Verify a line over WSS (wss://127.0.0.1:$((base + 3))/ws) and over UDP"
@@ -37,12 +37,12 @@ printf 'demo passphrase\n' > "$work/passphrase"
 printf '{"v":1,"user":"1004","password":"astra1004","domain":"127.0.0.1","server":"127.0.0.1:%s","transport":"wss","ca_file":"%s"}\n' \
     "$((base + 3))" "$ca" > "$work/line.json"
 astra-qr encode --passphrase-file "$work/passphrase" -o "$work/line.png" < "$work/line.json"
-echo "   wrote $work/line.png; zbarimg reads: $(zbarimg --quiet --raw "$work/line.png" | cut -c1-60)…"
+echo "   wrote $work/line.png; zbarimg reads: $(zbarimg --quiet --raw "$work/line.png" 2>/dev/null | cut -c1-60)…"
 astra-qr decode --passphrase-file "$work/passphrase" "$work/line.png" | astra-register | tail -1
 
 step "4. iOS PushKit/CallKit wake rules (astra-pushsim)"
 astra-pushsim run dead-phone | tail -2
-astra-pushsim check && echo "   correct policy: every built-in scenario passes"
+astra-pushsim check | tail -1 && echo "   correct policy: every built-in scenario passes"
 if astra-pushsim check --policy naive >/dev/null 2>"$work/naive.err"; then
     echo "   naive policy unexpectedly passed" >&2; exit 1
 fi
