@@ -39,39 +39,45 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
-        // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, IDs.
+        // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
         module("SIPCore", ["COpenSSL"]),
-        module("AstraTestSupport", ["SIPCore"]),
+        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
+        module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
+        module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("ToolSupport", ["SIPCore"]),
-        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
+        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
 
-        // One test target per module.
+        // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("AstraTestSupportTests", ["AstraTestSupport"]),
+        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
+        tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
-        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        // Real-peer tests: each starts its own Kamailio through scripts/kamailio.sh.
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport"]),
+        tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog"]),
         tool("astra-call", ["ToolSupport"]),
-        tool("astra-qr", ["ToolSupport"]),
+        tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),
-        bench("bench-media", ["Media"]),
         bench("bench-transport", ["SIPTransport"]),
+        bench("bench-media", ["Media"]),
+        bench("bench-webrtc", ["Media"]),
         bench("bench-pushsim", ["PushKitEmu"]),
+        bench("bench-qr", ["Provisioning"]),
     ]
 )

@@ -17,21 +17,21 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
 
     private let clock: C
     private let startInstant: C.Instant
-    private let rtpSocket: UDPSocket
+    let rtpSocket: UDPSocket
     private let rtcpSocket: UDPSocket?
-    private var outbound: SRTPContext?
-    private var inbound: SRTPContext?
-    private let eventContinuation: AsyncStream<MediaEvent>.Continuation
+    var outbound: SRTPContext?
+    var inbound: SRTPContext?
+    let eventContinuation: AsyncStream<MediaEvent>.Continuation
     private let datagrams: AsyncStream<Datagram>
     private let datagramContinuation: AsyncStream<Datagram>.Continuation
     // Touched only in start, stop and deinit.
     nonisolated(unsafe) private var readSources: [any DispatchSourceRead] = []
-    private var tasks: [Task<Void, Never>] = []
+    var tasks: [Task<Void, Never>] = []
     private let ids: any IdentifierSource
 
     private var sender: RTPSender
-    private var remote: UDPSocket.Address?
-    private var remoteRTCP: UDPSocket.Address?
+    var remote: UDPSocket.Address?
+    var remoteRTCP: UDPSocket.Address?
     private var source: any AudioSource = SilenceSource()
     private var sink: any AudioSink = NullSink()
     private var sourceEnded = false
@@ -50,7 +50,9 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private var lastReportedPacketCount: UInt32 = 0
     private var sendBuffer: [UInt8]
     private var frame: [Int16]
-    private var running = false
+    var running = false
+    /// ICE + DTLS-SRTP on the RTP socket (``MediaSessionConfiguration/webRTC``).
+    var webrtc: WebRTCTransport?
     private var connectedPeer: UDPSocket.Address?
 
     private struct Datagram: Sendable {
@@ -99,6 +101,12 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         ntpBase = NTPTime.now()
         sendBuffer = [UInt8](repeating: 0, count: 12 + 4 * 1920 + SRTPContext.maxRTCPTrailer)
         frame = [Int16](repeating: 0, count: configuration.samplesPerFrame)
+        if let w = configuration.webRTC {
+            guard configuration.rtcpMux else { throw MediaError(.invalidState, "WebRTC media needs rtcp-mux") }
+            do { webrtc = try WebRTCTransport(configuration: w, local: rtp.localAddress, ids: ids) } catch {
+                throw MediaError(.srtpSetupFailed, error.description)
+            }
+        }
     }
 
     deinit {
@@ -125,6 +133,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         } else {
             updated.srtp = nil
         }
+        if webrtc != nil { updated.srtp = configuration.srtp }  // keys come from DTLS
         if updated.ptime != configuration.ptime {
             guard !running else { throw MediaError(.invalidState, "ptime cannot change during a call") }
             frame = [Int16](repeating: 0, count: updated.samplesPerFrame)
@@ -148,6 +157,10 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
         configuration = updated
         direction = updated.direction
+        if webrtc != nil {  // ICE decides where media goes
+            try applyWebRTC(negotiated)
+            return
+        }
         // RFC 3264 §8.4: a null address means "do not send" (legacy hold).
         if negotiated.remoteAddress != "0.0.0.0" && negotiated.remoteAddress != "::" {
             remote = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remotePort)
@@ -212,6 +225,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 }
             })
         tasks.append(Task { [weak self] in await self?.runMediaClock() })
+        startWebRTC()
         tasks.append(Task { [weak self] in await self?.runRTCPTimer() })
     }
 
@@ -247,6 +261,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
         running = false
         sendRTCP(bye: reason ?? "")
+        stopWebRTC()
         for t in tasks { t.cancel() }
         tasks.removeAll()
         for s in readSources { s.cancel() }
@@ -255,7 +270,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         eventContinuation.finish()
     }
 
-    private var elapsed: Duration { startInstant.duration(to: clock.now) }
+    var elapsed: Duration { startInstant.duration(to: clock.now) }
 
     // MARK: Media clock (send + playout every frame)
 
@@ -378,8 +393,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         var bytes = datagram.bytes
         let kind = datagram.onRTCPSocket ? PacketKind.rtcp : PacketDemultiplexer.classify(bytes)
         switch kind {
-        case .rtp: receiveRTP(&bytes, from: datagram.source)
-        case .rtcp: receiveRTCP(&bytes)
+        case .rtp where webrtc == nil || inbound != nil: receiveRTP(&bytes, from: datagram.source)
+        case .rtcp where webrtc == nil || inbound != nil: receiveRTCP(&bytes)
+        case .rtp, .rtcp: break  // WebRTC: not keyed yet (DTLS still running)
+        case .stun where webrtc != nil, .dtls where webrtc != nil:
+            receiveWebRTC(bytes, kind: kind, from: datagram.source)
         default: stats.malformedPackets += 1
         }
     }

@@ -36,6 +36,8 @@ public struct MediaSessionConfiguration: Sendable, Hashable {
     /// DTMF tone and pause lengths.
     public var dtmfToneDuration: Duration = .milliseconds(100)
     public var dtmfPause: Duration = .milliseconds(60)
+    /// WebRTC-style media: ICE + DTLS-SRTP on the (muxed) socket before SRTP flows; nil = off.
+    public var webRTC: WebRTCConfiguration? = nil
 
     public init() {}
 
@@ -127,4 +129,6 @@ public enum MediaEvent: Sendable, Hashable {
     case remoteLatched(UDPSocket.Address)
     /// The first RTP packet arrived from the peer (a new SSRC).
     case remoteSource(ssrc: UInt32)
+    /// ICE / DTLS-SRTP progress and failures (WebRTC mode).
+    case webRTC(WebRTCEvent)
 }

@@ -64,6 +64,8 @@ public struct NegotiatedAudio: Sendable, Hashable, CustomStringConvertible {
     public var remoteSetup: SetupRole?
     public var remoteICE: ICEParameters?
     public var mid: String?
+    /// The peer is ICE-lite (session-level `a=ice-lite`, RFC 8839 §5.3).
+    public var remoteICELite = false
 
     public var description: String {
         "audio \(codec.rawValue)/\(payloadType) te=\(telephoneEventPayloadType.map(String.init) ?? "-") ptime=\(ptime) "
@@ -127,6 +129,7 @@ public enum OfferAnswer {
                 answer.attributes.append(SDPAttribute("group", SDPGroup(semantics: "BUNDLE", mids: mids).value))
             }
         }
+        negotiated?.remoteICELite = offer.attributes.contains { $0.name == "ice-lite" }
         if negotiated == nil && requireAudio {
             throw MediaError(.negotiationFailed, "no acceptable audio stream in the offer")
         }
@@ -174,13 +177,15 @@ public enum OfferAnswer {
             throw MediaError(.negotiationFailed, "answer is plain RTP but SRTP is required")
         }
         let mux = caps.rtcpMux && m.rtcpMux
-        return NegotiatedAudio(
+        var negotiated = NegotiatedAudio(
             remoteAddress: conn.host, remotePort: m.port, remoteRTCPPort: mux ? m.port : (m.rtcp?.port ?? m.port &+ 1),
             rtcpMux: mux, codec: codec, payloadType: codec.payloadType, telephoneEventPayloadType: te,
             ptime: m.ptime ?? caps.ptime,
             direction: caps.direction.intersect(answer.effectiveDirection(of: index).reversed),
             localKey: localKey, remoteKey: remoteKey, remoteFingerprint: m.fingerprints.first, remoteSetup: m.setup,
             remoteICE: ice(m), mid: m.mid)
+        negotiated.remoteICELite = answer.attributes.contains { $0.name == "ice-lite" }
+        return negotiated
     }
 
     // MARK: Helpers

@@ -32,15 +32,18 @@ import enum ToolSupport.PendingIssue
 
     static let register: [GoldenCase] = [
         GoldenCase(
-            tool: "astra-register", arguments: [], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-register", "register", .register)),
+            tool: "astra-register", arguments: [], status: 64, stdout: .exact(""),
+            stderr: "astra-register: no line given: pass sip:USER@DOMAIN, --user and --domain, or --line FILE\n"),
         GoldenCase(
             tool: "astra-register",
             arguments: ["--password-file", "pw", "--transport", "wss", "sip:alice@pbx.example.com"],
-            status: 70, stdout: .exact(""), stderr: notImplemented("astra-register", "register", .register)),
+            status: 64, stdout: .exact(""), stderr: "astra-register: cannot read 'pw': No such file or directory\n"),
         GoldenCase(
-            tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 70,
-            stdout: .exact(""), stderr: notImplemented("astra-register", "load mode", .registerLoad)),
+            tool: "astra-register", arguments: ["--load", "lines.jsonl", "--concurrency", "5"], status: 64,
+            stdout: .exact(""), stderr: "astra-register: cannot read 'lines.jsonl': No such file or directory\n"),
+        GoldenCase(
+            tool: "astra-register", arguments: ["--load", "-", "--concurrency", "0"], status: 64,
+            stdout: .exact(""), stderr: "astra-register: --concurrency must be at least 1\n"),
         GoldenCase(
             tool: "astra-register", arguments: ["--transport", "sctp"], status: 64, stdout: .exact(""),
             stderr: "astra-register: option --transport: expected one of udp, tcp, tls, ws, wss, got 'sctp'\n"),
@@ -90,18 +93,17 @@ import enum ToolSupport.PendingIssue
             tool: "astra-qr", arguments: ["encode", "-t", "JPG"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: option -t: expected one of PNG, SVG, ANSI, UTF8, ASCII, PGM, got 'JPG'\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 70,
-            stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "encode", .qrEncode)),
+            tool: "astra-qr", arguments: ["encode", "-tutf8", "-o", "-", "--user", "alice"], status: 64,
+            stdout: .exact(""), stderr: "astra-qr: line: missing domain (domain)\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["decode", "a.png", "b.png"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "decode", .qrDecode)),
+            tool: "astra-qr", arguments: ["decode", "/nonexistent/a.png"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: /nonexistent/a.png: cannot read: No such file or directory\n"),
         GoldenCase(
             tool: "astra-qr", arguments: ["decode"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: missing argument <file>\n"),
         GoldenCase(
-            tool: "astra-qr", arguments: ["lines", "--api", "https://api.example.com"], status: 70, stdout: .exact(""),
-            stderr: notImplemented("astra-qr", "lines", .qrLines)),
+            tool: "astra-qr", arguments: ["lines", "--api", "https://api.example.com"], status: 64, stdout: .exact(""),
+            stderr: "astra-qr: missing option --firebase-token-file FILE\n"),
         GoldenCase(
             tool: "astra-qr", arguments: ["scan"], status: 64, stdout: .exact(""),
             stderr: "astra-qr: unknown subcommand 'scan' (expected one of encode, decode, lines)\n"),

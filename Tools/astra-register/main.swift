@@ -1,9 +1,24 @@
 // astra-register — verify a SIP line: register, report, unregister (docs/man/astra-register.md).
+// Thin main: ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
+import SIPDialog
 import ToolSupport
 
 await ToolMain.run(ToolSpecs.register) { context in
-    if context.arguments.wasGiven("load") {
-        throw context.notImplemented(.registerLoad, command: "load mode")
+    let arguments = context.arguments
+    var options = RegisterRun.Options()
+    options.keep = arguments.flag("keep")
+    options.expectQualify = arguments.flag("expect-qualify")
+    options.timeout = .milliseconds(Int((arguments.double("timeout") ?? 10) * 1000))
+    options.expires = arguments.int("expires")
+    options.nagios = arguments.flag("nagios")
+    options.sipTrace = context.diagnostics.sipTrace
+    options.verbosity = arguments.count("verbose")
+    options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
+    if let load = arguments.string("load") {
+        let concurrency = arguments.int("concurrency") ?? 10
+        guard concurrency > 0 else { throw ToolError(.usage, "--concurrency must be at least 1") }
+        return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }
-    throw context.notImplemented(.register, command: "register")
+    let line = try LineOptions.resolve(arguments)
+    return await RegisterRun(setup: try LineSetup(line: line), options: options, context: context).run()
 }

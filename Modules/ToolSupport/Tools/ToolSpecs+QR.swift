@@ -8,27 +8,33 @@ extension ToolSpecs {
                 name: "encode",
                 abstract: "Encode a line as a QR code.",
                 discussion:
-                    "The line comes from flags, then --line FILE, then standard input when it is not a terminal.",
+                    "The line comes from flags, then --line FILE, then standard input when it is not a terminal. "
+                    + "The code holds the compact astra1: payload (docs/provisioning.md). A password in clear "
+                    + "draws a warning: seal it with --passphrase or --key-file.",
+                arguments: [CommonOptions.addressOfRecord()],
                 options: CommonOptions.line + [
                     .value(
                         "output", short: "o", valueName: "file",
-                        help: "Write the image to this file ('-' = standard output)."),
+                        help: "Write the image to this file ('-' = standard output, the default)."),
                     .value(
                         "type", short: "t", valueName: "type",
-                        kind: .choice(["PNG", "SVG", "ANSI", "UTF8", "ASCII", "PGM"]), default: "PNG",
-                        help: "Image type."),
+                        kind: .choice(["PNG", "SVG", "ANSI", "UTF8", "ASCII", "PGM"]),
+                        help: "Image type; PNG, or UTF8 when writing to a terminal."),
                     .value(
-                        "level", short: "l", valueName: "level", kind: .choice(["L", "M", "Q", "H"]), default: "L",
-                        help: "Error correction level."),
+                        "level", short: "l", valueName: "level", kind: .choice(["L", "M", "Q", "H"]), default: "M",
+                        help: "Error correction level (M: survives print and photos better than qrencode's L)."),
                     .value(
                         "size", short: "s", valueName: "pixels", kind: .int, default: "3",
                         help: "Module size in pixels."),
                     .value(
-                        "margin", short: "m", valueName: "modules", kind: .int, default: "4",
-                        help: "Margin width in modules."),
-                ] + CommonOptions.diagnostics(sipTrace: false),
+                        "margin", short: "m", valueName: "modules", kind: .int,
+                        help: "Margin width in modules (default 4; 2 for ANSI, UTF8 and ASCII)."),
+                ] + sealOptions(encoding: true) + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example("Encode a line file as PNG:", "astra-qr encode --line line.json -o line.png"),
+                    Example(
+                        "Seal the password with a passphrase:",
+                        "astra-qr encode --line line.json --passphrase-file pass.txt -o line.png"),
                     Example(
                         "Show a code in the terminal:",
                         "astra-qr encode --user alice --domain pbx.example.com -t UTF8 -o -"),
@@ -41,21 +47,29 @@ extension ToolSpecs {
                 ],
                 options: [
                     .flag("raw", help: "Print the payload text only, one per line (like zbarimg --raw).")
-                ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
+                ] + sealOptions(encoding: false) + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
-                    Example("Decode and verify a line:", "astra-qr decode line.png | astra-register")
+                    Example("Decode and verify a line:", "astra-qr decode line.png | astra-register"),
+                    Example(
+                        "Open a sealed code:", "astra-qr decode --passphrase-file pass.txt line.png"),
                 ]),
             CommandSpec(
                 name: "lines",
                 abstract: "Fetch lines from the platform API as JSON Lines.",
                 options: [
-                    .value("api", valueName: "url", help: "Base URL of the platform API."),
-                    .value("token-file", valueName: "file", help: "Read the API bearer token from a file."),
+                    .value("api", valueName: "url", help: "Base URL of the platform API (http:// or https://)."),
+                    .value(
+                        "firebase-token-file", valueName: "file",
+                        help: "Read the Firebase ID token to sign in with from a file ('-' = standard input)."),
+                    .value(
+                        "timeout", valueName: "seconds", kind: .double, default: "10",
+                        help: "Give up on an API request after this many seconds."),
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example(
-                        "Make a code for every line:",
-                        "astra-qr lines --api https://api.example.com | astra-qr encode -o line.png")
+                        "Make a code for the first line:",
+                        "astra-qr lines --api https://api.example.com --firebase-token-file fb.txt | head -1 "
+                            + "| astra-qr encode -o line.png")
                 ]),
         ],
         exitStatuses: [
@@ -66,4 +80,27 @@ extension ToolSpecs {
             usageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-qr") + ["qrencode(1)", "zbarimg(1)"])
+
+    /// `--passphrase`, `--passphrase-file`, `--key-file` (and `--kdf` when encoding).
+    static func sealOptions(encoding: Bool) -> [OptionSpec] {
+        var options: [OptionSpec] = [
+            .value(
+                "passphrase", valueName: "text",
+                help: encoding
+                    ? "Seal the password with this passphrase (prefer --passphrase-file)."
+                    : "Open sealed passwords with this passphrase (prefer --passphrase-file)."),
+            .value(
+                "passphrase-file", valueName: "file", help: "Read the passphrase from the first line of a file."),
+            .value(
+                "key-file", valueName: "file",
+                help: encoding ? "Seal the password with the bytes of a key file." : "Open with a key file."),
+        ]
+        if encoding {
+            options.append(
+                .value(
+                    "kdf", valueName: "kdf", kind: .choice(["scrypt", "pbkdf2"]),
+                    help: "Key derivation for --passphrase (default scrypt)."))
+        }
+        return options
+    }
 }

@@ -1,0 +1,106 @@
+import SIPCore
+
+/// WebRTC mode of ``MediaSession`` (``MediaSessionConfiguration/webRTC``): the session's one
+/// socket carries STUN, DTLS and SRTP/SRTCP, demultiplexed by first byte (RFC 7983). Media is
+/// sent only after ICE has selected a pair and DTLS has produced the SRTP keys, and stops
+/// when consent is lost (RFC 7675).
+extension MediaSession {
+    /// Our ICE credentials, candidates and certificate fingerprint for the SDP (see
+    /// ``AudioCapabilities/webRTC(address:port:local:)``). With a STUN server configured, waits
+    /// (after ``start(remote:remoteRTCP:source:sink:)``) until gathering completes or
+    /// `gatheringTimeout` passes. Nil when the session is not in WebRTC mode.
+    public func webRTCLocalParameters(gatheringTimeout: Duration = .seconds(2)) async -> WebRTCLocalParameters? {
+        guard webrtc != nil else { return nil }
+        let deadline = ContinuousClock.now + gatheringTimeout
+        while running, let w = webrtc, !w.gatheringComplete, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return webrtc?.localParameters
+    }
+
+    /// ICE restart (RFC 8445 §9, a re-INVITE): new local credentials for the new offer or
+    /// answer; media stays on the current pair until the new checks nominate one.
+    public func restartICE() -> WebRTCLocalParameters? {
+        guard let webrtc else { return nil }
+        let (u, p) = ICEAgent.makeCredentials(using: SystemIdentifierSource())
+        perform(webrtc.restartICE(ufrag: u, pwd: p, now: elapsed))
+        return webrtc.localParameters
+    }
+
+    /// The selected ICE state, for status lines.
+    public var iceState: ICEAgent.State? { webrtc?.ice.state }
+
+    /// Remote description → ICE checks and the DTLS role (called by ``apply(_:)``).
+    func applyWebRTC(_ negotiated: NegotiatedAudio) throws(MediaError) {
+        guard let webrtc else { return }
+        try negotiated.requireWebRTC()
+        do {
+            perform(
+                try webrtc.setRemote(
+                    ice: negotiated.remoteICE!, fingerprint: negotiated.remoteFingerprint!,
+                    setup: negotiated.remoteSetup!, lite: negotiated.remoteICELite, now: elapsed))
+        } catch {
+            eventContinuation.yield(.webRTC(.dtlsFailed(error)))
+            throw MediaError(.negotiationFailed, error.description)
+        }
+    }
+
+    /// Starts gathering and the timer loop (from ``start(remote:remoteRTCP:source:sink:)``).
+    func startWebRTC() {
+        guard let webrtc else { return }
+        perform(webrtc.start(now: elapsed))
+        tasks.append(Task { [weak self] in await self?.runWebRTCTimers() })
+    }
+
+    func stopWebRTC() {
+        guard let webrtc else { return }
+        perform(webrtc.close())
+    }
+
+    func receiveWebRTC(_ bytes: [UInt8], kind: PacketKind, from source: UDPSocket.Address?) {
+        guard let webrtc, let source else { return }
+        perform(
+            kind == .stun
+                ? webrtc.receiveSTUN(bytes, from: source, now: elapsed)
+                : webrtc.receiveDTLS(bytes, from: source, now: elapsed))
+    }
+
+    /// Sleeps until the transport's next deadline (at most 5 ms, so inputs that move it
+    /// earlier are honoured) and runs its timers.
+    private func runWebRTCTimers() async {
+        while running && !Task.isCancelled {
+            guard let webrtc else { return }
+            let now = elapsed
+            let wake = min(webrtc.nextDeadline ?? (now + .milliseconds(5)), now + .milliseconds(5))
+            if wake > now {
+                do { try await Task.sleep(for: wake - now) } catch { return }
+            }
+            perform(webrtc.tick(now: elapsed))
+        }
+    }
+
+    func perform(_ outputs: [WebRTCTransport.Output]) {
+        for output in outputs {
+            switch output {
+            case .send(let bytes, let to): rtpSocket.send(bytes, to: to)
+            case .event(let e): eventContinuation.yield(.webRTC(e))
+            case .secured(let keys, let to):
+                do {
+                    outbound = try SRTPContext(key: keys.local, direction: .outbound)
+                    inbound = try SRTPContext(key: keys.remote, direction: .inbound)
+                } catch {
+                    eventContinuation.yield(.webRTC(.dtlsFailed(DTLSError(.handshakeFailed, error.description))))
+                    continue
+                }
+                remote = to
+                remoteRTCP = to
+            case .remoteChanged(let to):
+                remote = to
+                remoteRTCP = to
+            case .stopSending:
+                remote = nil
+                remoteRTCP = nil
+            }
+        }
+    }
+}

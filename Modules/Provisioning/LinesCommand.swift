@@ -1,0 +1,28 @@
+import SIPCore
+
+/// `astra-qr lines --api URL --firebase-token-file F`: one line JSON per usable WSS line of the
+/// signed-in org, ready for `astra-qr encode` or `astra-register`.
+public enum LinesCommand {
+    public static func run(client: PlatformClient) async -> QRCommandResult {
+        var result = QRCommandResult()
+        let lines: [(user: PlatformUser, line: Result<Line, PlatformError>)]
+        do {
+            lines = try await client.lines()
+        } catch {
+            result.diagnostics.append("astra-qr: \(error.detail)")
+            result.exit = error.isNetwork ? .network : .invalidLine
+            return result
+        }
+        if lines.isEmpty { result.diagnostics.append("astra-qr: no user of this org has a WSS line") }
+        for (user, outcome) in lines {
+            switch outcome {
+            case .success(let line):
+                result.stdout += Array(line.jsonString().utf8) + [0x0A]
+            case .failure(let error):
+                result.diagnostics.append("astra-qr: user \(user.id): \(error.detail)")
+                result.worsen(to: error.isNetwork ? .network : .invalidLine)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,113 @@
+import SIPCore
+import SIPTransport
+
+extension SIPEndpoint {
+    /// Executes a client transaction's actions.
+    func run(_ actions: [ClientTransactionAction<SIPResponse>], client key: TransactionKey) {
+        for action in actions {
+            guard let record = clients[key] else { return }
+            switch action {
+            case .sendRequest:
+                transmit(record.bytes, failing: key, side: .client)
+            case .sendACK(let response):
+                transmit(AckBuilder.ackForNonSuccess(request: record.request, response: response).serialized(),
+                         failing: nil, side: .client)
+            case .deliver(let response):
+                record.continuation.yield(.response(response))
+            case .startTimer(let timer, let after):
+                startTimer(TimerID(side: .client, key: key, timer: timer), after: after)
+            case .cancelTimer(let timer):
+                cancelTimer(TimerID(side: .client, key: key, timer: timer))
+            case .terminate(let end):
+                record.continuation.yield(.ended(end))
+                record.continuation.finish()
+                clients[key] = nil
+                cancelAllTimers(of: key, side: .client)
+            }
+        }
+    }
+
+    /// Executes a server transaction's actions.
+    func run(_ actions: [ServerTransactionAction<SIPResponse>], server key: TransactionKey) {
+        for action in actions {
+            guard servers[key] != nil else { return }
+            switch action {
+            case .sendResponse(let response):
+                transmit(response.serialized(), failing: key, side: .server)
+            case .absorbedACK:
+                break
+            case .startTimer(let timer, let after):
+                startTimer(TimerID(side: .server, key: key, timer: timer), after: after)
+            case .cancelTimer(let timer):
+                cancelTimer(TimerID(side: .server, key: key, timer: timer))
+            case .terminate:
+                servers[key] = nil
+                cancelAllTimers(of: key, side: .server)
+            }
+        }
+    }
+
+    /// Queues bytes for the channel; the single outbox task sends them in order. A failure is
+    /// fed back to the transaction as a transport error (§8.1.3.1, §17.2.4).
+    func transmit(_ bytes: [UInt8], failing key: TransactionKey?, side: TimerID.Side) {
+        outbox.yield(OutgoingMessage(bytes: bytes, key: key, side: side))
+    }
+
+    func transportFailed(_ key: TransactionKey, side: TimerID.Side) {
+        switch side {
+        case .client:
+            guard var record = clients[key] else { return }
+            let actions = record.machine.transportError()
+            clients[key] = record
+            run(actions, client: key)
+        case .server:
+            guard var record = servers[key] else { return }
+            let actions = record.machine.transportError()
+            servers[key] = record
+            run(actions, server: key)
+        }
+    }
+
+    func failAllClients() {
+        for key in clients.keys { transportFailed(key, side: .client) }
+    }
+
+    // MARK: Timers
+
+    func startTimer(_ id: TimerID, after: Duration) {
+        timerTasks[id]?.cancel()
+        let clock = self.clock
+        timerTasks[id] = Task { [weak self] in
+            do {
+                try await clock.sleep(for: after)
+            } catch {
+                return
+            }
+            await self?.timerFired(id)
+        }
+    }
+
+    func cancelTimer(_ id: TimerID) {
+        timerTasks.removeValue(forKey: id)?.cancel()
+    }
+
+    func cancelAllTimers(of key: TransactionKey, side: TimerID.Side) {
+        for id in timerTasks.keys where id.key == key && id.side == side { cancelTimer(id) }
+    }
+
+    func timerFired(_ id: TimerID) {
+        guard timerTasks.removeValue(forKey: id) != nil else { return }
+        switch id.side {
+        case .client:
+            guard var record = clients[id.key] else { return }
+            let actions = record.machine.timerFired(id.timer)
+            clients[id.key] = record
+            run(actions, client: id.key)
+        case .server:
+            guard var record = servers[id.key] else { return }
+            let actions = record.machine.timerFired(id.timer)
+            servers[id.key] = record
+            run(actions, server: id.key)
+        }
+    }
+}

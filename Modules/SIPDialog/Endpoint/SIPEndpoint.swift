@@ -1,0 +1,147 @@
+import SIPCore
+import SIPTransport
+
+/// The transaction layer of one user agent on one flow (RFC 3261 §17): it runs the four
+/// transaction state machines, executes their actions on the channel with timers from the
+/// injected clock, matches incoming messages (§17.1.3, §17.2.3), sends 100 Trying for INVITEs,
+/// answers CANCEL and (optionally) OPTIONS itself, and reports everything else as events.
+public actor SIPEndpoint {
+    public nonisolated let events: AsyncStream<EndpointEvent>
+    let sink: AsyncStream<EndpointEvent>.Continuation
+    let channel: any SIPMessageChannel
+    let clock: any Clock<Duration>
+    let ids: any IdentifierSource
+    let timers: TransactionTimers
+    let settings: EndpointSettings
+    var clients: [TransactionKey: ClientRecord] = [:]
+    var servers: [TransactionKey: ServerRecord] = [:]
+    var timerTasks: [TimerID: Task<Void, Never>] = [:]
+    var pump: Task<Void, Never>?
+    var sender: Task<Void, Never>?
+    let outbox: AsyncStream<OutgoingMessage>.Continuation
+    private let outgoing: AsyncStream<OutgoingMessage>
+    public internal(set) var binding: LocalBinding?
+    public internal(set) var reliable = false
+
+    public init(channel: any SIPMessageChannel, clock: any Clock<Duration> = ContinuousClock(),
+                ids: any IdentifierSource = SystemIdentifierSource(), timers: TransactionTimers = .rfc3261,
+                settings: EndpointSettings = EndpointSettings()) {
+        self.channel = channel
+        self.clock = clock
+        self.ids = ids
+        self.timers = timers
+        self.settings = settings
+        (events, sink) = AsyncStream.makeStream(of: EndpointEvent.self)
+        (outgoing, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self)
+    }
+
+    deinit {
+        pump?.cancel()
+        sender?.cancel()
+        outbox.finish()
+        for task in timerTasks.values { task.cancel() }
+        sink.finish()
+    }
+
+    /// Starts the channel and the receive loop.
+    public func start() async {
+        guard pump == nil else { return }
+        let stream = channel.events
+        let outgoing = self.outgoing
+        let channel = self.channel
+        sender = Task { [weak self] in
+            for await message in outgoing {
+                do throws(TransportError) {
+                    try await channel.send(message.bytes)
+                } catch {
+                    guard let key = message.key else { continue }
+                    await self?.transportFailed(key, side: message.side)
+                }
+            }
+        }
+        pump = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        await channel.start()
+    }
+
+    /// Stops every timer and the channel; pending client transactions end with a transport error.
+    public func stop() async {
+        await channel.stop()
+        failAllClients()
+        for task in timerTasks.values { task.cancel() }
+        timerTasks.removeAll()
+        pump?.cancel()
+        pump = nil
+        outbox.finish()
+        sender = nil
+        sink.yield(.stopped)
+        sink.finish()
+    }
+
+    /// Starts a client transaction for `request` (INVITE or non-INVITE; never ACK) and returns
+    /// its responses and its end.
+    public func startTransaction(_ request: SIPRequest) -> AsyncStream<ClientTransactionUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ClientTransactionUpdate.self)
+        guard let key = TransactionKey.client(request: request), clients[key] == nil else {
+            continuation.yield(.ended(.transportError))
+            continuation.finish()
+            return stream
+        }
+        var record = ClientRecord(request: request, bytes: request.serialized(), reliable: reliable,
+                                  timers: timers, continuation: continuation)
+        let actions = record.machine.start()
+        clients[key] = record
+        run(actions, client: key)
+        return stream
+    }
+
+    /// Convenience: the final response of a non-INVITE request, or how its transaction ended.
+    public func finalResponse(to request: SIPRequest) async -> Result<SIPResponse, TransactionEnd> {
+        for await update in startTransaction(request) {
+            switch update {
+            case .response(let response) where response.statusCode >= 200: return .success(response)
+            case .response: continue
+            case .ended(let end): return .failure(end == .completed ? .transportError : end)
+            }
+        }
+        return .failure(.transportError)
+    }
+
+    /// Sends a request outside any transaction (the ACK for a 2xx, §13.2.2.4), in order with
+    /// everything else this endpoint sends.
+    public func sendStateless(_ request: SIPRequest) {
+        transmit(request.serialized(), failing: nil, side: .client)
+    }
+
+    /// Answers a request through its server transaction.
+    public func respond(to incoming: IncomingRequest, with response: SIPResponse) {
+        guard var record = servers[incoming.key] else { return }
+        let actions = record.machine.send(status: response.statusCode, response)
+        servers[incoming.key] = record
+        run(actions, server: incoming.key)
+    }
+}
+
+/// Behaviour of the endpoint's built-in UAS parts.
+public struct EndpointSettings: Sendable {
+    /// Answer OPTIONS (qualify, RFC 3261 §11.2) with 200 automatically, in or out of dialog.
+    public var answersOptions = true
+    /// Methods listed in Allow of automatic answers.
+    public var allow = "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY"
+    public var accept = "application/sdp"
+    public var supported = "path, outbound, timer"
+    public var userAgent = "AstraSIP/0.1"
+
+    public init() {}
+}
+
+/// One message waiting in the outbox, with the transaction to tell if sending fails.
+struct OutgoingMessage: Sendable {
+    let bytes: [UInt8]
+    let key: TransactionKey?
+    let side: TimerID.Side
+}

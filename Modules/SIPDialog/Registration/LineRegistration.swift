@@ -1,0 +1,144 @@
+import SIPCore
+
+/// The actor shell of one line's registration: it runs ``RegistrationClient`` over a
+/// ``SIPEndpoint``, registers when the flow comes up, re-registers when a new flow replaces a
+/// dead one (RFC 5626 §4.4.1), runs the refresh/retry timers on the injected clock, and
+/// unregisters on ``stop()``.
+public actor LineRegistration {
+    public nonisolated let events: AsyncStream<LineEvent>
+    private let sink: AsyncStream<LineEvent>.Continuation
+    private let endpoint: SIPEndpoint
+    private let clock: any Clock<Duration>
+    private var client: RegistrationClient
+    private var timers: [RegistrationClient.Timer: Task<Void, Never>] = [:]
+    private var pump: Task<Void, Never>?
+    private var started = false
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+
+    public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock()) {
+        self.endpoint = endpoint
+        self.client = client
+        self.clock = clock
+        (events, sink) = AsyncStream.makeStream(of: LineEvent.self)
+    }
+
+    deinit {
+        pump?.cancel()
+        for task in timers.values { task.cancel() }
+        sink.finish()
+    }
+
+    /// The registration's current state.
+    public var state: RegistrationClient.State { client.state }
+
+    /// Starts the endpoint (and its flow); registration begins when the flow is up.
+    public func start() async {
+        guard pump == nil else { return }
+        let stream = endpoint.events
+        pump = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        await endpoint.start()
+    }
+
+    /// Unregisters (when a binding may exist), waits for the answer — at most `bound` — and
+    /// stops the endpoint. A dead server must not hold a tool for Timer F's 32 s.
+    public func stop(within bound: Duration = .seconds(32)) async {
+        execute(client.stop())
+        if !isSettled {
+            let clock = self.clock
+            let release = Task { [weak self] in
+                do { try await clock.sleep(for: bound) } catch { return }
+                await self?.releaseStopWaiters()
+            }
+            await withCheckedContinuation { stopWaiters.append($0) }
+            release.cancel()
+        }
+        for task in timers.values { task.cancel() }
+        timers.removeAll()
+        await endpoint.stop()
+        pump?.cancel()
+        sink.finish()
+    }
+
+    private func releaseStopWaiters() {
+        let waiters = stopWaiters
+        stopWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private var isSettled: Bool {
+        switch client.state {
+        case .unregistering, .registering: false
+        default: true
+        }
+    }
+
+    private func handle(_ event: EndpointEvent) {
+        switch event {
+        case .flowUp(let binding, let reliable):
+            sink.yield(.flowUp(binding, reliable: reliable))
+            if started {
+                execute(client.flowRecovered(binding: binding))
+            } else {
+                started = true
+                execute(client.start(binding: binding))
+            }
+        case .flowDown(let error):
+            sink.yield(.flowDown(error.description))
+            execute(client.flowLost())
+        case .reconnectScheduled(let attempt, let after):
+            sink.yield(.reconnectScheduled(attempt: attempt, after: after))
+        case .qualifyAnswered(let from):
+            sink.yield(.qualifyAnswered(from: from))
+        case .discarded(let why):
+            sink.yield(.discarded(why))
+        case .request(let incoming):
+            // A registration-only line accepts no calls: 480 Temporarily Unavailable.
+            Task { await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 480, toTag: "reg")) }
+        case .ack, .cancelled, .strayResponse, .stopped:
+            break
+        }
+    }
+
+    private func execute(_ actions: [RegistrationClient.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let request):
+                let endpoint = self.endpoint
+                let cseq = (try? request.headers.cseq())?.sequence
+                Task {
+                    let outcome = await endpoint.finalResponse(to: request)
+                    await self.deliver(outcome, cseq: cseq)
+                }
+            case .startTimer(let timer, let after):
+                timers[timer]?.cancel()
+                let clock = self.clock
+                timers[timer] = Task { [weak self] in
+                    do { try await clock.sleep(for: after) } catch { return }
+                    await self?.fire(timer)
+                }
+            case .cancelTimer(let timer):
+                timers.removeValue(forKey: timer)?.cancel()
+            case .event(let event):
+                sink.yield(.registration(event))
+            }
+        }
+        if isSettled { releaseStopWaiters() }
+    }
+
+    private func deliver(_ outcome: Result<SIPResponse, TransactionEnd>, cseq: UInt32?) {
+        switch outcome {
+        case .success(let response): execute(client.receive(response))
+        case .failure(let end): execute(client.transactionFailed(end, cseq: cseq))
+        }
+    }
+
+    private func fire(_ timer: RegistrationClient.Timer) {
+        guard timers.removeValue(forKey: timer) != nil else { return }
+        execute(client.timerFired(timer))
+    }
+}

@@ -1,0 +1,66 @@
+import SIPCore
+
+/// Builds the REGISTER requests of one registration (RFC 3261 §10.2): one Call-ID and From tag
+/// for the whole registration (§10.2.4 SHOULD), a CSeq that grows by one per request, a new
+/// branch per request.
+struct RegisterRequestBuilder: Sendable {
+    let aor: SIPURI
+    let registrar: SIPURI
+    let displayName: String?
+    let settings: RegistrationSettings
+    let callID: String
+    let fromTag: String
+    private(set) var cseq: UInt32
+
+    init(aor: SIPURI, registrar: SIPURI, displayName: String?, settings: RegistrationSettings, ids: some IdentifierSource) {
+        self.aor = aor
+        self.registrar = registrar
+        self.displayName = displayName
+        self.settings = settings
+        self.callID = ids.callID()
+        self.fromTag = ids.tag()
+        self.cseq = ids.initialCSeq()
+    }
+
+    /// Our Contact for `binding`, with RFC 5626 instance/reg-id and RFC 8599 push parameters.
+    func contact(binding: LocalBinding, expires: UInt32) -> SIPNameAddress {
+        var uriParameters = SIPParameters()
+        if let push = settings.push {
+            uriParameters.set("pn-provider", push.provider)
+            uriParameters.set("pn-prid", push.prid)
+            if let param = push.param { uriParameters.set("pn-param", param) }
+        }
+        var parameters = SIPParameters()
+        if let instance = settings.instanceID {
+            parameters.set("+sip.instance", "\"<\(instance)>\"")
+            if let regID = settings.regID { parameters.set("reg-id", String(regID)) }
+        }
+        parameters.set("expires", String(expires))
+        return SIPNameAddress(uri: binding.contactURI(user: aor.user, extra: uriParameters), parameters: parameters)
+    }
+
+    /// The next REGISTER: new branch, CSeq + 1, the given Authorization fields.
+    mutating func next(binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
+                       authorization: [DigestHeaderField]) -> SIPRequest {
+        cseq &+= 1
+        var headers = SIPHeaders()
+        headers.add(.via, binding.via(branch: ids.branch()).description)
+        headers.add(.maxForwards, "70")
+        headers.add(.from, SIPNameAddress(displayName: displayName, uri: aor,
+                                          parameters: [SIPParameter(name: "tag", value: fromTag)]).description)
+        headers.add(.to, SIPNameAddress(displayName: displayName, uri: aor).description)
+        headers.add(.callID, callID)
+        headers.add(.cseq, SIPCSeq(cseq, .register).description)
+        headers.add(.contact, contact(binding: binding, expires: expires).description)
+        headers.add(.expires, String(expires))
+        if settings.instanceID != nil && settings.regID != nil {
+            headers.add(.supported, "path, outbound")
+        } else {
+            headers.add(.supported, "path")
+        }
+        headers.add(.allow, "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY")
+        headers.add(.userAgent, settings.userAgent)
+        for field in authorization { headers.add(SIPHeaderName(field.name), field.value) }
+        return SIPRequest(method: .register, uri: registrar, headers: headers)
+    }
+}

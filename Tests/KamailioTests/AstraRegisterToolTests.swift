@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// issue 4 "Must show": astra-register against the project's Kamailio, as a user runs it.
+    @Suite struct AstraRegisterToolTests {
+        func lineArguments(_ server: KamailioServer, _ transport: TransportKind, user: String = "1001",
+                           password: String? = nil) -> [String] {
+            ["--password", password ?? "astra\(user)", "--server", "127.0.0.1:\(server.port(for: transport))",
+             "--transport", transport.rawValue, "--ca-file", server.caFile, "sip:\(user)@127.0.0.1"]
+        }
+
+        @Test func registersOverEveryTransport() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            for (index, transport) in TransportKind.allCases.enumerated() {
+                let (status, out, err) = try await ToolProcess.run(
+                    "astra-register", lineArguments(server, transport, user: "10\(10 + index)"))
+                #expect(status == 0, "\(transport): \(err)")
+                let result = try #require(out.split(separator: "\n").last.map(String.init))
+                #expect(result.contains("\"event\":\"result\""))
+                #expect(result.contains("\"registered\":true"), "\(transport): \(result)")
+                #expect(result.contains("\"transport\":\"\(transport.rawValue)\""))
+                #expect(result.contains("\"unregistered\":true"))
+                #expect(err.isEmpty, "\(transport) stderr: \(err)")
+            }
+        }
+
+        @Test func wrongPasswordExitsOneNamingTheFinalStatus() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let (status, out, err) = try await ToolProcess.run(
+                "astra-register", lineArguments(server, .tcp, password: "not-the-password"))
+            #expect(status == 1)
+            #expect(err == "astra-register: credentials rejected: 401 Unauthorized\n")
+            #expect(out.contains("\"status\":401"))
+            #expect(!out.contains("not-the-password") && !err.contains("not-the-password"))
+        }
+
+        @Test func stoppedServerExitsThreeWithinTheTimeout() async throws {
+            let server = try KamailioServer.start()
+            server.stop()
+            let clock = ContinuousClock()
+            for transport in [TransportKind.udp, .wss] {
+                let start = clock.now
+                let (status, _, err) = try await ToolProcess.run(
+                    "astra-register", ["--timeout", "2"] + lineArguments(server, transport))
+                #expect(status == 3, "\(transport): \(err)")
+                #expect(clock.now - start < .seconds(4))
+                #expect(err.split(separator: "\n").count == 1, "one line: \(err)")
+            }
+        }
+
+        @Test func malformedLineJSONExitsSixtyFour() async throws {
+            let (status, out, err) = try await ToolProcess.run("astra-register", ["--line", "-"],
+                                                               stdin: "{\"user\": \"1001\", \"domain\": ")
+            #expect(status == 64)
+            #expect(out.isEmpty)
+            #expect(err.hasPrefix("astra-register: ") && err.split(separator: "\n").count == 1)
+        }
+
+        @Test func expectQualifyAnswersKamailiosOptions() async throws {
+            let server = try KamailioServer.start(natping: 1)
+            defer { server.stop() }
+            for transport in [TransportKind.udp, .wss] {
+                let (status, out, err) = try await ToolProcess.run(
+                    "astra-register", ["--expect-qualify", "--timeout", "15"] + lineArguments(server, transport))
+                #expect(status == 0, "\(transport): \(err)")
+                #expect(out.contains("\"event\":\"qualify_answered\""))
+                #expect(out.contains("\"qualified\":true"))
+            }
+        }
+
+        @Test func keepRecoversAfterKamailioRestartsAndUnregistersOnSIGINT() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            for transport in [TransportKind.tcp, .wss] {
+                let process = try ToolProcess("astra-register", ["--keep"] + lineArguments(server, transport))
+                #expect(await process.waitFor(.seconds(10)) { process.events("registered").count == 1 }, "\(transport)")
+                server.script("kill")
+                #expect(await process.waitFor(.seconds(10)) { !process.events("flow_down").isEmpty })
+                let (started, log) = server.script("start")
+                #expect(started == 0, "restart: \(log)")
+                // No user action: the transport reconnects (back-off ≤ 2 s at first) and the line
+                // registers again on the new flow.
+                #expect(await process.waitFor(.seconds(20)) { process.events("registered").count >= 2 },
+                        "\(transport): \(process.stdout)")
+                #expect(process.events("registered").last?.contains("\"refresh\":true") == true)
+                process.signal(SIGINT)
+                #expect(await process.exitStatus(within: .seconds(10)) == 0, "\(process.stderr)")
+                #expect(process.events("result").first?.contains("\"unregistered\":true") == true, "\(process.stdout)")
+            }
+        }
+
+        @Test func noSecretAppearsInOutputOrTrace() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let (status, out, err) = try await ToolProcess.run(
+                "astra-register", ["--sip-trace", "-vv"] + lineArguments(server, .wss, user: "1050"))
+            #expect(status == 0, "\(err)")
+            let all = out + err
+            #expect(err.contains("REGISTER sip:127.0.0.1 SIP/2.0"))  // the trace is there…
+            #expect(err.contains("Authorization: Digest"))
+            #expect(!all.contains("astra1050"))  // …without the password,
+            // …without the digest response or nonce-derived values.
+            let response = try Regex(#"response="[0-9a-f]{32}""#)
+            #expect(all.firstMatch(of: response) == nil)
+            let cnonce = try Regex(#"cnonce="[0-9a-f]+""#)
+            #expect(all.firstMatch(of: cnonce) == nil)
+        }
+    }
+}

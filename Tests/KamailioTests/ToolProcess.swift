@@ -1,0 +1,113 @@
+import Foundation
+
+/// A built tool (e.g. `astra-register`) run as a child process with stdout and stderr in files,
+/// so a test can read its JSON Lines while it runs, signal it, and wait for its exit status.
+/// posix_spawn, like ``KamailioServer/script(_:natping:)``.
+final class ToolProcess: @unchecked Sendable {
+    let pid: pid_t
+    let stdoutPath: String
+    let stderrPath: String
+    private var status: Int32?
+
+    /// The directory of the built executables: next to this test binary.
+    static let binDirectory: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("astra-register").path),
+              url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    init(_ tool: String, _ arguments: [String], stdin: String? = nil) throws {
+        let base = NSTemporaryDirectory() + "astra-tool-\(tool)-\(UUID().uuidString)"
+        stdoutPath = base + ".out"
+        stderrPath = base + ".err"
+        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let inputPath = base + ".in"
+        FileManager.default.createFile(atPath: inputPath, contents: Data((stdin ?? "").utf8))
+        let path = Self.binDirectory + "/" + tool
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ToolProcessError(message: "\(path) is missing: run `swift build` first")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inputPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_APPEND, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = [path] + arguments
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for arg in cArgs { free(arg) }
+            for entry in cEnv { free(entry) }
+        }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, path, &actions, &attributes, cArgs, cEnv) == 0 else {
+            throw ToolProcessError(message: "posix_spawn \(path) failed")
+        }
+        self.pid = pid
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// The stdout JSON lines whose `"event"` is `name`.
+    func events(_ name: String) -> [String] {
+        stdout.split(separator: "\n").map(String.init).filter { $0.contains("\"event\":\"\(name)\"") }
+    }
+
+    /// Polls (IO wait, not a protocol timer) until `condition` holds or `timeout` passes.
+    func waitFor(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let end = clock.now + timeout
+        while clock.now < end {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the exit status (bounded); kills the process if it does not end in time.
+    func exitStatus(within timeout: Duration) async -> Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        let ended = await waitFor(timeout) { waitpid(pid, &raw, WNOHANG) == pid }
+        guard ended else {
+            kill(pid, SIGKILL)
+            waitpid(pid, &raw, 0)
+            return nil
+        }
+        status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        return status
+    }
+
+    /// Runs to completion and returns (status, stdout, stderr).
+    static func run(_ tool: String, _ arguments: [String], stdin: String? = nil,
+                    timeout: Duration = .seconds(30)) async throws -> (Int32?, String, String) {
+        let process = try ToolProcess(tool, arguments, stdin: stdin)
+        let status = await process.exitStatus(within: timeout)
+        return (status, process.stdout, process.stderr)
+    }
+
+    deinit {
+        for path in [stdoutPath, stderrPath] { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
+
+struct ToolProcessError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

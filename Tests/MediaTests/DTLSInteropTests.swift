@@ -1,0 +1,127 @@
+import Foundation
+import SIPCore
+import Testing
+
+@testable import Media
+
+/// Interop with an independent WebRTC implementation (aiortc, from PyPI) on 127.0.0.1, both
+/// ways round: ICE and DTLS-SRTP complete and a 1 kHz tone goes both ways. Runs only when
+/// `ASTRA_AIORTC_PYTHON` names a Python with aiortc installed (the full interop suite with
+/// Kamailio/rtpengine comes with astra-call, issue 9).
+@Suite(.serialized) struct DTLSInteropTests {
+    static let python = ProcessInfo.processInfo.environment["ASTRA_AIORTC_PYTHON"]
+
+    /// aiortc_peer.py as a child process with line-based JSON on stdin/stdout.
+    final class Peer {
+        let process = Process()
+        let input = Pipe()
+        let output = Pipe()
+        var lines: AsyncStream<String>.Iterator
+
+        init(mode: String, seconds: Int) throws {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("scripts/interop/aiortc_peer.py")
+            process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
+            process.arguments = [script.path, mode, String(seconds)]
+            process.standardInput = input
+            process.standardOutput = output
+            let reader = output.fileHandleForReading
+            let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+            lines = stream.makeAsyncIterator()
+            try process.run()
+            Thread.detachNewThread {
+                var buffer = ""
+                while true {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    buffer += String(decoding: chunk, as: UTF8.self)
+                    while let nl = buffer.firstIndex(of: "\n") {
+                        continuation.yield(String(buffer[..<nl]))
+                        buffer = String(buffer[buffer.index(after: nl)...])
+                    }
+                }
+                continuation.finish()
+            }
+        }
+
+        func send(sdp: String) throws {
+            let json = try JSONSerialization.data(withJSONObject: sdp, options: .fragmentsAllowed)
+            input.fileHandleForWriting.write(json + Data("\n".utf8))
+        }
+
+        func receiveSDP() async throws -> String {
+            let line = try #require(await lines.next(), "aiortc printed no SDP")
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed) as? String)
+        }
+
+        func result() async throws -> [String: Any] {
+            let line = try #require(await lines.next(), "aiortc printed no result")
+            defer { process.waitUntilExit() }
+            return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    static func check(
+        _ session: MediaSession<ContinuousClock>, log: DTLSSessionTests.EventLog, sink: RecordingSink,
+        result: [String: Any], ourRole: DTLSRole
+    ) async {
+        let stats = await session.statistics
+        await session.stop()
+        let heard = DTLSSessionTests.toneFrames(sink.samples)
+        #expect(
+            log.contains { if case .dtlsConnected(_, let r) = $0 { r == ourRole } else { false } },
+            "\(log.events.withLock { $0 })")
+        #expect(result["ice"] as? String == "completed", "\(result)")
+        #expect(result["dtls"] as? String == "connected", "\(result)")
+        #expect((result["tone_frames"] as? Int ?? 0) >= 25, "aiortc heard \(result)")
+        #expect(heard >= 25, "we heard \(heard) tone frames; \(stats)")
+        #expect(stats.srtpAuthenticationFailures == 0)
+    }
+
+    @Test(.enabled(if: python != nil), .timeLimit(.minutes(1)))
+    func weOfferAiortcAnswers() async throws {
+        let a = try MediaSession(
+            configuration: DTLSSessionTests.configuration(role: .controlling), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 21))
+        let log = DTLSSessionTests.EventLog(a)
+        let sink = RecordingSink()
+        await a.start(
+            remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .seconds(10)),
+            sink: sink)
+        let local = try #require(await a.webRTCLocalParameters())
+        let caps = AudioCapabilities.webRTC(address: "127.0.0.1", port: a.localAddress.port, local: local)
+        let offer = OfferAnswer.makeWebRTCOffer(
+            caps, origin: SDPOrigin(sessionID: "7", sessionVersion: 1, address: "127.0.0.1"))
+        let peer = try Peer(mode: "answer", seconds: 4)
+        try peer.send(sdp: offer.serialized())
+        let answerText = try await peer.receiveSDP()
+        #expect(answerText.contains("UDP/TLS/RTP/SAVPF") && answerText.contains("a=setup:active"))
+        try await a.apply(
+            try OfferAnswer.processAnswer(try SessionDescription(parsing: answerText), offer: offer, capabilities: caps)
+        )
+        await Self.check(a, log: log, sink: sink, result: try await peer.result(), ourRole: .server)
+    }
+
+    @Test(.enabled(if: python != nil), .timeLimit(.minutes(1)))
+    func aiortcOffersWeAnswer() async throws {
+        let b = try MediaSession(
+            configuration: DTLSSessionTests.configuration(role: .controlled), clock: ContinuousClock(),
+            ids: SeededIdentifierSource(seed: 22))
+        let log = DTLSSessionTests.EventLog(b)
+        let sink = RecordingSink()
+        await b.start(
+            remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .seconds(10)),
+            sink: sink)
+        let peer = try Peer(mode: "offer", seconds: 4)
+        let offerText = try await peer.receiveSDP()
+        let local = try #require(await b.webRTCLocalParameters())
+        let caps = AudioCapabilities.webRTC(address: "127.0.0.1", port: b.localAddress.port, local: local)
+        let (answer, audio) = try OfferAnswer.makeWebRTCAnswer(
+            to: try SessionDescription(parsing: offerText), capabilities: caps,
+            origin: SDPOrigin(sessionID: "8", sessionVersion: 1, address: "127.0.0.1"))
+        try await b.apply(audio)
+        try peer.send(sdp: answer.serialized())
+        await Self.check(b, log: log, sink: sink, result: try await peer.result(), ourRole: .client)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Provisioning
+
+/// Starts Fixtures/platform_contract_server.py on 127.0.0.1 (an ephemeral port) and stops it
+/// (by its own PID) when released.
+final class ContractServer {
+    let process = Process()
+    let port: Int
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    init() throws {
+        let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("astra-contract-\(UUID()).port")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Support.fixture("platform_contract_server.py"), portFile.path]
+        // Not our pipes: a server holding the test runner's stderr open would keep `swift test` waiting.
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
+                port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            } else {
+                usleep(25_000)
+            }
+        }
+        try? FileManager.default.removeItem(at: portFile)
+        guard let port else {
+            kill(process.processIdentifier, SIGKILL)
+            throw CocoaError(.fileReadUnknown)
+        }
+        self.port = port
+    }
+
+    /// `GET /__stats` → logins and requests seen by the server.
+    func stats() async throws -> [String: Int] {
+        let response = try await CurlHTTPTransport().send(HTTPRequest(method: "GET", url: baseURL + "/__stats"))
+        return try JSONDecoder().decode([String: Int].self, from: Data(response.body))
+    }
+
+    /// SIGKILL to the server's own PID (the runner may start children with SIGTERM blocked);
+    /// Foundation reaps it. `waitUntilExit` from a Swift Testing task can spin, so we do not wait.
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+    }
+}

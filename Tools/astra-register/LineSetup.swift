@@ -1,0 +1,81 @@
+import SIPCore
+import SIPDialog
+import SIPTransport
+import ToolSupport
+
+/// Turns a validated line into the objects that register it: the flow target and options, the
+/// endpoint, and the registration machine (docs/line.md → RFC 3261 §10.2).
+struct LineSetup {
+    let line: Line
+    let transport: TransportKind
+    let target: FlowTarget
+    let aor: SIPURI
+    let registrar: SIPURI
+
+    init(line: Line) throws(ToolError) {
+        self.line = line
+        guard let kind = TransportKind(rawValue: line.transport.rawValue) else {
+            throw ToolError(.usage, "transport \(line.transport) is not supported")
+        }
+        transport = kind
+        target = FlowTarget(host: line.effectiveServerHost, port: UInt16(line.effectivePort), transport: kind)
+        do {
+            aor = try SIPURI(parsing: "sip:\(line.user)@\(line.domain)")
+            registrar = try SIPURI(parsing: "sip:\(line.domain)")
+        } catch {
+            throw ToolError(.usage, "line: user or domain is not valid in a SIP URI: \(error)")
+        }
+    }
+
+    /// Connection options: TLS verification on unless the line turns it off, the line's CA file,
+    /// WebSocket path, keep-alive, and the redacting SIP trace on stderr when asked for.
+    func connectionOptions(sipTrace: Bool, verbosity: Int, diagnostics: Diagnostics) -> ConnectionOptions {
+        var options = ConnectionOptions()
+        if line.effectiveTLSVerify {
+            options.tls = TLSOptions(caFile: line.caFile, serverName: line.tlsServerName)
+        } else {
+            options.tls = .insecure()
+            if transport.isSecure {
+                diagnostics.warning("TLS certificate verification is OFF for this line (tls_verify=false): insecure")
+            }
+        }
+        options.webSocketPath = line.effectiveWSPath ?? "/ws"
+        options.trace = sipTrace ? .standardError : nil
+        let minimum: TransportLog.Level = verbosity >= 2 ? .debug : (verbosity == 1 ? .info : .error)
+        options.log = .standardError(minimum: minimum)
+        return options
+    }
+
+    func registrationSettings(expires: Int?, keep: Bool, ids: some IdentifierSource) -> RegistrationSettings {
+        var settings = RegistrationSettings()
+        settings.requestedExpires = UInt32(clamping: expires ?? line.effectiveExpires)
+        settings.retryOnFailure = keep
+        settings.userAgent = "astra-register/\(AstraVersion.current)"
+        // RFC 5626 §4.1: one instance ID per device; a tool run is one device.
+        settings.instanceID = "urn:uuid:" + ids.uuidString()
+        if let provider = line.pushProvider, let token = line.pushToken {
+            settings.push = PushParameters(provider: provider, prid: token, param: line.pushTopic)
+        }
+        return settings
+    }
+
+    var credentials: DigestCredentials? {
+        line.password.map { DigestCredentials(username: line.effectiveAuthUser, password: $0) }
+    }
+}
+
+extension IdentifierSource {
+    /// A random (version 4) UUID string, RFC 9562 §5.4.
+    func uuidString() -> String {
+        let a = nextUInt64(), b = nextUInt64()
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: a >> (8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: b >> (8 * $0)) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { byte -> String in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+}

@@ -1,0 +1,174 @@
+import SIPCore
+import SIPDialog
+import ToolSupport
+
+/// Collects what happened during a run and renders it: event lines, the final `result` object
+/// (stable field names, docs/man/astra-register.md) and the Nagios status line.
+struct RegisterReport {
+    let setup: LineSetup
+    let start: ContinuousClock.Instant
+    var flowUpAt: ContinuousClock.Instant?
+    var firstRequestAt: ContinuousClock.Instant?
+    var firstResponseAt: ContinuousClock.Instant?
+    var registeredAt: ContinuousClock.Instant?
+    var endAt: ContinuousClock.Instant?
+    var result: RegistrationResult?
+    var failure: RegistrationFailure?
+    var local: String?
+    var registered = false
+    /// After the run: the binding was removed (nil when there was none to remove).
+    var unregistered: Bool?
+    var qualified = false
+    var qualifyFrom: String?
+    var challenges = 0
+    var refreshes = 0
+    var flowLosses = 0
+
+    init(setup: LineSetup, start: ContinuousClock.Instant) {
+        self.setup = setup
+        self.start = start
+    }
+
+    /// What the run is waiting for, for the timeout message.
+    var waitingFor: String {
+        if flowUpAt == nil { return "the \(setup.transport) connection to \(setup.target)" }
+        if !registered { return "the registrar's answer" }
+        return "the server's OPTIONS (qualify)"
+    }
+
+    mutating func note(_ event: LineEvent, at now: ContinuousClock.Instant, output: EventWriter?) {
+        switch event {
+        case .flowUp(let binding, let reliable):
+            if flowUpAt == nil { flowUpAt = now }
+            local = binding.host + (binding.port.map { ":\($0)" } ?? "")
+            output?.emit("flow_up", ["transport": .string(setup.transport.rawValue), "server": .string(setup.target.description),
+                                     "local": .string(local ?? ""), "reliable": .bool(reliable)])
+        case .flowDown(let reason):
+            flowLosses += 1
+            output?.emit("flow_down", ["reason": .string(reason)])
+        case .reconnectScheduled(let attempt, let after):
+            output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)])
+        case .qualifyAnswered(let from):
+            qualified = true
+            qualifyFrom = from
+            output?.emit("qualify_answered", ["from": .string(from)])
+        case .discarded(let why):
+            output?.emit("discarded", ["reason": .string(why)])
+        case .registration(let registration):
+            note(registration, at: now, output: output)
+        }
+    }
+
+    private mutating func note(_ event: RegistrationEvent, at now: ContinuousClock.Instant, output: EventWriter?) {
+        switch event {
+        case .registering(let expires, let attempt):
+            if firstRequestAt == nil { firstRequestAt = now }
+            output?.emit("registering", ["expires": .int(Int(expires)), "attempt": .int(attempt)])
+        case .challenged(let status, let algorithm):
+            challenges += 1
+            if firstResponseAt == nil { firstResponseAt = now }
+            output?.emit("challenged", ["status": .int(status), "algorithm": .string(algorithm)])
+        case .intervalTooBrief(let minimum):
+            if firstResponseAt == nil { firstResponseAt = now }
+            output?.emit("interval_too_brief", ["min_expires": .int(Int(minimum))])
+        case .registered(let result):
+            if firstResponseAt == nil { firstResponseAt = now }
+            if registeredAt == nil { registeredAt = now }
+            if result.isRefresh { refreshes += 1 }
+            registered = true
+            self.result = result
+            failure = nil
+            output?.emit("registered", registeredFields(result))
+        case .unregistered:
+            output?.emit("unregistered")
+        case .failed(let failure):
+            if firstResponseAt == nil, failure.status != nil { firstResponseAt = now }
+            self.failure = failure
+            var fields: JSONObject = ["reason": .string(failure.description)]
+            if let status = failure.status { fields["status"] = .int(status) }
+            output?.emit("failed", fields)
+        case .retryScheduled(let after):
+            output?.emit("retry_scheduled", ["after_ms": .int(after.milliseconds)])
+        case .flowLost:
+            registered = false
+        }
+    }
+
+    mutating func finish(at now: ContinuousClock.Instant) { endAt = now }
+
+    private func registeredFields(_ result: RegistrationResult) -> JSONObject {
+        [
+            "expires": .int(Int(result.grantedExpires)),
+            "refresh": .bool(result.isRefresh),
+            "auth_algorithm": result.authAlgorithm.map(JSONValue.string) ?? .null,
+            "bindings": .array(result.bindings.map { .string(SIPTraceRedaction.contact($0)) }),
+        ]
+    }
+
+    private func ms(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> JSONValue {
+        guard let from, let to else { return .null }
+        return .double(Double((to - from).microseconds) / 1000)
+    }
+
+    /// The final `result` object.
+    func result(exit: ExitCode, message: String?) -> JSONObject {
+        var fields: JSONObject = [
+            "registered": .bool(result != nil && exit == .success),
+            "aor": .string(setup.aor.description),
+            "transport": .string(setup.transport.rawValue),
+            "server": .string(setup.target.description),
+            "local": local.map(JSONValue.string) ?? .null,
+            "expires": result.map { .int(Int($0.grantedExpires)) } ?? .null,
+            "auth_algorithm": result?.authAlgorithm.map(JSONValue.string) ?? .null,
+            "bindings": .array((result?.bindings ?? []).map { .string(SIPTraceRedaction.contact($0)) }),
+            "challenges": .int(challenges),
+        ]
+        if qualified { fields["qualify_from"] = .string(qualifyFrom ?? "") }
+        fields["qualified"] = .bool(qualified)
+        fields["unregistered"] = unregistered.map(JSONValue.bool) ?? .null
+        if let failure {
+            fields["status"] = failure.status.map(JSONValue.int) ?? .null
+            fields["reason"] = .string(failure.description)
+        } else if let message {
+            fields["reason"] = .string(message)
+        }
+        fields["timings_ms"] = .object([
+            "connect": ms(start, flowUpAt),
+            "first_response": ms(firstRequestAt, firstResponseAt),
+            "register": ms(firstRequestAt, registeredAt),
+            "total": ms(start, endAt),
+        ])
+        fields["exit"] = .int(Int(exit.rawValue))
+        return fields
+    }
+
+    /// One Nagios plugin line (`SIP OK - …|time=…s`), plugin guidelines' format.
+    func nagiosLine(exit: ExitCode, message: String?) -> String {
+        let state = exit == .success ? "OK" : (exit == .usage ? "UNKNOWN" : "CRITICAL")
+        let elapsed = registeredAt.map { Double(($0 - start).microseconds) / 1_000_000 }
+        let detail = exit == .success
+            ? "\(setup.aor) registered over \(setup.transport.rawValue), expires \(result?.grantedExpires ?? 0) s"
+            : (message ?? failure?.description ?? "failed")
+        let perf = elapsed.map { "|time=\(($0 * 1000).rounded() / 1000)s" } ?? ""
+        return "SIP \(state) - \(detail)\(perf)"
+    }
+
+    /// Nagios exit codes: 0 OK, 2 CRITICAL, 3 UNKNOWN.
+    func nagiosExit(_ exit: ExitCode) -> ExitCode {
+        switch exit {
+        case .success: .success
+        case .usage: ExitCode(3)
+        default: ExitCode(2)
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
+    var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+}
+
+/// Binding URIs may carry a push token (`pn-prid`): never print it.
+enum SIPTraceRedaction {
+    static func contact(_ text: String) -> String { Redaction.redact(text) }
+}

@@ -1,0 +1,127 @@
+import SIPCore
+import SIPDialog
+import SIPTransport
+import ToolSupport
+
+/// One line, one-shot or `--keep`: register, report, (wait for a qualify,) unregister.
+/// Prints events as they happen and one `result` line at the end (docs/man/astra-register.md).
+struct RegisterRun {
+    struct Options {
+        var keep = false
+        var expectQualify = false
+        var timeout: Duration = .seconds(10)
+        var expires: Int?
+        var nagios = false
+        var sipTrace = false
+        var verbosity = 0
+        var seed: UInt64?
+    }
+
+    let setup: LineSetup
+    let options: Options
+    let context: ToolContext
+
+    /// What the run ended with.
+    struct Outcome {
+        var exit: ExitCode
+        var message: String?
+    }
+
+    private enum Input: Sendable {
+        case line(LineEvent)
+        case deadline
+        case signal(ToolSignal)
+    }
+
+    func run() async -> ExitCode {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
+        let flow = SIPFlow(target: setup.target,
+                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                                                            diagnostics: context.diagnostics),
+                           clock: clock, ids: ids)
+        var endpointSettings = EndpointSettings()
+        endpointSettings.userAgent = "astra-register/\(AstraVersion.current)"
+        let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
+        let client = RegistrationClient(
+            aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
+            credentials: setup.credentials,
+            settings: setup.registrationSettings(expires: options.expires, keep: options.keep, ids: ids), ids: ids)
+        let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock)
+
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let pumps = [
+            Task { for await event in registration.events { feed.yield(.line(event)) } },
+            Task {
+                for await signal in await SignalEvents.stream() { feed.yield(.signal(signal)) }
+            },
+        ]
+        var deadline: Task<Void, Never>? = Task {
+            try? await clock.sleep(for: options.timeout)
+            if !Task.isCancelled { feed.yield(.deadline) }
+        }
+        await registration.start()
+
+        var report = RegisterReport(setup: setup, start: start)
+        var outcome: Outcome?
+        for await input in inputs {
+            let now = clock.now
+            switch input {
+            case .line(let event):
+                report.note(event, at: now, output: options.nagios ? nil : context.output)
+                outcome = decide(after: event, report: report)
+                if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
+                    // In keep mode the deadline only covers the first registration.
+                    deadline?.cancel()
+                    deadline = nil
+                }
+            case .deadline:
+                outcome = Outcome(exit: .network, message: "timeout after \(options.timeout) waiting for \(report.waitingFor)")
+            case .signal(let signal):
+                outcome = Outcome(exit: report.registered ? .success : .network,
+                                  message: report.registered ? nil : "interrupted by \(signal) before registering")
+            }
+            if outcome != nil { break }
+        }
+        deadline?.cancel()
+        // Unregister; wait for the answer only when a binding exists (a dead server must not
+        // hold the tool), and say whether it was removed.
+        await registration.stop(within: report.registered ? .seconds(3) : .zero)
+        report.unregistered = report.registered ? (await registration.state == .stopped) : nil
+        for pump in pumps { pump.cancel() }
+        let final = outcome ?? Outcome(exit: .network, message: "flow ended")
+        report.finish(at: clock.now)
+        if options.nagios {
+            context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
+            return report.nagiosExit(final.exit)
+        }
+        context.output.emit("result", report.result(exit: final.exit, message: final.message))
+        if let message = final.message { context.diagnostics.error(message) }
+        return final.exit
+    }
+
+    /// The one-shot decisions: registered (and qualified if asked) → done; failure → exit code.
+    private func decide(after event: LineEvent, report: RegisterReport) -> Outcome? {
+        switch event {
+        case .registration(.failed(let failure)) where !options.keep:
+            return Outcome(exit: Self.exitCode(for: failure), message: failure.description)
+        case .flowDown(let reason) where !report.registered && !options.keep:
+            return Outcome(exit: .network, message: reason)
+        case .registration(.registered), .qualifyAnswered:
+            if options.keep { return nil }
+            if options.expectQualify && !report.qualified { return nil }
+            return report.registered ? Outcome(exit: .success, message: nil) : nil
+        default:
+            return nil
+        }
+    }
+
+    static func exitCode(for failure: RegistrationFailure) -> ExitCode {
+        switch failure {
+        case .timeout, .transportError: .network
+        case .rejected, .authenticationFailed, .cannotAuthenticate, .invalidResponse: .failure
+        }
+    }
+
+}
