@@ -31,14 +31,8 @@ final class KamailioServer: Sendable {
         runDir = NSTemporaryDirectory() + "astra-kamailio-test-\(base)-\(getpid())"
     }
 
-    /// The first start waits 10 s: a Kamailio start (11 processes, TLS set-up) is a CPU
-    /// burst, and the wall-clock-paced suites of other modules (media) run in the first seconds
-    /// of `swift test` on the shared 2-core machine.
-    private static let settle: Void = { sleep(10) }()
-
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
     static func start(natping: Int = 30) throws -> KamailioServer {
-        _ = settle
         var lastError = ""
         for _ in 0..<8 {
             let base = UInt16.random(in: 20_000...59_000) / 4 * 4
