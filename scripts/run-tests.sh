@@ -7,7 +7,7 @@
 # Each phase is a `swift test` run; the script fails if any phase fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-realtime='MediaTests\.MediaSession|MediaTests\.ICESession|MediaTests\.WebRTCSession'
+realtime='MediaTests\.(MediaSession|ICESession|DTLSSession|DTLSInterop)'
 peers='KamailioTests\.'
 status=0
 echo "== run-tests: phase 1/3: unit and virtual-time tests" >&2

@@ -32,7 +32,8 @@ extension RegistrationClient {
             return fail(.rejected(status: response.statusCode, reason: "binding granted with expiry 0"))
         }
         let result = RegistrationResult(
-            grantedExpires: granted, bindings: contacts.map(\.description), authAlgorithm: currentAlgorithm,
+            grantedExpires: granted, bindings: response.headers.commaSeparatedValues(.contact),
+            authAlgorithm: currentAlgorithm,
             isRefresh: wasRegistered, contactMatched: contacts.contains(where: isOurs))
         markRegistered(expires: granted)
         return [.cancelTimer(.retry), .startTimer(.refresh, settings.refreshDelay(granted: granted)),
@@ -49,7 +50,7 @@ extension RegistrationClient {
         }
         switch answer(challenges: values, kind: kind) {
         case .retry:
-            let algorithm = (try? DigestChallenge.parseAll(values)).flatMap(DigestChallenge.strongest)?.algorithm.token
+            let algorithm = digestAlgorithm
             noteAlgorithm(algorithm)
             var actions: [Action] = [.event(.challenged(status: response.statusCode, algorithm: algorithm ?? "?"))]
             actions += resend()
