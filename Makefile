@@ -28,9 +28,9 @@ test: deps
 demo: deps build-release
 	scripts/demo.sh
 
-## make bench: release-build benchmarks, results as JSON on stdout.
-bench: deps build-release
-	scripts/bench.sh
+## make bench: release-build benchmarks; stdout carries only their JSON (builds log to stderr).
+bench: deps
+	@scripts/bench.sh
 
 ## make fuzz: libFuzzer over the SIP parser and framer for FUZZ_SECONDS (default 600).
 fuzz: deps
