@@ -60,31 +60,33 @@ public final class UDPFlowConnection: FlowConnection {
     public var local: SocketAddress? { udp.local }
     public let events: AsyncStream<ConnectionEvent>
     private let udp: UDPTransport
-    private let pump: Task<Void, Never>
+    private let sink: AsyncStream<ConnectionEvent>.Continuation
 
     public init(remote: SocketAddress, trace: SIPTrace? = nil, log: TransportLog = .standardError())
         throws(TransportError)
     {
         let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
-        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log)
+        let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        // Messages from the server go straight from the socket's queue into `events`.
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log) {
+            message in
+            if message.remote == remote { sink.yield(.message(message)) }
+        }
         self.udp = udp
         self.remote = remote
-        let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)
         self.events = events
-        pump = Task {
-            for await message in udp.events where message.remote == remote {
-                sink.yield(.message(message))
-            }
-            sink.yield(.closed(TransportError(.closed, transport: .udp, peer: remote.description, "socket closed")))
-            sink.finish()
-        }
+        self.sink = sink
     }
 
-    deinit { pump.cancel() }
+    deinit { sink.finish() }
 
     public func send(_ message: [UInt8]) async throws(TransportError) {
         try await udp.send(message, to: remote)
     }
 
-    public func close() async { await udp.close() }
+    public func close() async {
+        await udp.close()
+        sink.yield(.closed(TransportError(.closed, transport: .udp, peer: remote.description, "socket closed")))
+        sink.finish()
+    }
 }

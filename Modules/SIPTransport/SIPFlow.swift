@@ -1,4 +1,5 @@
 import SIPCore
+import Synchronization
 
 /// What a ``SIPFlow`` reports, in order.
 public enum FlowEvent: Sendable {
@@ -34,7 +35,11 @@ public actor SIPFlow {
     private let ids: any IdentifierSource
     private let log: TransportLog
     private var machine: ReconnectMachine
-    private var connection: (any FlowConnection)?
+    private var connection: (any FlowConnection)? {
+        didSet { sendable.withLock { $0 = connection } }
+    }
+    /// `connection` for the nonisolated ``send(_:)`` (no actor hop per message).
+    private let sendable = Mutex<(any FlowConnection)?>(nil)
     private var generation = 0
     private var timer: Task<Void, Never>?
     private var viaHost: String
@@ -88,15 +93,15 @@ public actor SIPFlow {
     }
 
     /// Sends one SIP message on the current connection.
-    public func send(_ message: [UInt8]) async throws(TransportError) {
-        guard let connection else {
+    public nonisolated func send(_ message: [UInt8]) async throws(TransportError) {
+        guard let connection = sendable.withLock({ $0 }) else {
             throw TransportError(.notConnected, transport: target.transport, peer: target.description, "flow is down")
         }
         try await connection.send(message)
     }
 
     /// Sends one parsed/built SIP message (its `serialized()` form).
-    public func send(_ message: SIPMessage) async throws(TransportError) {
+    public nonisolated func send(_ message: SIPMessage) async throws(TransportError) {
         try await send(message.serialized())
     }
 

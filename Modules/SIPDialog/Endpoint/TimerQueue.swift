@@ -6,49 +6,70 @@
 /// sequence number no longer matches the live one); the heap is compacted when stale entries
 /// outnumber live ones.
 struct TimerQueue: Sendable {
+    /// A heap entry: plain values only (no reference counting while the heap is reordered).
     private struct Entry: Sendable {
         let deadline: Duration
         let sequence: UInt64
-        let id: TimerID
     }
 
-    /// Live timers → the sequence number of their current heap entry.
-    private var live: [TimerID: UInt64] = [:]
+    private struct Owner: Sendable, Hashable {
+        let side: TimerID.Side
+        let key: TransactionKey
+    }
+
+    /// Live timers by sequence number (the heap entry that is current for them).
+    private var bySequence: [UInt64: TimerID] = [:]
+    /// Live timers of each transaction (a handful at most), for cancel and cancel-all.
+    private var byOwner: [Owner: [(timer: TransactionTimer, sequence: UInt64)]] = [:]
     private var heap: [Entry] = []
     private var nextSequence: UInt64 = 0
 
-    var isEmpty: Bool { live.isEmpty }
-    var count: Int { live.count }
+    var isEmpty: Bool { bySequence.isEmpty }
+    var count: Int { bySequence.count }
 
     /// Starts (or restarts) `id` to fire at `deadline`.
     mutating func schedule(_ id: TimerID, at deadline: Duration) {
         nextSequence &+= 1
-        live[id] = nextSequence
-        push(Entry(deadline: deadline, sequence: nextSequence, id: id))
-        if heap.count > 64 && heap.count > 2 * live.count { compact() }
+        let sequence = nextSequence
+        let owner = Owner(side: id.side, key: id.key)
+        if let old = byOwner[owner]?.firstIndex(where: { $0.timer == id.timer }) {
+            bySequence[byOwner[owner]![old].sequence] = nil
+            byOwner[owner]![old].sequence = sequence
+        } else {
+            byOwner[owner, default: []].append((id.timer, sequence))
+        }
+        bySequence[sequence] = id
+        push(Entry(deadline: deadline, sequence: sequence))
+        if heap.count > 64 && heap.count > 2 * bySequence.count { compact() }
     }
 
     /// Stops `id`; false when it was not running.
     @discardableResult
     mutating func cancel(_ id: TimerID) -> Bool {
-        live.removeValue(forKey: id) != nil
+        let owner = Owner(side: id.side, key: id.key)
+        guard let index = byOwner[owner]?.firstIndex(where: { $0.timer == id.timer }) else { return false }
+        let sequence = byOwner[owner]!.remove(at: index).sequence
+        if byOwner[owner]!.isEmpty { byOwner[owner] = nil }
+        bySequence[sequence] = nil
+        return true
     }
 
     /// Stops every timer of one transaction.
     mutating func cancelAll(of key: TransactionKey, side: TimerID.Side) {
-        guard !live.isEmpty else { return }
-        for timer in TransactionTimer.allCases { live.removeValue(forKey: TimerID(side: side, key: key, timer: timer)) }
+        guard let running = byOwner.removeValue(forKey: Owner(side: side, key: key)) else { return }
+        for entry in running { bySequence[entry.sequence] = nil }
     }
 
     mutating func removeAll() {
-        live.removeAll()
+        bySequence.removeAll()
+        byOwner.removeAll()
         heap.removeAll()
     }
 
     /// The earliest live deadline (stale entries on top are dropped on the way).
     mutating func nextDeadline() -> Duration? {
         while let top = heap.first {
-            if live[top.id] == top.sequence { return top.deadline }
+            if bySequence[top.sequence] != nil { return top.deadline }
             popTop()
         }
         return nil
@@ -61,14 +82,14 @@ struct TimerQueue: Sendable {
     /// `sequence` (timers started while firing wait for the next turn).
     mutating func popDue(now: Duration, scheduledBy sequence: UInt64) -> TimerID? {
         while let top = heap.first, top.deadline <= now {
-            if live[top.id] != top.sequence {
+            guard let id = bySequence[top.sequence] else {
                 popTop()
                 continue
             }
             guard top.sequence <= sequence else { return nil }
             popTop()
-            live[top.id] = nil
-            return top.id
+            cancel(id)
+            return id
         }
         return nil
     }
@@ -113,7 +134,7 @@ struct TimerQueue: Sendable {
     }
 
     private mutating func compact() {
-        heap.removeAll { live[$0.id] != $0.sequence }
+        heap.removeAll { bySequence[$0.sequence] == nil }
         guard heap.count > 1 else { return }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
