@@ -47,7 +47,14 @@ public protocol FlowConnection: Sendable {
     /// Messages, then `.closed` as the last event.
     var events: AsyncStream<ConnectionEvent> { get }
     func send(_ message: [UInt8]) async throws(TransportError)
+    /// Sends `message` now, without suspending, when the connection can (UDP); false when
+    /// nothing was sent and ``send(_:)`` must be used. Default: false.
+    func sendImmediately(_ message: [UInt8]) -> Bool
     func close() async
+}
+
+extension FlowConnection {
+    public func sendImmediately(_ message: [UInt8]) -> Bool { false }
 }
 
 extension StreamConnection: FlowConnection {}
@@ -82,6 +89,10 @@ public final class UDPFlowConnection: FlowConnection {
 
     public func send(_ message: [UInt8]) async throws(TransportError) {
         try await udp.send(message, to: remote)
+    }
+
+    public func sendImmediately(_ message: [UInt8]) -> Bool {
+        udp.sendImmediately(message, to: remote)
     }
 
     public func close() async {

@@ -100,6 +100,12 @@ public actor SIPFlow {
         try await connection.send(message)
     }
 
+    /// Sends `message` now without suspending when the connection can (UDP); false when nothing
+    /// was sent and ``send(_:)`` must be used.
+    public nonisolated func sendImmediately(_ message: [UInt8]) -> Bool {
+        sendable.withLock { $0 }?.sendImmediately(message) ?? false
+    }
+
     /// Sends one parsed/built SIP message (its `serialized()` form).
     public nonisolated func send(_ message: SIPMessage) async throws(TransportError) {
         try await send(message.serialized())

@@ -160,6 +160,15 @@ final class SocketChannel: @unchecked Sendable {
         }
     }
 
+    /// One non-blocking `sendto` of a whole datagram, without suspending; false when it did not
+    /// go out (EAGAIN or an error: the caller falls back to ``send(_:to:)``, which reports it).
+    func trySendDatagram(_ bytes: [UInt8], to destination: SocketAddress) -> Bool {
+        let n: Int = bytes.withUnsafeBytes { raw in
+            destination.withSockAddr { sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0, $1) }
+        }
+        return n == bytes.count
+    }
+
     /// Stops both sources; the descriptor is closed when their cancel handlers have run.
     func close() {
         queue.async { [self] in

@@ -76,6 +76,15 @@ public actor UDPTransport {
         }
     }
 
+    /// Sends one datagram at once if the socket takes it without waiting; false otherwise (nothing
+    /// was sent: use ``send(_:to:)``, which waits for writability and reports errors).
+    nonisolated func sendImmediately(_ message: [UInt8], to remote: SocketAddress) -> Bool {
+        guard !closed.withLock({ $0 }), message.count <= 65_507, remote.isIPv6 == local.isIPv6 else { return false }
+        guard channel.trySendDatagram(message, to: remote) else { return false }
+        trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message)
+        return true
+    }
+
     /// Sends one parsed/built SIP message as one datagram.
     public nonisolated func send(_ message: SIPMessage, to remote: SocketAddress) async throws(TransportError) {
         try await send(message.serialized(), to: remote)

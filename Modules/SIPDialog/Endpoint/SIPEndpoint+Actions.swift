@@ -49,8 +49,17 @@ extension SIPEndpoint {
 
     /// Queues bytes for the channel; the single outbox task sends them in order. A failure is
     /// fed back to the transaction as a transport error (§8.1.3.1, §17.2.4).
+    /// A datagram the socket takes at once goes out here, without waking the outbox task, as
+    /// long as nothing waits in the outbox (order is kept).
     func transmit(_ bytes: [UInt8], failing key: TransactionKey?, side: TimerID.Side) {
+        if queuedSends == 0, channel.sendImmediately(bytes) { return }
+        queuedSends += 1
         outbox.yield(OutgoingMessage(bytes: bytes, key: key, side: side))
+    }
+
+    /// The outbox task finished one message.
+    func outboxSent() {
+        queuedSends -= 1
     }
 
     func transportFailed(_ key: TransactionKey, side: TimerID.Side) {

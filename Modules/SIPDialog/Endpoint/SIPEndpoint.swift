@@ -26,6 +26,8 @@ public actor SIPEndpoint {
     let elapsed: @Sendable () -> Duration
     var pump: Task<Void, Never>?
     var sender: Task<Void, Never>?
+    /// Messages in the outbox not yet handed to the channel (immediate sends wait for zero).
+    var queuedSends = 0
     let outbox: AsyncStream<OutgoingMessage>.Continuation
     private let outgoing: AsyncStream<OutgoingMessage>
     public internal(set) var binding: LocalBinding?
@@ -62,7 +64,9 @@ public actor SIPEndpoint {
             for await message in outgoing {
                 do throws(TransportError) {
                     try await channel.send(message.bytes)
+                    await self?.outboxSent()
                 } catch {
+                    await self?.outboxSent()
                     guard let key = message.key else { continue }
                     await self?.transportFailed(key, side: message.side)
                 }
