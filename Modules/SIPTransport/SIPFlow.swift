@@ -40,7 +40,12 @@ public actor SIPFlow {
     }
     /// `connection` for the nonisolated ``send(_:)`` (no actor hop per message).
     private let sendable = Mutex<(any FlowConnection)?>(nil)
-    private var generation = 0
+    private var generation = 0 {
+        didSet { liveGeneration.set(generation) }
+    }
+    /// `generation`, readable from the transport's queue (messages delivered without the hop
+    /// through this actor).
+    private let liveGeneration = GenerationBox()
     private var timer: Task<Void, Never>?
     private var viaHost: String
     private var running = false
@@ -189,6 +194,13 @@ public actor SIPFlow {
         case .success(let established):
             connection = established
             perform(machine.connectSucceeded())
+            // Messages go straight from the transport into `events` when it can: no hop through
+            // this actor per message (the generation check is the same as `forward`'s).
+            let sink = sink
+            let live = liveGeneration
+            _ = established.deliverMessages { message in
+                if live.get() == current { sink.yield(.message(message)) }
+            }
             sink.yield(.connected(info(for: established)))
             let stream = established.events
             Task {
@@ -216,4 +228,11 @@ public actor SIPFlow {
         sink.yield(.down(error))
         perform(machine.flowDied())
     }
+}
+
+/// The flow's current generation, readable from any thread.
+final class GenerationBox: Sendable {
+    private let value = Mutex(0)
+    func get() -> Int { value.withLock { $0 } }
+    func set(_ new: Int) { value.withLock { $0 = new } }
 }
