@@ -15,8 +15,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Release tools link the Swift runtime statically: ~3x faster start-up (docs/decisions.md).
 build-release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 ## make test: install what is missing, build, run every test (unit, tool golden, real peers).
 test: deps
@@ -27,9 +28,9 @@ test: deps
 demo: deps build-release
 	scripts/demo.sh
 
-## make bench: release-build benchmarks, results as JSON on stdout.
-bench: deps build-release
-	scripts/bench.sh
+## make bench: release-build benchmarks; stdout carries only their JSON (builds log to stderr).
+bench: deps
+	@scripts/bench.sh
 
 ## make fuzz: libFuzzer over the SIP parser and framer for FUZZ_SECONDS (default 600).
 fuzz: deps

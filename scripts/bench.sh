@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Runs every benchmark executable (Benchmarks/bench-*/, release build) and prints one JSON
-# object per benchmark on stdout (JSON Lines). Diagnostics go to stderr.
-# Benchmarks that need real peers (Kamailio, sipp) start them themselves.
+# Runs every benchmark (release build, static Swift runtime like the shipped tools) and prints
+# one JSON object per benchmark on stdout (JSON Lines). Diagnostics go to stderr.
+# Benchmarks/bench-X/main.swift is an executable target; Benchmarks/bench-X/run.py drives the
+# release tools against real peers (Kamailio, sipp) that it starts itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=$(swift build -c release --show-bin-path)
+flags=(-c release --static-swift-stdlib)
+bin=$(swift build "${flags[@]}" --show-bin-path)
+swift build "${flags[@]}" >&2
 status=0
 for dir in Benchmarks/bench-*/; do
     name=$(basename "$dir")
-    swift build -c release --product "$name" >&2
-    # bench-call drives the release astra-call (and Kamailio) as processes.
-    if [[ $name == bench-call ]]; then swift build -c release --product astra-call >&2; fi
     echo "bench: running $name" >&2
-    if ! "$bin/$name"; then
-        echo "bench: $name failed" >&2
-        status=1
+    if [[ -x "$dir/run.py" ]]; then
+        "$dir/run.py" "$bin" || { echo "bench: $name failed" >&2; status=1; }
+    else
+        "$bin/$name" || { echo "bench: $name failed" >&2; status=1; }
     fi
 done
 exit "$status"

@@ -4,16 +4,18 @@
 # registers over WSS and calls it; a 440 Hz tone goes one way and 1000 Hz the other; each side
 # checks the tone it heard (astra-call --expect-tone, Goertzel) and the WAV recordings are kept;
 # the caller hangs up after 3 s. One line per step; exit 0 when every step passed.
-# Usage: scripts/demo-call.sh [BIN_DIR]   (default: the release build, else the debug build)
+# Usage: scripts/demo-call.sh [BIN_DIR]   (default: astra-call on PATH, else the release, else the debug build)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/kamailio.sh env)"
-bin=${1:-}
-if [[ -z $bin ]]; then
-    bin=.build/release
-    [[ -x $bin/astra-call ]] || bin=.build/debug
+if [[ -n ${1:-} ]]; then
+    call=$1/astra-call
+elif command -v astra-call >/dev/null; then
+    call=$(command -v astra-call)  # scripts/demo.sh puts the release build on PATH
+else
+    call=.build/release/astra-call
+    [[ -x $call ]] || call=.build/debug/astra-call
 fi
-call=$bin/astra-call
 [[ -x $call ]] || { echo "demo-call: $call is missing: build first (swift build -c release)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/astra-demo-call.XXXXXX")
 callee_pid=

@@ -18,6 +18,8 @@
 #   KAMAILIO_NATPING  [30] seconds between OPTIONS pings to registered contacts
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
+#   KAMAILIO_OWNER_PID  when set, Kamailio is killed (and its run dir removed) once that
+#                       process is gone: tests pass their own pid so a crash leaves nothing
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sip_port=${KAMAILIO_SIP_PORT:-5060}
@@ -111,6 +113,14 @@ start() {
         -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" \
         </dev/null >>"$log_file" 2>&1 &
     echo $! > "$pid_file"
+    if [[ -n "${KAMAILIO_OWNER_PID:-}" ]]; then
+        # Watchdog: when the owner (a test process) dies without stopping us — a crash, a
+        # timeout kill — Kamailio goes too, with its run dir. It ends when Kamailio ends.
+        setsid bash -c 'while kill -0 "$1" 2>/dev/null; do
+                sleep 1
+                if ! kill -0 "$2" 2>/dev/null; then kill -KILL -- "-$1" 2>/dev/null; rm -rf "$3"; exit 0; fi
+            done' watchdog "$(cat "$pid_file")" "$KAMAILIO_OWNER_PID" "$run_dir" </dev/null >/dev/null 2>&1 &
+    fi
     local deadline=$((SECONDS + 30))
     while ((SECONDS < deadline)); do
         if ! pgid >/dev/null; then

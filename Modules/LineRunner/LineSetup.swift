@@ -70,19 +70,17 @@ extension IdentifierSource {
     /// A random (version 4) UUID string, RFC 9562 §5.4.
     public func uuidString() -> String {
         let a = nextUInt64(), b = nextUInt64()
-        var bytes =
-            (0..<8).map { UInt8(truncatingIfNeeded: a >> (8 * $0)) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: b >> (8 * $0)) }
+        var bytes = (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? a : b) >> (8 * ($0 % 8))) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { byte -> String in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
-        let parts = [
-            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
-            hex.dropFirst(20),
-        ]
-        return parts.joined(separator: "-")
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -90,25 +90,7 @@ public enum CompactPayload {
     }
 
     static func unescape(_ text: Substring) throws(ProvisioningError) -> String {
-        guard text.contains("%") else { return String(text) }
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.count,
-                    let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
-                else { throw ProvisioningError(.notALine, "payload has a bad %-escape") }
-                out.append(v)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        guard let s = String(validating: out, as: UTF8.self) else {
-            throw ProvisioningError(.notALine, "payload is not UTF-8")
-        }
-        return s
+        guard let decoded = PercentDecoding.decode(text) else { throw ProvisioningError(.notALine, "payload has a bad %-escape or is not UTF-8") }
+        return decoded
     }
 }

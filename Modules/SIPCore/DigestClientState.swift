@@ -47,6 +47,9 @@ public struct DigestClientState: Sendable {
     /// The realms we hold challenges for, in order.
     public var realms: [String] { entries.map(\.challenge.realm) }
 
+    /// The algorithm of the challenge answered for each realm, in the order of ``realms``.
+    public var algorithms: [DigestAlgorithm] { entries.map(\.challenge.algorithm) }
+
     /// Replaces the credentials (e.g. after the user fixed the password) and forgets every challenge.
     public mutating func update(credentials: DigestCredentials) {
         self.credentials = credentials

@@ -79,26 +79,8 @@ public struct LineAddressOfRecord: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes RFC 3986 `%XX` escapes.
     static func unescape(_ text: Substring) throws(LineError) -> String {
-        guard text.contains("%") else { return String(text) }
-        var out: [UInt8] = []
-        let bytes = Array(text.utf8)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%") {
-                guard i + 2 < bytes.count,
-                    let v = UInt8(String(decoding: bytes[i + 1...i + 2], as: UTF8.self), radix: 16)
-                else { throw LineError(.badAddressOfRecord, "bad %-escape in the user part") }
-                out.append(v)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        guard let s = String(validating: out, as: UTF8.self) else {
-            throw LineError(.badAddressOfRecord, "user part is not valid UTF-8")
-        }
-        return s
+        guard let decoded = PercentDecoding.decode(text) else { throw LineError(.badAddressOfRecord, "bad %-escape or non-UTF-8 text in the user part") }
+        return decoded
     }
 
     /// The URI with any password left out, for error messages.

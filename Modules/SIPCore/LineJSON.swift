@@ -101,23 +101,7 @@ public enum LineJSON: Sendable, Hashable {
     }
 
     /// RFC 8259 §7 string escaping: quote, backslash and control characters.
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    static func writeString(_ s: String, to out: inout String) { JSONStringEscaping.write(s, to: &out) }
 }
 
 /// Recursive-descent JSON parser over bytes (RFC 8259 grammar), depth-limited.

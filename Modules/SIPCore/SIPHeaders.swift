@@ -76,7 +76,14 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         storage.append(ByteClass.colon)
         storage.append(ByteClass.sp)
         let valueStart = storage.count
-        for c in value.utf8 { storage.append(c == ByteClass.cr || c == ByteClass.lf ? ByteClass.sp : c) }
+        var value = value
+        value.withUTF8 { bytes in
+            if bytes.contains(where: { $0 == ByteClass.cr || $0 == ByteClass.lf }) {
+                for c in bytes { storage.append(c == ByteClass.cr || c == ByteClass.lf ? ByteClass.sp : c) }
+            } else {
+                storage.append(contentsOf: bytes)
+            }
+        }
         let valueEnd = storage.count
         storage.append(ByteClass.cr)
         storage.append(ByteClass.lf)

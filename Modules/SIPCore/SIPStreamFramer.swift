@@ -18,8 +18,9 @@
 ///
 /// Between messages, `CRLFCRLF` is reported as ``Output/keepAlivePing`` and a lone `CRLF` as
 /// ``Output/keepAlivePong``. A `CRLF` that ends the buffered bytes is reported as a pong at once (a
-/// client waiting for a pong must not wait for more bytes); if the next bytes are another `CRLF`
-/// the two together are then reported as a ping, so a ping split across reads is still answered.
+/// client waiting for a pong must not wait for more bytes). What a following `CRLF` means depends
+/// on the ``KeepAliveRole``: to a client (which sends pings, RFC 5626 §4.4.1) it is another pong;
+/// to a server the two together are a ping split across reads, which must still be answered.
 ///
 /// Errors are final: after ``next()`` throws, it throws the same error again; the transport
 /// should close the connection (RFC 3261 §18.3: a stream cannot be resynchronised). Memory is
@@ -44,14 +45,26 @@ public struct SIPStreamFramer: Sendable {
         case failed(SIPParseError)
     }
 
+    /// Which side of RFC 5626 §4.4.1 keep-alives this stream is on.
+    public enum KeepAliveRole: Sendable, Hashable {
+        /// We send `CRLFCRLF` pings and receive `CRLF` pongs (a user agent's flow).
+        case client
+        /// We receive pings (possibly split across reads) and answer them.
+        case server
+    }
+
     public let limits: SIPParserLimits
+    public let role: KeepAliveRole
     private var buffer: [UInt8] = []
     private var readIndex = 0
     private var state: State = .header(scanned: 0)
     /// The last output was a pong taken from the very end of the buffer.
     private var pongAtEnd = false
 
-    public init(limits: SIPParserLimits = .default) { self.limits = limits }
+    public init(limits: SIPParserLimits = .default, role: KeepAliveRole = .client) {
+        self.limits = limits
+        self.role = role
+    }
 
     /// Bytes buffered and not yet returned.
     public var bufferedByteCount: Int { buffer.count - readIndex }
@@ -153,7 +166,7 @@ public struct SIPStreamFramer: Sendable {
             }
             if bufferedByteCount == 3, buffer[readIndex + 2] == ByteClass.cr { return .needMoreData }
             readIndex += 2
-            pongAtEnd = bufferedByteCount == 0
+            pongAtEnd = role == .server && bufferedByteCount == 0
             return .output(.keepAlivePong)
         }
         return .needMoreData

@@ -1,3 +1,4 @@
+import Synchronization
 /// Where a ``SIPFlow`` connects: a line's server and transport.
 public struct FlowTarget: Sendable, Hashable, CustomStringConvertible {
     public var host: String
@@ -47,7 +48,29 @@ public protocol FlowConnection: Sendable {
     /// Messages, then `.closed` as the last event.
     var events: AsyncStream<ConnectionEvent> { get }
     func send(_ message: [UInt8]) async throws(TransportError)
+    /// Sends `message` now, without suspending, when the connection can (UDP); false when
+    /// nothing was sent and ``send(_:)`` must be used. Default: false.
+    func sendImmediately(_ message: [UInt8]) -> Bool
+    /// From now on, hands every received message straight to `handler` (on the transport's
+    /// queue, in order) instead of ``events``; `.closed` still comes through ``events``. False
+    /// when the connection cannot (the default); messages then keep coming through ``events``.
+    func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool
     func close() async
+}
+
+extension FlowConnection {
+    public func sendImmediately(_ message: [UInt8]) -> Bool { false }
+    public func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool { false }
+}
+
+/// A message handler that can be installed after the socket started reading (held by class
+/// reference, so loading it per message costs no closure re-abstraction).
+final class MessageHandlerBox: Sendable {
+    final class Handler: Sendable {
+        let call: @Sendable (ReceivedMessage) -> Void
+        init(_ call: @escaping @Sendable (ReceivedMessage) -> Void) { self.call = call }
+    }
+    let current = Mutex<Handler?>(nil)
 }
 
 extension StreamConnection: FlowConnection {}
@@ -60,31 +83,52 @@ public final class UDPFlowConnection: FlowConnection {
     public var local: SocketAddress? { udp.local }
     public let events: AsyncStream<ConnectionEvent>
     private let udp: UDPTransport
-    private let pump: Task<Void, Never>
+    private let sink: AsyncStream<ConnectionEvent>.Continuation
+    private let direct: MessageHandlerBox
 
     public init(remote: SocketAddress, trace: SIPTrace? = nil, log: TransportLog = .standardError())
         throws(TransportError)
     {
         let any = SocketAddress(ip: remote.isIPv6 ? "::" : "0.0.0.0", port: 0)!
-        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log)
-        self.udp = udp
-        self.remote = remote
         let (events, sink) = AsyncStream.makeStream(of: ConnectionEvent.self)
-        self.events = events
-        pump = Task {
-            for await message in udp.events where message.remote == remote {
+        let direct = MessageHandlerBox()
+        // Messages from the server go straight from the socket's queue into `events` (or to the
+        // handler installed by ``deliverMessages(to:)``).
+        let udp = try UDPTransport(local: Socket.sourceAddress(toward: remote) ?? any, trace: trace, log: log) {
+            message in
+            guard message.remote == remote else { return }
+            if let handler = direct.current.withLock({ $0 }) {
+                handler.call(message)
+            } else {
                 sink.yield(.message(message))
             }
-            sink.yield(.closed(TransportError(.closed, transport: .udp, peer: remote.description, "socket closed")))
-            sink.finish()
         }
+        self.direct = direct
+        self.udp = udp
+        self.remote = remote
+        self.events = events
+        self.sink = sink
     }
 
-    deinit { pump.cancel() }
+    deinit { sink.finish() }
 
     public func send(_ message: [UInt8]) async throws(TransportError) {
         try await udp.send(message, to: remote)
     }
 
-    public func close() async { await udp.close() }
+    public func sendImmediately(_ message: [UInt8]) -> Bool {
+        udp.sendImmediately(message, to: remote)
+    }
+
+    public func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool {
+        let box = MessageHandlerBox.Handler(handler)
+        direct.current.withLock { $0 = box }
+        return true
+    }
+
+    public func close() async {
+        await udp.close()
+        sink.yield(.closed(TransportError(.closed, transport: .udp, peer: remote.description, "socket closed")))
+        sink.finish()
+    }
 }

@@ -1,4 +1,5 @@
 import SIPCore
+import Synchronization
 
 /// What a ``SIPFlow`` reports, in order.
 public enum FlowEvent: Sendable {
@@ -34,8 +35,17 @@ public actor SIPFlow {
     private let ids: any IdentifierSource
     private let log: TransportLog
     private var machine: ReconnectMachine
-    private var connection: (any FlowConnection)?
-    private var generation = 0
+    private var connection: (any FlowConnection)? {
+        didSet { sendable.withLock { $0 = connection } }
+    }
+    /// `connection` for the nonisolated ``send(_:)`` (no actor hop per message).
+    private let sendable = Mutex<(any FlowConnection)?>(nil)
+    private var generation = 0 {
+        didSet { liveGeneration.set(generation) }
+    }
+    /// `generation`, readable from the transport's queue (messages delivered without the hop
+    /// through this actor).
+    private let liveGeneration = GenerationBox()
     private var timer: Task<Void, Never>?
     private var viaHost: String
     private var running = false
@@ -88,15 +98,21 @@ public actor SIPFlow {
     }
 
     /// Sends one SIP message on the current connection.
-    public func send(_ message: [UInt8]) async throws(TransportError) {
-        guard let connection else {
+    public nonisolated func send(_ message: [UInt8]) async throws(TransportError) {
+        guard let connection = sendable.withLock({ $0 }) else {
             throw TransportError(.notConnected, transport: target.transport, peer: target.description, "flow is down")
         }
         try await connection.send(message)
     }
 
+    /// Sends `message` now without suspending when the connection can (UDP); false when nothing
+    /// was sent and ``send(_:)`` must be used.
+    public nonisolated func sendImmediately(_ message: [UInt8]) -> Bool {
+        sendable.withLock { $0 }?.sendImmediately(message) ?? false
+    }
+
     /// Sends one parsed/built SIP message (its `serialized()` form).
-    public func send(_ message: SIPMessage) async throws(TransportError) {
+    public nonisolated func send(_ message: SIPMessage) async throws(TransportError) {
         try await send(message.serialized())
     }
 
@@ -178,6 +194,13 @@ public actor SIPFlow {
         case .success(let established):
             connection = established
             perform(machine.connectSucceeded())
+            // Messages go straight from the transport into `events` when it can: no hop through
+            // this actor per message (the generation check is the same as `forward`'s).
+            let sink = sink
+            let live = liveGeneration
+            _ = established.deliverMessages { message in
+                if live.get() == current { sink.yield(.message(message)) }
+            }
             sink.yield(.connected(info(for: established)))
             let stream = established.events
             Task {
@@ -205,4 +228,11 @@ public actor SIPFlow {
         sink.yield(.down(error))
         perform(machine.flowDied())
     }
+}
+
+/// The flow's current generation, readable from any thread.
+final class GenerationBox: Sendable {
+    private let value = Mutex(0)
+    func get() -> Int { value.withLock { $0 } }
+    func set(_ new: Int) { value.withLock { $0 = new } }
 }

@@ -66,26 +66,33 @@ final class SocketChannel: @unchecked Sendable {
     func startReading(_ handler: @escaping @Sendable (ReadEvent) -> Void) {
         let fd = fd
         let datagram = isDatagram
+        // One receive buffer per channel, reused on every wake-up (the handler runs on `queue`
+        // only); a datagram socket is drained until EAGAIN so a burst costs one wake-up.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
         readSource.setEventHandler { [self] in
-            var buffer = [UInt8](repeating: 0, count: 65_536)
             if datagram {
-                var storage = sockaddr_storage()
-                var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                let n = buffer.withUnsafeMutableBytes { raw in
-                    withUnsafeMutablePointer(to: &storage) { sp in
+                for _ in 0..<256 {
+                    var storage = sockaddr_storage()
+                    var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                    let n = withUnsafeMutablePointer(to: &storage) { sp in
                         sp.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length)
+                            recvfrom(fd, buffer.baseAddress, buffer.count, 0, $0, &length)
                         }
                     }
-                }
-                if n >= 0, let from = SocketAddress(storage: storage) {
-                    handler(.datagram(Array(buffer[0..<n]), from: from))
+                    if n < 0 {
+                        let e = errno
+                        if e == EINTR { continue }
+                        return
+                    }
+                    if let from = SocketAddress(storage: storage) {
+                        handler(.datagram(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n])), from: from))
+                    }
                 }
                 return
             }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = read(fd, buffer.baseAddress, buffer.count)
             if n > 0 {
-                handler(.data(Array(buffer[0..<n])))
+                handler(.data(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))))
             } else if n == 0 {
                 handler(.eof)
                 readSource.cancel()
@@ -95,6 +102,11 @@ final class SocketChannel: @unchecked Sendable {
                 handler(.error(e))
                 readSource.cancel()
             }
+        }
+        readSource.setCancelHandler { [self] in
+            buffer.deallocate()
+            readCancelled = true
+            closeIfDone()
         }
         queue.async { [self] in
             guard !closeRequested, !readStarted else { return }
@@ -146,6 +158,15 @@ final class SocketChannel: @unchecked Sendable {
             }
             throw SocketErrno(code: e)
         }
+    }
+
+    /// One non-blocking `sendto` of a whole datagram, without suspending; false when it did not
+    /// go out (EAGAIN or an error: the caller falls back to ``send(_:to:)``, which reports it).
+    func trySendDatagram(_ bytes: [UInt8], to destination: SocketAddress) -> Bool {
+        let n: Int = bytes.withUnsafeBytes { raw in
+            destination.withSockAddr { sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), $0, $1) }
+        }
+        return n == bytes.count
     }
 
     /// Stops both sources; the descriptor is closed when their cancel handlers have run.

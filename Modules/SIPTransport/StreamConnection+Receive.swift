@@ -130,10 +130,7 @@ extension StreamConnection {
                 // RFC 5626 §4.4.1: answer a double-CRLF ping with a single CRLF pong.
                 try? writeWire([13, 10])
             case .keepAlivePong:
-                // SIPCore's framer reads a CRLF right after a pong as the second half of a
-                // split ping; at an empty buffer a fresh framer forgets that, so the next
-                // pong is a pong again.
-                if framer.bufferedByteCount == 0 { framer = SIPStreamFramer(limits: options.parserLimits) }
+                // The framer is in the client keep-alive role: every lone CRLF is a pong.
                 await keepAliveEvent { $0.pongReceived() }
             }
         }

@@ -1,4 +1,5 @@
 import SIPCore
+import Synchronization
 
 /// SIP over UDP (RFC 3261 §18): one socket, many peers. Each datagram is one message;
 /// `ReceivedMessage.remote` is the source address that RFC 3581 `received`/`rport` need, and
@@ -14,12 +15,22 @@ public actor UDPTransport {
     private let sink: AsyncStream<ReceivedMessage>.Continuation
     private let channel: SocketChannel
     private let trace: SIPTrace?
-    private var closed = false
+    /// Set once by ``close()``; read by the nonisolated ``send(_:to:)`` (no actor hop per datagram).
+    private let closed = Mutex(false)
 
     /// Binds `local` (port 0 picks a free port; `::` for IPv6).
     public init(
         local: SocketAddress = SocketAddress(ip: "0.0.0.0", port: 0)!, trace: SIPTrace? = nil,
         log: TransportLog = .standardError()
+    ) throws(TransportError) {
+        try self.init(local: local, trace: trace, log: log, onMessage: nil)
+    }
+
+    /// With `onMessage`, every parsed message goes straight to it (on the socket's queue, in
+    /// order) instead of ``events``: one stream and one task fewer per message.
+    init(
+        local: SocketAddress, trace: SIPTrace?, log: TransportLog,
+        onMessage: (@Sendable (ReceivedMessage) -> Void)?
     ) throws(TransportError) {
         channel = try Socket.bindDatagram(local)
         self.local = channel.localAddress ?? local
@@ -33,7 +44,8 @@ public actor UDPTransport {
             trace?.record(.received, transport: .udp, local: bound, remote: from, message: bytes)
             do {
                 let message = try SIPMessage(parsing: bytes, limits: SIPParserLimits(maxBodySize: 65_535))
-                sink.yield(ReceivedMessage(message: message, bytes: bytes, transport: .udp, local: bound, remote: from))
+                let received = ReceivedMessage(message: message, bytes: bytes, transport: .udp, local: bound, remote: from)
+                if let onMessage { onMessage(received) } else { sink.yield(received) }
             } catch {
                 log(.warning, "UDP \(from): dropped an unparseable datagram (\(bytes.count) bytes): \(error)")
             }
@@ -46,8 +58,8 @@ public actor UDPTransport {
     }
 
     /// Sends one message as one datagram.
-    public func send(_ message: [UInt8], to remote: SocketAddress) async throws(TransportError) {
-        guard !closed else { throw TransportError(.closed, transport: .udp, peer: remote.description, "socket closed") }
+    public nonisolated func send(_ message: [UInt8], to remote: SocketAddress) async throws(TransportError) {
+        guard !closed.withLock({ $0 }) else { throw TransportError(.closed, transport: .udp, peer: remote.description, "socket closed") }
         guard message.count <= 65_507 else {
             throw TransportError(
                 .messageTooLarge, transport: .udp, peer: remote.description,
@@ -64,14 +76,22 @@ public actor UDPTransport {
         }
     }
 
+    /// Sends one datagram at once if the socket takes it without waiting; false otherwise (nothing
+    /// was sent: use ``send(_:to:)``, which waits for writability and reports errors).
+    nonisolated func sendImmediately(_ message: [UInt8], to remote: SocketAddress) -> Bool {
+        guard !closed.withLock({ $0 }), message.count <= 65_507, remote.isIPv6 == local.isIPv6 else { return false }
+        guard channel.trySendDatagram(message, to: remote) else { return false }
+        trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message)
+        return true
+    }
+
     /// Sends one parsed/built SIP message as one datagram.
-    public func send(_ message: SIPMessage, to remote: SocketAddress) async throws(TransportError) {
+    public nonisolated func send(_ message: SIPMessage, to remote: SocketAddress) async throws(TransportError) {
         try await send(message.serialized(), to: remote)
     }
 
     public func close() {
-        guard !closed else { return }
-        closed = true
+        guard !closed.withLock({ was in defer { was = true }; return was }) else { return }
         channel.close()
         sink.finish()
     }

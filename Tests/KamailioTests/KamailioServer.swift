@@ -59,6 +59,7 @@ final class KamailioServer: Sendable {
         env["KAMAILIO_WSS_PORT"] = String(wssPort)
         env["KAMAILIO_NATPING"] = String(natping)
         env["KAMAILIO_RUN_DIR"] = runDir
+        env["KAMAILIO_OWNER_PID"] = String(getpid())  // a crashed test run leaves no Kamailio behind
         let argv = ["/bin/bash", Self.repoRoot + "/scripts/kamailio.sh", command]
         let envp = env.map { "\($0.key)=\($0.value)" }
         var actions = posix_spawn_file_actions_t()

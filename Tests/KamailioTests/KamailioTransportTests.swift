@@ -117,6 +117,12 @@ extension KamailioPeer {
                 let e = error as! TransportError
                 return e.code == .certificateVerificationFailed && e.detail.contains("mismatch")
             }
+            // By name: SNI + DNS-name verification ("localhost" is in the certificate); when
+            // localhost resolves to ::1 first, that refused address is skipped for 127.0.0.1.
+            let byName = try await StreamConnection.open(
+                host: "localhost", port: server.wssPort, transport: .wss, options: options(for: server))
+            #expect(byName.remote.ip == "127.0.0.1")
+            await byName.close()
             // The insecure switch connects anyway (and logs a warning).
             let warnings = Captured()
             var insecure = ConnectionOptions()

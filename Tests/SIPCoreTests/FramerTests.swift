@@ -23,8 +23,8 @@ struct FramerTests {
     }
 
     /// Feeds `chunks` one by one, draining the framer after each.
-    static func run(_ chunks: [ArraySlice<UInt8>]) throws -> [Event] {
-        var framer = SIPStreamFramer()
+    static func run(_ chunks: [ArraySlice<UInt8>], role: SIPStreamFramer.KeepAliveRole = .client) throws -> [Event] {
+        var framer = SIPStreamFramer(role: role)
         var events = [Event]()
         for chunk in chunks {
             framer.append(chunk)
@@ -50,8 +50,12 @@ struct FramerTests {
     }
 
     @Test func byteByByte() throws {
-        let events = try Self.run(Self.stream.indices.map { Self.stream[$0...$0] })
-        // A CRLFCRLF ping fed one byte at a time is first seen as a pong, then upgraded to a ping.
+        let events = try Self.run(Self.stream.indices.map { Self.stream[$0...$0] }, role: .server)
+        // To a server, a CRLFCRLF ping fed one byte at a time is first seen as a pong, then
+        // upgraded to a ping. (A client reads it as two pongs; the messages are the same.)
+        let clientEvents = try Self.run(Self.stream.indices.map { Self.stream[$0...$0] })
+        #expect(clientEvents.filter { if case .message = $0 { true } else { false } }
+                == events.filter { if case .message = $0 { true } else { false } })
         #expect(
             events.filter { if case .message = $0 { true } else { false } }
                 == Self.expected.filter {
@@ -70,10 +74,12 @@ struct FramerTests {
             chunks.append(Self.stream[i..<min(i + n, Self.stream.count)])
             i += n
         }
-        let events = try Self.run(chunks)
+        let events = try Self.run(chunks, role: .server)
         let messages = events.compactMap { if case .message(let m) = $0 { m } else { nil } }
         #expect(messages == [Self.register, Self.invite, Self.response, Self.register])
         #expect(events.contains(.ping))
+        let clientMessages = try Self.run(chunks).compactMap { if case .message(let m) = $0 { m } else { nil } }
+        #expect(clientMessages == messages)
     }
 
     @Test func manyMessagesInOneRead() throws {
@@ -86,7 +92,12 @@ struct FramerTests {
     @Test func keepAlives() throws {
         #expect(try Self.run([[13, 10, 13, 10]]) == [.ping])
         #expect(try Self.run([[13, 10]]) == [.pong])
-        #expect(try Self.run([[13, 10], [13, 10]]) == [.pong, .ping])
+        // RFC 5626 §4.4.1: a client receives pongs, so two CRLFs in two reads are two pongs…
+        #expect(try Self.run([[13, 10], [13, 10]]) == [.pong, .pong])
+        #expect(try Self.run([[13, 10], [13, 10], [13, 10]]) == [.pong, .pong, .pong])
+        // …while a server answers a ping split across reads (the pong came out first).
+        #expect(try Self.run([[13, 10], [13, 10]], role: .server) == [.pong, .ping])
+        #expect(try Self.run([[13, 10, 13, 10]], role: .server) == [.ping])
         #expect(try Self.run([[13, 10, 13, 10, 13, 10, 13, 10]]) == [.ping, .ping])
         #expect(try Self.run([[13, 10, 13], [10]]) == [.ping])
         #expect(try Self.run([[13], [10]]) == [.pong])

@@ -36,7 +36,7 @@ struct KeepAliveConnectionTests {
         // Two rounds answered (consecutive pongs must each count as a pong): the timer is
         // re-armed for the next interval instead of the pong timeout each time.
         for round in 1...2 {
-            #expect(await clock.waitForSleepers(1))
+            #expect(await sleepers(clock))
             let start = clock.now
             clock.advance(by: .seconds(30))  // interval with 80–100 % jitter: the ping is out
             #expect(await waitUntil { pings.value == round })
@@ -46,10 +46,10 @@ struct KeepAliveConnectionTests {
             #expect(await connection.isOpen)
         }
         // Third round: no pong → dead once the pong timeout passes.
-        #expect(await clock.waitForSleepers(1))
+        #expect(await sleepers(clock))
         clock.advance(by: .seconds(30))
         #expect(await waitUntil { pings.value == 3 })
-        #expect(await clock.waitForSleepers(1))
+        #expect(await sleepers(clock))
         clock.advance(by: .seconds(10))
         guard case .closed(let error)? = await events.next() else {
             Issue.record("no close")
@@ -87,7 +87,7 @@ struct KeepAliveConnectionTests {
             host: "::1", port: server.port, transport: .ws, options: options, clock: clock,
             ids: SeededIdentifierSource(seed: 2))
         var events = connection.events.makeAsyncIterator()
-        #expect(await clock.waitForSleepers(1))
+        #expect(await sleepers(clock))
         clock.advance(by: .seconds(20))
         guard case .message(let m)? = await events.next() else {
             Issue.record("no message")
@@ -104,6 +104,16 @@ struct KeepAliveConnectionTests {
         }
         return condition()
     }
+}
+
+/// Waits (polling every 2 ms, not spinning: other suites share the 2 cores) until a task
+/// sleeps on `clock`.
+func sleepers(_ clock: TestClock, _ count: Int = 1) async -> Bool {
+    for _ in 0..<5000 {
+        if clock.sleeperCount >= count { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return clock.sleeperCount >= count
 }
 
 /// A SIP message the WebSocket test peer sends once it answered our Ping.

@@ -103,7 +103,7 @@ struct SIPFlowVirtualTimeTests {
         #expect(retry.hasPrefix("retry 1 after"))
         // Attempts 1 and 2 fail (connect refused): back-off grows; attempt 3 succeeds.
         for attempt in 1...3 {
-            #expect(await clock.waitForSleepers(1))
+            #expect(await sleepers(clock))
             clock.advance(by: .seconds(8))
             #expect(await next(&events) == "connecting \(attempt)")
             if attempt < 3 {

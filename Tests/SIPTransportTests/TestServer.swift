@@ -14,12 +14,12 @@ final class TestServer: @unchecked Sendable {
     /// What the peer does once a client connected.
     struct Peer {
         let fd: Int32
-        /// Reads until `marker` was seen (or EOF / 10 s); returns everything read.
+        /// Reads until `marker` was seen (or EOF / 30 s: a starved client on a loaded machine); returns everything read.
         @discardableResult
         func read(until marker: [UInt8]) -> [UInt8] {
             var out: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
-            var tv = timeval(tv_sec: 10, tv_usec: 0)
+            var tv = timeval(tv_sec: 30, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             while !contains(out, marker) {
                 let n = Glibc.read(fd, &buffer, buffer.count)
@@ -28,11 +28,11 @@ final class TestServer: @unchecked Sendable {
             }
             return out
         }
-        /// One read (up to 4 KiB); empty on EOF, error or 10 s without data.
+        /// One read (up to 4 KiB); empty on EOF, error or 30 s without data.
         @discardableResult
         func readSome() -> [UInt8] {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            var tv = timeval(tv_sec: 10, tv_usec: 0)
+            var tv = timeval(tv_sec: 30, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             let n = Glibc.read(fd, &buffer, buffer.count)
             return n > 0 ? Array(buffer[0..<n]) : []
@@ -48,7 +48,7 @@ final class TestServer: @unchecked Sendable {
             }
         }
         func write(_ text: String) { write(Array(text.utf8)) }
-        /// Waits until the client closes (or 10 s).
+        /// Waits until the client closes (or 30 s).
         func waitForClose() { read(until: [0xFF, 0xFE, 0xFD, 0xFC, 0xFB]) }
 
         private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
@@ -109,7 +109,7 @@ final class TestServer: @unchecked Sendable {
 
     /// Waits for the script to finish, then closes the listener.
     func finish() {
-        _ = done.wait(timeout: .now() + 20)
+        _ = done.wait(timeout: .now() + 40)
         Glibc.close(listener)
     }
 

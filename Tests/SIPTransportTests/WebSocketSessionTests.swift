@@ -129,4 +129,42 @@ struct WebSocketSessionTests {
         let key = UInt32(truncatingIfNeeded: SeededIdentifierSource(seed: 3).nextUInt64() >> 32)
         #expect(wire[2...5] == WebSocketFrame.keyBytes(key)[...])
     }
+
+    @Test("Shuffled: random fragmentation, control frames at random places, random chunking", arguments: 1...40)
+    func shuffled(seed: UInt64) {
+        var rng = SplitMix(seed: seed)
+        let payload = (0..<Int(rng.next() % 3000)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let pieces = max(1, Int(rng.next() % 6) + 1)
+        var frames: [WebSocketFrame] = []
+        var offset = 0
+        for i in 0..<pieces {
+            let end = i == pieces - 1 ? payload.count : min(payload.count, offset + Int(rng.next() % 800))
+            frames.append(
+                WebSocketFrame(
+                    fin: i == pieces - 1, opcode: i == 0 ? .binary : .continuation,
+                    payload: Array(payload[offset..<end])))
+            offset = end
+        }
+        var pings = 0
+        var pongs = 0
+        for _ in 0..<Int(rng.next() % 5) {
+            let isPing = rng.next() & 1 == 0
+            let at = Int(rng.next() % UInt64(frames.count + 1))
+            frames.insert(WebSocketFrame(opcode: isPing ? .ping : .pong, payload: [UInt8(at)]), at: at)
+            if isPing { pings += 1 } else { pongs += 1 }
+        }
+        let bytes = server(frames)
+        var session = WebSocketSession(role: .client, maskSource: SeededIdentifierSource(seed: seed))
+        var outputs: [WebSocketSession.Output] = []
+        var i = 0
+        while i < bytes.count {
+            let n = Int(rng.next() % 64) + 1
+            outputs += session.receive(bytes[i..<min(bytes.count, i + n)])
+            i += n
+        }
+        #expect(outputs.filter { if case .message = $0 { true } else { false } } == [.message(payload, binary: true)])
+        #expect(outputs.filter { if case .send = $0 { true } else { false } }.count == pings)
+        #expect(outputs.filter { if case .pong = $0 { true } else { false } }.count == pongs)
+        #expect(!session.isClosed)
+    }
 }

@@ -4,8 +4,13 @@ import LineRunner
 import SIPTransport
 import ToolSupport
 
-/// Load mode: register every line of a JSON Lines file, `concurrency` at a time, each on its own
-/// flow; report each line and a summary with the rate and latency percentiles.
+/// Load mode: register every line of a JSON Lines file, `concurrency` at a time; report each
+/// line and a summary with the rate and latency percentiles.
+///
+/// Lines that share a server and transport share one flow and one transaction layer (like
+/// sipp's single socket): each line is only a ``RegistrationClient`` value driven by a child
+/// task, so a thousand lines cost a thousand small structs, not a thousand sockets and actors.
+/// Phase 1 (timed) registers; phase 2 (untimed) unregisters every binding.
 struct LoadRun {
     let path: String
     let concurrency: Int
@@ -13,32 +18,57 @@ struct LoadRun {
     let context: ToolContext
 
     struct LineOutcome: Sendable {
+        var index: Int
         var aor: String
         var latency: Duration?
         var exit: ExitCode
         var reason: String?
+        /// The registration, kept for the cleanup phase when it got a binding.
+        var client: RegistrationClient?
     }
 
     func run() async -> ExitCode {
-        let lines: [Line]
+        let setups: [LineSetup]
         do {
-            lines = try readLines()
+            setups = try readLines().map { line throws(ToolError) in try LineSetup(line: line) }
         } catch {
             context.diagnostics.error(error.message)
             return error.exitCode
         }
         let clock = ContinuousClock()
+        let ids = SystemIdentifierSource()
+        var endpoints: [FlowTarget: SIPEndpoint] = [:]
+        var bindings: [FlowTarget: LocalBinding] = [:]
+        for setup in setups where endpoints[setup.target] == nil {
+            var connection = setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                                                     diagnostics: context.diagnostics)
+            connection.keepAlive = nil
+            let endpoint = SIPEndpoint(channel: SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids),
+                                       clock: clock, ids: ids)
+            switch await Self.connect(endpoint, clock: clock, timeout: options.timeout) {
+            case .success(let binding):
+                endpoints[setup.target] = endpoint
+                bindings[setup.target] = binding
+            case .failure(let reason):
+                context.diagnostics.error("\(setup.target): \(reason)")
+                return .network
+            }
+        }
+
         let start = clock.now
         var outcomes: [LineOutcome] = []
         await withTaskGroup(of: LineOutcome.self) { group in
             var next = 0
             func launch() {
-                guard next < lines.count else { return }
-                let line = lines[next]
+                guard next < setups.count else { return }
+                let index = next
+                let setup = setups[index]
                 next += 1
-                group.addTask { await register(line, clock: clock) }
+                let endpoint = endpoints[setup.target]!
+                let binding = bindings[setup.target]!
+                group.addTask { await register(index, setup, endpoint: endpoint, binding: binding, ids: ids, clock: clock) }
             }
-            for _ in 0..<min(concurrency, lines.count) { launch() }
+            for _ in 0..<min(concurrency, setups.count) { launch() }
             for await outcome in group {
                 outcomes.append(outcome)
                 var fields: JSONObject = ["aor": .string(outcome.aor), "registered": .bool(outcome.exit == .success)]
@@ -49,9 +79,42 @@ struct LoadRun {
             }
         }
         let wall = clock.now - start
+        await unregister(outcomes, setups: setups, endpoints: endpoints)
+        for endpoint in endpoints.values { await endpoint.stop() }
         context.output.emit("load_summary", summary(outcomes, wall: wall))
         if outcomes.allSatisfy({ $0.exit == .success }) { return .success }
         return outcomes.contains { $0.exit == .network } ? .network : .failure
+    }
+
+    /// Starts an endpoint and waits for its flow (bounded by the timeout).
+    private static func connect(_ endpoint: SIPEndpoint, clock: ContinuousClock, timeout: Duration)
+        async -> Result<LocalBinding, LoadError> {
+        let events = endpoint.events
+        let waiter = Task { () -> Result<LocalBinding, LoadError> in
+            for await event in events {
+                switch event {
+                case .flowUp(let binding, _): return .success(binding)
+                case .flowDown(let error): return .failure(LoadError(error.description))
+                default: continue
+                }
+            }
+            return .failure(LoadError("flow ended"))
+        }
+        let bound = Task {
+            try? await clock.sleep(for: timeout)
+            waiter.cancel()
+        }
+        await endpoint.start()
+        let result = await waiter.value
+        bound.cancel()
+        // Keep draining events (qualifies, stray responses) so the stream never piles up.
+        Task { for await _ in events {} }
+        return waiter.isCancelled ? .failure(LoadError("timeout after \(timeout) connecting")) : result
+    }
+
+    struct LoadError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     private func readLines() throws(ToolError) -> [Line] {
@@ -70,51 +133,55 @@ struct LoadRun {
         return lines
     }
 
-    /// One line: connect, register (digest), stop at the first final outcome, unregister.
-    private func register(_ line: Line, clock: ContinuousClock) async -> LineOutcome {
-        let setup: LineSetup
-        do {
-            setup = try LineSetup(line: line)
-        } catch {
-            return LineOutcome(aor: "sip:\(line.user)@\(line.domain)", exit: .usage, reason: error.message)
-        }
-        let ids = SystemIdentifierSource()
-        var connection = setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
-                                                 diagnostics: context.diagnostics)
-        connection.keepAlive = nil
-        let flow = SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids)
-        let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids)
-        let client = RegistrationClient(
+    /// One line: drive its registration machine to its first outcome over the shared endpoint.
+    private func register(_ index: Int, _ setup: LineSetup, endpoint: SIPEndpoint, binding: LocalBinding,
+                          ids: some IdentifierSource, clock: ContinuousClock) async -> LineOutcome {
+        var client = RegistrationClient(
             aor: setup.aor, registrar: setup.registrar, credentials: setup.credentials,
             settings: setup.registrationSettings(expires: options.expires, keep: false, ids: ids), ids: ids)
-        let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock)
+        let aor = setup.aor.description
         let start = clock.now
-        let timeout = Task {
-            try? await clock.sleep(for: options.timeout)
-            if !Task.isCancelled { await registration.stop(within: .zero) }
-        }
-        var outcome = LineOutcome(aor: setup.aor.description, exit: .network, reason: "timeout")
-        let events = registration.events
-        await registration.start()
-        loop: for await event in events {
-            switch event {
-            case .registration(.registered):
-                outcome = LineOutcome(aor: setup.aor.description, latency: clock.now - start, exit: .success)
-                break loop
-            case .registration(.failed(let failure)):
-                outcome = LineOutcome(aor: setup.aor.description, exit: RegisterRun.exitCode(for: failure),
-                                      reason: failure.description)
-                break loop
-            case .flowDown(let reason):
-                outcome = LineOutcome(aor: setup.aor.description, exit: .network, reason: reason)
-                break loop
-            default:
-                continue
+        var actions = client.start(binding: binding)
+        while true {
+            var request: SIPRequest?
+            for action in actions {
+                switch action {
+                case .send(let r): request = r
+                case .event(.registered):
+                    return LineOutcome(index: index, aor: aor, latency: clock.now - start, exit: .success, client: client)
+                case .event(.failed(let failure)):
+                    return LineOutcome(index: index, aor: aor, exit: RegisterRun.exitCode(for: failure),
+                                       reason: failure.description)
+                default: continue
+                }
+            }
+            guard let request else {
+                return LineOutcome(index: index, aor: aor, exit: .failure, reason: "registration stalled")
+            }
+            switch await endpoint.finalResponse(to: request) {
+            case .success(let response): actions = client.receive(response)
+            case .failure(let end): actions = client.transactionFailed(end)
             }
         }
-        timeout.cancel()
-        await registration.stop(within: .seconds(2))
-        return outcome
+    }
+
+    /// Phase 2: removes every binding, `concurrency` at a time.
+    private func unregister(_ outcomes: [LineOutcome], setups: [LineSetup], endpoints: [FlowTarget: SIPEndpoint]) async {
+        let registered = outcomes.filter { $0.client != nil }
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func launch() {
+                guard next < registered.count else { return }
+                var client = registered[next].client!
+                let endpoint = endpoints[setups[registered[next].index].target]!
+                next += 1
+                group.addTask {
+                    for case .send(let request) in client.stop() { _ = await endpoint.finalResponse(to: request) }
+                }
+            }
+            for _ in 0..<min(concurrency, registered.count) { launch() }
+            for await _ in group { launch() }
+        }
     }
 
     private func summary(_ outcomes: [LineOutcome], wall: Duration) -> JSONObject {

@@ -13,15 +13,15 @@ extension SIPEndpoint {
                 transmit(AckBuilder.ackForNonSuccess(request: record.request, response: response).serialized(),
                          failing: nil, side: .client)
             case .deliver(let response):
-                record.continuation.yield(.response(response))
+                clients[key]!.listener.deliver(response)
             case .startTimer(let timer, let after):
                 startTimer(TimerID(side: .client, key: key, timer: timer), after: after)
             case .cancelTimer(let timer):
                 cancelTimer(TimerID(side: .client, key: key, timer: timer))
             case .terminate(let end):
-                record.continuation.yield(.ended(end))
-                record.continuation.finish()
+                var listener = record.listener
                 clients[key] = nil
+                listener.ended(end)
                 cancelAllTimers(of: key, side: .client)
             }
         }
@@ -49,8 +49,17 @@ extension SIPEndpoint {
 
     /// Queues bytes for the channel; the single outbox task sends them in order. A failure is
     /// fed back to the transaction as a transport error (§8.1.3.1, §17.2.4).
+    /// A datagram the socket takes at once goes out here, without waking the outbox task, as
+    /// long as nothing waits in the outbox (order is kept).
     func transmit(_ bytes: [UInt8], failing key: TransactionKey?, side: TimerID.Side) {
+        if queuedSends == 0, channel.sendImmediately(bytes) { return }
+        queuedSends += 1
         outbox.yield(OutgoingMessage(bytes: bytes, key: key, side: side))
+    }
+
+    /// The outbox task finished one message.
+    func outboxSent() {
+        queuedSends -= 1
     }
 
     func transportFailed(_ key: TransactionKey, side: TimerID.Side) {
@@ -75,28 +84,53 @@ extension SIPEndpoint {
     // MARK: Timers
 
     func startTimer(_ id: TimerID, after: Duration) {
-        timerTasks[id]?.cancel()
-        let clock = self.clock
-        timerTasks[id] = Task { [weak self] in
-            do {
-                try await clock.sleep(for: after)
-            } catch {
-                return
-            }
-            await self?.timerFired(id)
-        }
+        let deadline = elapsed() + after
+        timerQueue.schedule(id, at: deadline)
+        if firingTimers { return }
+        if let armed = timerWakeAt, armed <= deadline { return }
+        armTimerWaker(at: deadline)
     }
 
     func cancelTimer(_ id: TimerID) {
-        timerTasks.removeValue(forKey: id)?.cancel()
+        timerQueue.cancel(id)
     }
 
     func cancelAllTimers(of key: TransactionKey, side: TimerID.Side) {
-        for id in timerTasks.keys where id.key == key && id.side == side { cancelTimer(id) }
+        timerQueue.cancelAll(of: key, side: side)
+    }
+
+    /// (Re)starts the one sleeping task for the earliest deadline.
+    private func armTimerWaker(at deadline: Duration) {
+        timerWaker?.cancel()
+        timerWakerGeneration &+= 1
+        let generation = timerWakerGeneration
+        timerWakeAt = deadline
+        let clock = self.clock
+        let delay = max(.zero, deadline - elapsed())
+        timerWaker = Task { [weak self] in
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            await self?.timersDue(generation: generation)
+        }
+    }
+
+    /// Fires every timer that is due (in deadline order), then sleeps until the next one.
+    func timersDue(generation: UInt64) {
+        guard generation == timerWakerGeneration else { return }
+        timerWaker = nil
+        timerWakeAt = nil
+        let now = elapsed()
+        let scheduled = timerQueue.lastSequence
+        firingTimers = true
+        while let id = timerQueue.popDue(now: now, scheduledBy: scheduled) { timerFired(id) }
+        firingTimers = false
+        if let next = timerQueue.nextDeadline() { armTimerWaker(at: next) }
     }
 
     func timerFired(_ id: TimerID) {
-        guard timerTasks.removeValue(forKey: id) != nil else { return }
         switch id.side {
         case .client:
             guard var record = clients[id.key] else { return }

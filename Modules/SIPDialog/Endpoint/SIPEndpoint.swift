@@ -15,9 +15,19 @@ public actor SIPEndpoint {
     let settings: EndpointSettings
     var clients: [TransactionKey: ClientRecord] = [:]
     var servers: [TransactionKey: ServerRecord] = [:]
-    var timerTasks: [TimerID: Task<Void, Never>] = [:]
+    /// Every running RFC 3261 timer; one task sleeps until the earliest deadline.
+    var timerQueue = TimerQueue()
+    var timerWaker: Task<Void, Never>?
+    /// The deadline `timerWaker` sleeps until, and its generation (a superseded waker is ignored).
+    var timerWakeAt: Duration?
+    var timerWakerGeneration: UInt64 = 0
+    var firingTimers = false
+    /// Time since the endpoint was created, on the injected clock.
+    let elapsed: @Sendable () -> Duration
     var pump: Task<Void, Never>?
     var sender: Task<Void, Never>?
+    /// Messages in the outbox not yet handed to the channel (immediate sends wait for zero).
+    var queuedSends = 0
     let outbox: AsyncStream<OutgoingMessage>.Continuation
     private let outgoing: AsyncStream<OutgoingMessage>
     public internal(set) var binding: LocalBinding?
@@ -31,6 +41,7 @@ public actor SIPEndpoint {
         self.ids = ids
         self.timers = timers
         self.settings = settings
+        self.elapsed = Self.stopwatch(clock)
         (events, sink) = AsyncStream.makeStream(of: EndpointEvent.self)
         (outgoing, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self)
     }
@@ -39,7 +50,7 @@ public actor SIPEndpoint {
         pump?.cancel()
         sender?.cancel()
         outbox.finish()
-        for task in timerTasks.values { task.cancel() }
+        timerWaker?.cancel()
         sink.finish()
     }
 
@@ -53,7 +64,9 @@ public actor SIPEndpoint {
             for await message in outgoing {
                 do throws(TransportError) {
                     try await channel.send(message.bytes)
+                    await self?.outboxSent()
                 } catch {
+                    await self?.outboxSent()
                     guard let key = message.key else { continue }
                     await self?.transportFailed(key, side: message.side)
                 }
@@ -72,8 +85,10 @@ public actor SIPEndpoint {
     public func stop() async {
         await channel.stop()
         failAllClients()
-        for task in timerTasks.values { task.cancel() }
-        timerTasks.removeAll()
+        timerQueue.removeAll()
+        timerWaker?.cancel()
+        timerWaker = nil
+        timerWakeAt = nil
         pump?.cancel()
         pump = nil
         outbox.finish()
@@ -86,29 +101,34 @@ public actor SIPEndpoint {
     /// its responses and its end.
     public func startTransaction(_ request: SIPRequest) -> AsyncStream<ClientTransactionUpdate> {
         let (stream, continuation) = AsyncStream.makeStream(of: ClientTransactionUpdate.self)
-        guard let key = TransactionKey.client(request: request), clients[key] == nil else {
-            continuation.yield(.ended(.transportError))
-            continuation.finish()
-            return stream
-        }
-        var record = ClientRecord(request: request, bytes: request.serialized(), reliable: reliable,
-                                  timers: timers, continuation: continuation)
-        let actions = record.machine.start()
-        clients[key] = record
-        run(actions, client: key)
+        start(request, listener: .updates(continuation))
         return stream
     }
 
     /// Convenience: the final response of a non-INVITE request, or how its transaction ended.
+    /// (One continuation per waiter: no stream, no extra task.)
     public func finalResponse(to request: SIPRequest) async -> Result<SIPResponse, TransactionEnd> {
-        for await update in startTransaction(request) {
-            switch update {
-            case .response(let response) where response.statusCode >= 200: return .success(response)
-            case .response: continue
-            case .ended(let end): return .failure(end == .completed ? .transportError : end)
-            }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<SIPResponse, TransactionEnd>, Never>) in
+            start(request, listener: .finalResponse(continuation))
         }
-        return .failure(.transportError)
+    }
+
+    private func start(_ request: SIPRequest, listener: ClientListener) {
+        guard let key = TransactionKey.client(request: request), clients[key] == nil else {
+            var listener = listener
+            listener.ended(.transportError)
+            return
+        }
+        var record = ClientRecord(request: request, bytes: request.serialized(), reliable: reliable,
+                                  timers: timers, listener: listener)
+        let actions = record.machine.start()
+        clients[key] = record
+        run(actions, client: key)
+    }
+
+    static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     /// Sends a request outside any transaction (the ACK for a 2xx, §13.2.2.4), in order with

@@ -9,7 +9,14 @@ public protocol SIPMessageChannel: Sendable {
     var events: AsyncStream<FlowEvent> { get }
     func start() async
     func send(_ message: [UInt8]) async throws(TransportError)
+    /// Sends `message` at once without suspending when the transport can (UDP); false when
+    /// nothing was sent and ``send(_:)`` must be used. Default: false.
+    func sendImmediately(_ message: [UInt8]) -> Bool
     func stop() async
+}
+
+extension SIPMessageChannel {
+    public func sendImmediately(_ message: [UInt8]) -> Bool { false }
 }
 
 extension SIPFlow: SIPMessageChannel {}

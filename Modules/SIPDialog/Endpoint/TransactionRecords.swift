@@ -79,17 +79,51 @@ enum ServerMachine: Sendable {
     }
 }
 
+/// Who hears about a client transaction: a stream of every update, or one waiter for the final
+/// response (resumed once, by the first final response or by the end).
+enum ClientListener: Sendable {
+    case updates(AsyncStream<ClientTransactionUpdate>.Continuation)
+    case finalResponse(CheckedContinuation<Result<SIPResponse, TransactionEnd>, Never>)
+    case done
+
+    mutating func deliver(_ response: SIPResponse) {
+        switch self {
+        case .updates(let continuation):
+            continuation.yield(.response(response))
+        case .finalResponse(let continuation):
+            guard response.statusCode >= 200 else { return }
+            self = .done
+            continuation.resume(returning: .success(response))
+        case .done:
+            break
+        }
+    }
+
+    mutating func ended(_ end: TransactionEnd) {
+        switch self {
+        case .updates(let continuation):
+            continuation.yield(.ended(end))
+            continuation.finish()
+        case .finalResponse(let continuation):
+            continuation.resume(returning: .failure(end == .completed ? .transportError : end))
+        case .done:
+            break
+        }
+        self = .done
+    }
+}
+
 struct ClientRecord: Sendable {
     var machine: ClientMachine
     let request: SIPRequest
     let bytes: [UInt8]
-    let continuation: AsyncStream<ClientTransactionUpdate>.Continuation
+    var listener: ClientListener
 
     init(request: SIPRequest, bytes: [UInt8], reliable: Bool, timers: TransactionTimers,
-         continuation: AsyncStream<ClientTransactionUpdate>.Continuation) {
+         listener: ClientListener) {
         self.request = request
         self.bytes = bytes
-        self.continuation = continuation
+        self.listener = listener
         machine = request.method == .invite
             ? .invite(InviteClientTransaction(reliable: reliable, timers: timers))
             : .nonInvite(NonInviteClientTransaction(reliable: reliable, timers: timers))

@@ -11,6 +11,11 @@ struct RegisterRequestBuilder: Sendable {
     let callID: String
     let fromTag: String
     private(set) var cseq: UInt32
+    /// Header values that are the same in every REGISTER of this registration, formatted once.
+    private let fromValue: String
+    private let toValue: String
+    /// The Contact value for the last binding and expiry asked for (a refresh reuses it).
+    private var contactCache: (binding: LocalBinding, expires: UInt32, value: String)?
 
     init(aor: SIPURI, registrar: SIPURI, displayName: String?, settings: RegistrationSettings, ids: some IdentifierSource) {
         self.aor = aor
@@ -20,6 +25,16 @@ struct RegisterRequestBuilder: Sendable {
         self.callID = ids.callID()
         self.fromTag = ids.tag()
         self.cseq = ids.initialCSeq()
+        fromValue = SIPNameAddress(displayName: displayName, uri: aor,
+                                   parameters: [SIPParameter(name: "tag", value: fromTag)]).description
+        toValue = SIPNameAddress(displayName: displayName, uri: aor).description
+    }
+
+    private mutating func contactValue(binding: LocalBinding, expires: UInt32) -> String {
+        if let cached = contactCache, cached.expires == expires, cached.binding == binding { return cached.value }
+        let value = contact(binding: binding, expires: expires).description
+        contactCache = (binding, expires, value)
+        return value
     }
 
     /// Our Contact for `binding`, with RFC 5626 instance/reg-id and RFC 8599 push parameters.
@@ -46,12 +61,11 @@ struct RegisterRequestBuilder: Sendable {
         var headers = SIPHeaders()
         headers.add(.via, binding.via(branch: ids.branch()).description)
         headers.add(.maxForwards, "70")
-        headers.add(.from, SIPNameAddress(displayName: displayName, uri: aor,
-                                          parameters: [SIPParameter(name: "tag", value: fromTag)]).description)
-        headers.add(.to, SIPNameAddress(displayName: displayName, uri: aor).description)
+        headers.add(.from, fromValue)
+        headers.add(.to, toValue)
         headers.add(.callID, callID)
-        headers.add(.cseq, SIPCSeq(cseq, .register).description)
-        headers.add(.contact, contact(binding: binding, expires: expires).description)
+        headers.add(.cseq, "\(cseq) REGISTER")
+        headers.add(.contact, contactValue(binding: binding, expires: expires))
         headers.add(.expires, String(expires))
         if settings.instanceID != nil && settings.regID != nil {
             headers.add(.supported, "path, outbound")

@@ -18,13 +18,24 @@ extension RegistrationClient {
     /// §10.2.4: the granted expiry is the `expires` parameter of our Contact in the 2xx, else the
     /// Expires header, else what we asked for.
     private mutating func registered(_ response: SIPResponse) -> [Action] {
-        let contacts: [SIPContact]
+        // A registrar lists every binding of the AOR; only the values that can be ours are
+        // parsed (a value naming another `+sip.instance` cannot be), the first match wins.
+        let values = response.headers.commaSeparatedValues(.contact)
+        var ours: SIPContact?
         do {
-            contacts = try response.headers.contacts()
+            for value in values where mayBeOurs(value) {
+                if let contact = try Self.contact(value), isOurs(contact) {
+                    ours = contact
+                    break
+                }
+            }
         } catch {
             return fail(.invalidResponse("Contact: \(error)"))
         }
-        let ours = contacts.first(where: isOurs) ?? (contacts.count == 1 ? contacts.first : nil)
+        let matched = ours != nil
+        if ours == nil, values.count == 1 {
+            do { ours = try Self.contact(values[0]) } catch { return fail(.invalidResponse("Contact: \(error)")) }
+        }
         let headerExpires = (try? response.headers.expires()) ?? nil
         let granted = ours?.expires ?? headerExpires ?? currentExpires
         if granted == 0 {
@@ -32,11 +43,28 @@ extension RegistrationClient {
             return fail(.rejected(status: response.statusCode, reason: "binding granted with expiry 0"))
         }
         let result = RegistrationResult(
-            grantedExpires: granted, bindings: contacts.map(\.description), authAlgorithm: currentAlgorithm,
-            isRefresh: wasRegistered, contactMatched: contacts.contains(where: isOurs))
+            grantedExpires: granted, bindings: values,
+            authAlgorithm: currentAlgorithm,
+            isRefresh: wasRegistered, contactMatched: matched)
         markRegistered(expires: granted)
         return [.cancelTimer(.retry), .startTimer(.refresh, settings.refreshDelay(granted: granted)),
                 .event(.registered(result))]
+    }
+
+    /// One Contact value (a single element of the list), parsed.
+    private static func contact(_ value: String) throws(SIPParseError) -> SIPContact? {
+        var headers = SIPHeaders()
+        headers.add(.contact, value)
+        return try headers.contacts().first
+    }
+
+    /// Cheap pre-check before parsing: with an instance ID, a value that carries a
+    /// `+sip.instance` but not ours is not ours (``isOurs(_:)`` decides the rest).
+    private func mayBeOurs(_ value: String) -> Bool {
+        guard let instance = settings.instanceID else { return true }
+        let bytes = value.utf8
+        if bytes.containsASCIICaseInsensitive(instance.utf8) { return true }
+        return !bytes.containsASCIICaseInsensitive("+sip.instance".utf8)
     }
 
     /// §22.2: answer a 401/407 once per fresh challenge.
@@ -49,7 +77,7 @@ extension RegistrationClient {
         }
         switch answer(challenges: values, kind: kind) {
         case .retry:
-            let algorithm = (try? DigestChallenge.parseAll(values)).flatMap(DigestChallenge.strongest)?.algorithm.token
+            let algorithm = digestAlgorithm
             noteAlgorithm(algorithm)
             var actions: [Action] = [.event(.challenged(status: response.statusCode, algorithm: algorithm ?? "?"))]
             actions += resend()
@@ -118,5 +146,23 @@ extension String {
         if s.hasPrefix("\""), s.hasSuffix("\""), s.count >= 2 { s = s.dropFirst().dropLast() }
         if s.hasPrefix("<"), s.hasSuffix(">"), s.count >= 2 { s = s.dropFirst().dropLast() }
         return String(s)
+    }
+}
+
+extension String.UTF8View {
+    /// Whether `needle` occurs, comparing ASCII letters case-insensitively.
+    fileprivate func containsASCIICaseInsensitive(_ needle: String.UTF8View) -> Bool {
+        let hay = Array(self)
+        let pattern = Array(needle)
+        guard !pattern.isEmpty else { return true }
+        guard hay.count >= pattern.count else { return false }
+        @inline(__always) func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
+        let first = lower(pattern[0])
+        for start in 0...(hay.count - pattern.count) where lower(hay[start]) == first {
+            var k = 1
+            while k < pattern.count && lower(hay[start + k]) == lower(pattern[k]) { k += 1 }
+            if k == pattern.count { return true }
+        }
+        return false
     }
 }

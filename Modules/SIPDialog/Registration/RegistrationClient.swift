@@ -198,6 +198,9 @@ public struct RegistrationClient: Sendable {
 
     mutating func noteAlgorithm(_ algorithm: String?) { lastAlgorithm = algorithm }
 
+    /// The algorithm the digest state chose for the challenge just answered.
+    var digestAlgorithm: String? { digest?.algorithms.last?.token }
+
     func alreadyTried(minExpires: UInt32) -> Bool { triedMinExpires.contains(minExpires) }
 
     mutating func raiseExpires(to minimum: UInt32) {

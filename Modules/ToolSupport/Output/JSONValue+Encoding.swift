@@ -1,3 +1,5 @@
+import SIPCore
+
 /// Compact JSON text, keys in model order, no whitespace: one line per value.
 extension JSONValue {
     /// The compact JSON text (RFC 8259). Non-finite doubles become `null`.
@@ -32,25 +34,7 @@ extension JSONValue {
         return String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05
     }
 
-    static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let c where c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    static func writeString(_ value: String, to out: inout String) { JSONStringEscaping.write(value, to: &out) }
 }
 
 extension JSONObject {

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""bench-register: astra-register against the project's Kamailio on 127.0.0.1 (issue 4).
+
+Prints ONE JSON object on stdout:
+  * one-shot verify time over UDP and WSS: process start → `registered` event line, and → exit
+    (release binary; median, p95, min over N runs);
+  * load mode at concurrency 50 (digest REGISTERs/s) and sipp registering the same users
+    against the same Kamailio in the same run (alternating, median of R rounds), and the ratio.
+Diagnostics go to stderr. Usage: run.py BIN_DIR
+"""
+import json, os, random, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release")
+RUNS = int(os.environ.get("BENCH_RUNS", "20"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+LINES = int(os.environ.get("BENCH_LINES", "1000"))
+CONCURRENCY = 50
+
+
+def log(*args):
+    print("bench-register:", *args, file=sys.stderr)
+
+
+def kamailio(command, env):
+    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "kamailio.sh"), command], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))]
+
+
+def one_shot(transport, port, ca):
+    """Wall time from spawn to the `registered` line, and to exit (ms)."""
+    args = [os.path.join(BIN, "astra-register"), "--password", "astra1001", "--server", f"127.0.0.1:{port}",
+            "--transport", transport, "--ca-file", ca, "sip:1001@127.0.0.1"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    registered = None
+    for line in proc.stdout:
+        if registered is None and '"event":"registered"' in line:
+            registered = (time.perf_counter() - start) * 1000
+    proc.wait()
+    done = (time.perf_counter() - start) * 1000
+    if proc.returncode != 0 or registered is None:
+        raise RuntimeError(f"{transport} one-shot failed ({proc.returncode}): {proc.stderr.read().strip()}")
+    return registered, done
+
+
+def summary(values):
+    return {"median": round(statistics.median(values), 2), "p95": round(percentile(values, 95), 2),
+            "min": round(min(values), 2), "runs": len(values)}
+
+
+def main():
+    base = random.randrange(20000, 59000) // 4 * 4
+    run_dir = tempfile.mkdtemp(prefix="astra-bench-kamailio-")
+    env = dict(os.environ, KAMAILIO_SIP_PORT=str(base), KAMAILIO_TLS_PORT=str(base + 1),
+               KAMAILIO_WS_PORT=str(base + 2), KAMAILIO_WSS_PORT=str(base + 3), KAMAILIO_RUN_DIR=run_dir)
+    started = kamailio("start", env)
+    if started.returncode != 0:
+        log("kamailio did not start:", started.stdout)
+        return 1
+    try:
+        ca = os.path.join(run_dir, "ca.crt")
+        result = {"benchmark": "register", "kamailio": "127.0.0.1 (scripts/kamailio.sh)"}
+        for transport, port in (("udp", base), ("wss", base + 3)):
+            one_shot(transport, port, ca)  # warm-up (page cache, Kamailio children)
+            samples = [one_shot(transport, port, ca) for _ in range(RUNS)]
+            result[f"oneshot_{transport}_to_registered_ms"] = summary([s[0] for s in samples])
+            result[f"oneshot_{transport}_to_exit_ms"] = summary([s[1] for s in samples])
+            log(transport, result[f"oneshot_{transport}_to_registered_ms"])
+
+        users = [1001 + i % 99 for i in range(LINES)]
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as lines:
+            for u in users:
+                lines.write(json.dumps({"v": 1, "user": str(u), "password": f"astra{u}", "domain": "127.0.0.1",
+                                        "server": f"127.0.0.1:{base}", "transport": "udp"}) + "\n")
+        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as csv:
+            csv.write("SEQUENTIAL\n")
+            for u in users:
+                csv.write(f"{u};[authentication username={u} password=astra{u}];127.0.0.1\n")
+        scenario = os.path.join(os.path.dirname(__file__), "sipp-register.xml")
+        ours, theirs = [], []
+        for round_ in range(ROUNDS):
+            out = subprocess.run([os.path.join(BIN, "astra-register"), "--load", lines.name, "--concurrency",
+                                  str(CONCURRENCY)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 stdin=subprocess.DEVNULL)
+            summary_line = [l for l in out.stdout.splitlines() if '"event":"load_summary"' in l]
+            if out.returncode != 0 or not summary_line:
+                raise RuntimeError(f"load mode failed ({out.returncode}): {out.stderr.strip()}")
+            load = json.loads(summary_line[-1])
+            ours.append(load["rate_per_s"])
+            start = time.perf_counter()
+            sipp = subprocess.run(["sipp", f"127.0.0.1:{base}", "-sf", scenario, "-inf", csv.name, "-m", str(LINES),
+                                   "-l", str(CONCURRENCY), "-r", "100000", "-rp", "1000", "-p", str(base + 100),
+                                   "-timeout", "60", "-nostdin", "-trace_stat", "-stf", csv.name + ".stat"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            wall = time.perf_counter() - start
+            if sipp.returncode != 0:
+                raise RuntimeError(f"sipp failed ({sipp.returncode}): {sipp.stderr.strip()[-300:]}")
+            theirs.append(LINES / wall)
+            log(f"round {round_ + 1}: astra-register {ours[-1]:.0f}/s, sipp {theirs[-1]:.0f}/s")
+        result["load"] = {
+            "lines": LINES, "concurrency": CONCURRENCY, "rounds": ROUNDS, "transport": "udp", "digest": "MD5 qop=auth",
+            "astra_register_per_s": round(statistics.median(ours), 1),
+            "sipp_per_s": round(statistics.median(theirs), 1),
+            "ratio_astra_to_sipp": round(statistics.median(ours) / statistics.median(theirs), 3),
+            "note": "astra-register rate: first REGISTER to last 200 (in-process clock); sipp rate: whole "
+                    "process wall time, so sipp's figure includes its start-up and is slightly understated",
+        }
+        print(json.dumps(result))
+        return 0
+    finally:
+        kamailio("stop", env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
