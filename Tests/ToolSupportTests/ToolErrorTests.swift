@@ -10,7 +10,6 @@ import ToolSupport
             (.noCodeFound, 4),
             (.usage, 64),
             (.unreadableInput, 64),
-            (.notImplemented, 70),
             (.internal, 70),
         ] as [(ToolError.Code, Int32)])
     func mapsEveryCodeToItsExitStatus(_ code: ToolError.Code, _ status: Int32) {
@@ -18,7 +17,7 @@ import ToolSupport
     }
 
     @Test func everyCodeIsCovered() {
-        #expect(ToolError.Code.allCases.count == 8)
+        #expect(ToolError.Code.allCases.count == 7)  // one row per code in the table above
     }
 
     struct LowerError: ToolErrorConvertible {
@@ -35,12 +34,6 @@ import ToolSupport
         let unknown = ToolError(mapping: Unknown())
         #expect(unknown.code == .internal)
         #expect(unknown.message.hasPrefix("internal error: "))
-    }
-
-    @Test func notImplementedNamesTheCommandAndIssue() {
-        let error = ToolError.notImplemented("encode", issue: .qrEncode)
-        #expect(error.message == "encode is not implemented yet (issue 5)")
-        #expect(error.exitCode == .software)
     }
 
     @Test func equalityComparesCodesOnly() {

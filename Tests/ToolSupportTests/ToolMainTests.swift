@@ -45,15 +45,6 @@ private func execute(
         #expect(result.stderr == "demo: 403 Forbidden for password=\(Redaction.placeholder)\n")
     }
 
-    @Test func notImplementedExits70() async {
-        let result = await execute(DemoSpecs.nested, ["decode", "a.png"]) { context in
-            throw context.notImplemented(.qrDecode)
-        }
-        #expect(result.code == .software)
-        #expect(result.stdout.isEmpty)
-        #expect(result.stderr == "demo: decode is not implemented yet (issue \(PendingIssue.qrDecode.number))\n")
-    }
-
     @Test func bodySeesParsedArgumentsFormatAndVerbosity() async {
         let result = await execute(DemoSpecs.nested, ["dial", "-vv", "--sip-trace", "sip:bob@x"], terminal: true) {
             context in

@@ -2,17 +2,12 @@ import Foundation
 import Testing
 
 import enum ToolSupport.AstraVersion
-import enum ToolSupport.PendingIssue
 
 /// Golden tests over the built binaries (swift-argument-parser's `AssertExecuteCommand`):
 /// `--help`, `--version`, bad options (64, one line on stderr), unimplemented commands (70, no
 /// output), and the generated manual.
 @Suite struct ToolsGoldenTests {
     static let version = AstraVersion.current
-
-    static func notImplemented(_ tool: String, _ command: String, _ issue: PendingIssue) -> String {
-        "\(tool): \(command) is not implemented yet (issue \(issue.number))\n"
-    }
 
     static let common: [GoldenCase] = ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].flatMap { tool in
         [

@@ -14,7 +14,7 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let noCodeFound = ExitCode(4)
     /// 64 (EX_USAGE): bad arguments or unreadable input.
     public static let usage = ExitCode(64)
-    /// 70 (EX_SOFTWARE): internal error, or a command that is not implemented yet.
+    /// 70 (EX_SOFTWARE): internal error.
     public static let software = ExitCode(70)
 
     public var description: String { String(rawValue) }

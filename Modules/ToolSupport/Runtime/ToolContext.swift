@@ -17,10 +17,4 @@ public struct ToolContext: Sendable {
 
     /// The selected subcommand (`encode`), or `nil` for a tool without subcommands.
     public var subcommand: String? { arguments.commandPath.last }
-
-    /// The error for a command that is declared but not built yet:
-    /// `<command> is not implemented yet (issue …)`, exit 70.
-    public func notImplemented(_ issue: PendingIssue, command: String? = nil) -> ToolError {
-        .notImplemented(command ?? subcommand ?? tool, issue: issue)
-    }
 }

@@ -17,8 +17,6 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         case usage
         /// Input that cannot be read (missing file, directory, not UTF-8) → 64.
         case unreadableInput
-        /// A command that is declared but not built yet → 70.
-        case notImplemented
         /// A bug or an unexpected condition → 70.
         case `internal`
     }
@@ -43,7 +41,7 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network, .timeout: .network
         case .noCodeFound: .noCodeFound
         case .usage, .unreadableInput: .usage
-        case .notImplemented, .internal: .software
+        case .internal: .software
         }
     }
 
@@ -54,14 +52,6 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A usage error (exit 64).
     public static func usage(_ message: String, file: String = #fileID, line: Int = #line) -> ToolError {
         ToolError(.usage, message, file: file, line: line)
-    }
-
-    /// `<command> is not implemented yet (issue <issue>)` (exit 70). Never print fake output instead.
-    public static func notImplemented(
-        _ command: String, issue: PendingIssue, file: String = #fileID, line: Int = #line
-    ) -> ToolError {
-        ToolError(
-            .notImplemented, "\(command) is not implemented yet (issue \(issue.number))", file: file, line: line)
     }
 
     /// Maps any error to a ``ToolError``: the one place other modules' errors are translated.

@@ -11,7 +11,6 @@
 /// // Tools/astra-qr/main.swift
 /// import ToolSupport
 /// await ToolMain.run(ToolSpecs.qr) { context in
-///     throw context.notImplemented(.qrEncode)
 /// }
 /// ```
 public enum ToolMain {

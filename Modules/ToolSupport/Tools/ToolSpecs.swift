@@ -8,7 +8,7 @@ public enum ToolSpecs {
     /// Exit statuses every tool shares.
     static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
     static let softwareStatus = ExitStatusDoc(
-        .software, "Internal error, or a command that is not implemented yet (EX_SOFTWARE).")
+        .software, "Internal error (EX_SOFTWARE).")
 
     /// The other tools' manual pages.
     static func seeAlso(except name: String) -> [String] {
