@@ -13,7 +13,11 @@ enum AESGCM {
             EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1
             && EVP_EncryptUpdate(ctx, nil, &length, aad, Int32(aad.count)) == 1
             && EVP_EncryptUpdate(ctx, &out, &length, plain, Int32(plain.count)) == 1
-            && EVP_EncryptFinal_ex(ctx, &out[Int(length)], &length) == 1
+            && out.withUnsafeMutableBufferPointer { buffer in
+                var tail: Int32 = 0
+                // `&out[i]` would point at a temporary copy of one element: use the buffer itself.
+                return EVP_EncryptFinal_ex(ctx, buffer.baseAddress! + Int(length), &tail) == 1
+            }
             && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, &tag) == 1
         guard ok else { throw ProvisioningError(.library, "AES-256-GCM encryption failed in OpenSSL") }
         return Array(out.prefix(plain.count)) + tag
@@ -34,7 +38,10 @@ enum AESGCM {
         else { throw ProvisioningError(.library, "AES-256-GCM decryption failed in OpenSSL") }
         let produced = Int(length)
         var finalLength: Int32 = 0
-        guard EVP_DecryptFinal_ex(ctx, &out[produced], &finalLength) == 1 else {
+        let finalOK = out.withUnsafeMutableBufferPointer { buffer in
+            EVP_DecryptFinal_ex(ctx, buffer.baseAddress! + produced, &finalLength) == 1
+        }
+        guard finalOK else {
             throw ProvisioningError(
                 .wrongPassphrase,
                 "wrong passphrase or key, the sealed password did not open (AES-256-GCM authentication failed)")

@@ -14,30 +14,30 @@ public enum PNGCodec {
 
     /// Decodes PNG bytes to gray; damaged or truncated data is ``ProvisioningError/Code/corruptImage``.
     public static func decode(_ bytes: [UInt8]) throws(ProvisioningError) -> GrayImage {
-        var image = png_image()
-        image.version = astra_png_version_opaque()
-        let begun = bytes.withUnsafeBytes { raw in
-            png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count)
+        // libpng keeps the memory pointer from begin_read until finish_read: one closure spans both.
+        let result: Result<GrayImage, ProvisioningError> = bytes.withUnsafeBytes { raw in
+            var image = png_image()
+            image.version = astra_png_version_opaque()
+            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+                return .failure(ProvisioningError(.corruptImage, "PNG: " + message(of: &image)))
+            }
+            let width = Int(image.width)
+            let height = Int(image.height)
+            guard width > 0, height > 0, width * height <= maxPixels else {
+                png_image_free(&image)
+                return .failure(ProvisioningError(.corruptImage, "PNG: image size \(width)×\(height) is not supported"))
+            }
+            image.format = astra_png_format_gray()
+            var pixels = [UInt8](repeating: 255, count: width * height)
+            var white = png_color(red: 255, green: 255, blue: 255)
+            guard png_image_finish_read(&image, &white, &pixels, png_int_32(width), nil) != 0 else {
+                let text = message(of: &image)
+                png_image_free(&image)
+                return .failure(ProvisioningError(.corruptImage, "PNG: " + text))
+            }
+            return .success(GrayImage(width: width, height: height, pixels: pixels))
         }
-        guard begun != 0 else { throw ProvisioningError(.corruptImage, "PNG: " + message(of: &image)) }
-        let width = Int(image.width)
-        let height = Int(image.height)
-        guard width > 0, height > 0, width * height <= maxPixels else {
-            png_image_free(&image)
-            throw ProvisioningError(.corruptImage, "PNG: image size \(width)×\(height) is not supported")
-        }
-        image.format = astra_png_format_gray()
-        var pixels = [UInt8](repeating: 255, count: width * height)
-        var white = png_color(red: 255, green: 255, blue: 255)
-        let finished = bytes.withUnsafeBytes { _ in
-            png_image_finish_read(&image, &white, &pixels, png_int_32(width), nil)
-        }
-        guard finished != 0 else {
-            let text = message(of: &image)
-            png_image_free(&image)
-            throw ProvisioningError(.corruptImage, "PNG: " + text)
-        }
-        return GrayImage(width: width, height: height, pixels: pixels)
+        return try result.get()
     }
 
     /// Encodes an 8-bit gray PNG (zlib-compressed IDAT, CRC-checked chunks written by libpng).

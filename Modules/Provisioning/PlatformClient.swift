@@ -15,13 +15,14 @@ public actor PlatformClient {
     let firebaseToken: String
     let transport: any HTTPTransport
     let now: @Sendable () -> Double
+    let store: (any PlatformSessionStore)?
     private var cached: PlatformSession?
     /// How many times this client signed in (tests check the cache with it).
     public private(set) var loginCount = 0
 
     public init(
         baseURL: String, firebaseToken: String, transport: any HTTPTransport = CurlHTTPTransport(),
-        now: @escaping @Sendable () -> Double = PlatformClient.wallClock
+        now: @escaping @Sendable () -> Double = PlatformClient.wallClock, store: (any PlatformSessionStore)? = nil
     ) throws(PlatformError) {
         let trimmed = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         guard trimmed.hasPrefix("http://") || trimmed.hasPrefix("https://"), trimmed.count > 8 else {
@@ -31,6 +32,8 @@ public actor PlatformClient {
         self.firebaseToken = firebaseToken
         self.transport = transport
         self.now = now
+        self.store = store
+        self.cached = store?.load(api: trimmed)
     }
 
     /// Seconds since 1970 from `CLOCK_REALTIME`.
@@ -59,6 +62,7 @@ public actor PlatformClient {
         try check(response, request, refused: "the Firebase token was refused")
         let session = try PlatformSession.parse(response.body, now: now())
         cached = session
+        store?.save(session, api: baseURL)
         return session
     }
 

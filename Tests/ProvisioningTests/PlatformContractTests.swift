@@ -97,6 +97,26 @@ extension Tag {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func tokenCacheFileIsReusedAcrossClients() async throws {
+        let path = try Support.tempDirectory().appendingPathComponent("token.json").path
+        let store = FileSessionStore(path: path)
+        let first = try PlatformClient(baseURL: server.baseURL, firebaseToken: "fb-good", store: store)
+        _ = try await first.users()
+        let second = try PlatformClient(baseURL: server.baseURL, firebaseToken: "fb-good", store: store)
+        _ = try await second.lines()
+        #expect(try await server.stats()["logins"] == 1)
+        #expect(await second.loginCount == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // Another API URL does not reuse it; an expired one is replaced.
+        #expect(store.load(api: "http://127.0.0.1:1") == nil)
+        let late = try PlatformClient(
+            baseURL: server.baseURL, firebaseToken: "fb-good", now: { PlatformClient.wallClock() + 2 * 86400 },
+            store: store)
+        _ = try await late.users()
+        #expect(await late.loginCount == 1)
+    }
+
     @Test func timeoutIsANetworkError() async throws {
         let result = await LinesCommand.run(client: try client("fb-slow", timeoutMs: 500))
         #expect(result.exit == .network)

@@ -147,7 +147,9 @@ import Testing
         try #require(!port.isEmpty)
         try "fb-good\n".write(to: dir.appendingPathComponent("fb.txt"), atomically: true, encoding: .utf8)
         try "fb-unauthorized\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
-        guard let lines = try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else { return }
+        guard let lines = try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else {
+            return
+        }
         #expect(lines.status == 0 && lines.stderr.isEmpty)
         #expect(lines.stdout.split(separator: "\n").count == 2)
         let piped = try #require(

@@ -84,7 +84,8 @@ enum QRTool {
         do {
             client = try PlatformClient(
                 baseURL: api, firebaseToken: token,
-                transport: CurlHTTPTransport(timeoutMilliseconds: Int(timeout * 1000)))
+                transport: CurlHTTPTransport(timeoutMilliseconds: Int(timeout * 1000)),
+                store: args.string("token-cache").map { FileSessionStore(path: $0) })
         } catch {
             throw ToolError.usage("option --api: \(error.detail)")
         }

@@ -64,6 +64,9 @@ extension ToolSpecs {
                     .value(
                         "timeout", valueName: "seconds", kind: .double, default: "10",
                         help: "Give up on an API request after this many seconds."),
+                    .value(
+                        "token-cache", valueName: "file",
+                        help: "Keep the 24 h org token in this file (mode 0600) and reuse it until it expires."),
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example(
