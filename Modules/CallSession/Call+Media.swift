@@ -15,7 +15,7 @@ extension Call {
             caps.telephoneEventPayloadType = audio.telephoneEventPayloadType
         }
         sessionVersion += 1
-        let offer = OfferAnswer.makeOffer(caps, origin: origin)
+        let offer = Self.makeOffer(caps, origin: origin)
         currentOffer = offer
         return SessionBody(text: offer.serialized())
     }
@@ -34,9 +34,7 @@ extension Call {
         caps.direction = direction
         if let audio = negotiated { caps.crypto = audio.localKey.map { [$0] } ?? caps.crypto }
         sessionVersion += 1
-        guard let (answer, audio) = try? OfferAnswer.makeAnswer(to: sdp, capabilities: caps, origin: origin),
-            let audio
-        else { return nil }
+        guard let (answer, audio) = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
         guard await applyNegotiated(audio) else { return nil }
         return SessionBody(text: answer.serialized())
     }
@@ -58,10 +56,7 @@ extension Call {
         guard await applyNegotiated(audio) else { return }
         if !early && machine.role == .caller && (first || answeredAt != nil && !reportedAnswer) {
             reportedAnswer = true
-            sink.yield(
-                .answered(
-                    codec: audio.codec.rawValue, srtp: audio.localKey != nil,
-                    telephoneEvent: audio.telephoneEventPayloadType != nil))
+            sink.yield(answeredEvent(audio))
         }
     }
 
@@ -158,7 +153,7 @@ extension Call {
             })
     }
 
-    private func mediaEvent(_ event: MediaEvent) {
+    private func mediaEvent(_ event: MediaEvent) async {
         switch event {
         case .dtmf(.began(let digit)): sink.yield(.dtmf(digit, via: "rfc4733"))
         case .inBandDTMF(let digit): sink.yield(.dtmf(digit, via: "inband"))
@@ -166,14 +161,15 @@ extension Call {
             if !reportedFirstRTP {
                 reportedFirstRTP = true
                 firstRTPAt = clock.now
-                sink.yield(.firstRTP)
+                sink.yield(.firstRTP(sinceAnswer: sinceAnswer(firstRTPAt)))
             }
         case .sourceEnded: sink.yield(.sourceEnded)
+        case .webRTC(let event): await webRTCEvent(event)
         default: break
         }
     }
 
-    private func startRTPWatch() {
+    func startRTPWatch() {
         guard let limit = options.rtpTimeout else { return }
         let clock = self.clock
         background.append(

@@ -40,6 +40,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
     var lastRTPProgress: (count: Int, at: C.Instant)?
     var reportedAnswer = false
     var reportedFirstRTP = false
+    /// WebRTC progress (ICE pair selected, DTLS done) and its deadline after the answer.
+    var iceConnectedAt: C.Instant?
+    var dtlsConnectedAt: C.Instant?
+    var webRTCDeadlineArmed = false
     private let outbox: AsyncStream<Outgoing>.Continuation
     private let outgoing: AsyncStream<Outgoing>
 
@@ -58,15 +62,21 @@ public actor Call<C: Clock> where C.Duration == Duration {
         source: any AudioSource = SilenceSource(), sink: any AudioSink = NullSink(),
         clock: C, ids: any IdentifierSource = SystemIdentifierSource()
     ) throws(CallError) {
-        let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(
-            address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
-        if options.srtp {
-            caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
-            caps.requireSRTP = true
+        let media = try Self.makeMedia(
+            options, webRTCRole: options.mediaMode == .webRTC ? .controlling : nil, clock: clock, ids: ids)
+        var caps: AudioCapabilities
+        if let local = media.initialWebRTCParameters {
+            caps = .webRTC(address: options.mediaHost, port: media.localAddress.port, local: local)
+        } else {
+            caps = AudioCapabilities(
+                address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
+            if options.srtp {
+                caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+                caps.requireSRTP = true
+            }
         }
         let sessionID = String(ids.nextUInt32() & 0x7FFF_FFFF)
-        let offer = OfferAnswer.makeOffer(
+        let offer = Self.makeOffer(
             caps, origin: SDPOrigin(sessionID: sessionID, sessionVersion: 0, address: options.mediaHost))
         let usage = InviteUsage(
             calling: target, from: local, offer: SessionBody(text: offer.serialized()), binding: binding,
@@ -93,12 +103,22 @@ public actor Call<C: Clock> where C.Duration == Duration {
         } catch {
             throw CallError(.badRequest, "unusable INVITE: \(error)")
         }
-        let media = try Self.makeMedia(options, clock: clock, ids: ids)
-        var caps = AudioCapabilities(
-            address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
-        // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
-        caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
-        caps.requireSRTP = options.srtp
+        // WebRTC when asked for, or (auto) when the offer is UDP/TLS/RTP/SAVPF; the answerer is
+        // ICE-controlled, unless the INVITE had no offer and ours goes in the 2xx (RFC 8445 §6.1.1).
+        let offer = usage.remoteInitialOffer
+        let webRTC = options.mediaMode == .webRTC || options.mediaMode == .auto && Self.offersWebRTC(offer)
+        let media = try Self.makeMedia(
+            options, webRTCRole: webRTC ? (offer == nil ? .controlling : .controlled) : nil, clock: clock, ids: ids)
+        var caps: AudioCapabilities
+        if let local = media.initialWebRTCParameters {
+            caps = .webRTC(address: options.mediaHost, port: media.localAddress.port, local: local)
+        } else {
+            caps = AudioCapabilities(
+                address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
+            // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
+            caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+            caps.requireSRTP = options.srtp
+        }
         self.init(
             usage: usage, machine: CallMachine(role: .callee), media: media, caps: caps,
             sessionID: String(ids.nextUInt32() & 0x7FFF_FFFF), endpoint: endpoint, options: options,
@@ -139,12 +159,19 @@ public actor Call<C: Clock> where C.Duration == Duration {
         sink.finish()
     }
 
-    static func makeMedia(_ options: CallOptions, clock: C, ids: any IdentifierSource)
+    /// The media session; in WebRTC mode (a `webRTCRole`) with ICE + DTLS-SRTP on one socket.
+    static func makeMedia(_ options: CallOptions, webRTCRole: ICEAgent.Role?, clock: C, ids: any IdentifierSource)
         throws(CallError) -> MediaSession<C>
     {
         var configuration = options.media
         configuration.localHost = options.mediaHost
         configuration.detectInBandDTMF = options.detectInBandDTMF
+        if let webRTCRole {
+            var webRTC = options.webRTC
+            webRTC.iceRole = webRTCRole
+            configuration.webRTC = webRTC
+            configuration.rtcpMux = true
+        }
         do {
             return try MediaSession(configuration: configuration, clock: clock, ids: ids)
         } catch {
@@ -193,6 +220,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
         createdAt = clock.now
         startOutbox()
         await run(machine.start())
+        await startWebRTCMedia()
         await execute(usage.start())
         startMediaPump()
     }
@@ -219,14 +247,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
         }
         guard let actions = try? usage.answer(body) else { return }
         answeredAt = clock.now
+        armWebRTCDeadline()
         await execute(actions)
         await run(machine.answered())
-        if let audio = negotiated {
-            sink.yield(
-                .answered(
-                    codec: audio.codec.rawValue, srtp: audio.localKey != nil,
-                    telephoneEvent: audio.telephoneEventPayloadType != nil))
-        }
+        if let audio = negotiated { sink.yield(answeredEvent(audio)) }
     }
 
     /// Callee: a final rejection (486 busy, 603 decline…), RFC 3261 §13.3.1.3.
@@ -294,7 +318,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
                 timers[timer] = nil
             case .event(let event):
                 if case .info(let body) = event, let body { reportInfoDTMF(body) }
-                if case .answered = event, answeredAt == nil { answeredAt = clock.now }
+                if case .answered = event, answeredAt == nil {
+                    answeredAt = clock.now
+                    armWebRTCDeadline()
+                }
                 await run(machine.handle(event))
             }
         }

@@ -22,6 +22,10 @@ public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
     case networkError
     /// Any other final failure with its SIP status.
     case failed(status: Int, reason: String)
+    /// WebRTC media could not be secured: ICE failed or lost consent (RFC 8445 §8, RFC 7675),
+    /// DTLS failed — e.g. the peer's certificate does not match its `a=fingerprint` (RFC 5763
+    /// §5) — or neither finished in time. The call is hung up (BYE).
+    case mediaFailed(String)
 
     /// Maps the signalling layer's reason (RFC 3261 §21 status classes).
     public init(_ reason: InviteEndReason) {
@@ -58,6 +62,7 @@ public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
         case .timeout: "timeout"
         case .networkError: "network_error"
         case .failed: "failed"
+        case .mediaFailed: "media_failed"
         }
     }
 
@@ -86,6 +91,7 @@ public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
         case .timeout: "timeout (408)"
         case .networkError: "network error"
         case .failed(let s, let r): "failed (\(s) \(r))"
+        case .mediaFailed(let r): "media failed: \(r)"
         }
     }
 }

@@ -10,16 +10,23 @@ public enum CallEvent: Sendable, Hashable {
     case ringing
     /// 183 with SDP: early media started (RFC 3960).
     case earlyMedia
-    /// The call is answered; media flows with this codec and security.
-    case answered(codec: String, srtp: Bool, telephoneEvent: Bool)
+    /// The call is answered; media flows with this codec, security and profile.
+    case answered(codec: String, srtp: Bool, telephoneEvent: Bool, media: CallMediaProfile)
+    /// WebRTC: ICE selected a candidate pair (RFC 8445 §8), `sinceAnswer` milliseconds after
+    /// the answer (sent or received; nil when it came first).
+    case iceConnected(local: String, remote: String, sinceAnswer: Double?)
+    /// WebRTC: the DTLS handshake is done, the peer's certificate matched its `a=fingerprint`
+    /// (RFC 5763 §5) and SRTP is keyed (RFC 5764 §4.2).
+    case dtlsConnected(profile: String, role: String, sinceAnswer: Double?)
     /// A DTMF digit from the peer: RFC 4733 event, in-band tone, or SIP INFO.
     case dtmf(DTMFDigit, via: String)
     /// The stream went on hold (by us or by the peer), with the direction now in force.
     case held(byPeer: Bool, direction: MediaDirection)
     /// The stream is two-way again.
     case resumed(byPeer: Bool)
-    /// The first RTP packet arrived from the peer.
-    case firstRTP
+    /// The first RTP packet arrived from the peer (with SRTP: the first that authenticated and
+    /// decrypted), `sinceAnswer` milliseconds after the answer.
+    case firstRTP(sinceAnswer: Double?)
     /// The audio source ended (e.g. end of a WAV file).
     case sourceEnded
     /// The call ended; reported once, last.

@@ -10,6 +10,14 @@ public struct CallOptions: Sendable {
     public var advertisedMediaPort: UInt16?
     /// SDES-SRTP (RFC 4568): offer only `RTP/SAVP` with `a=crypto`, and refuse plain RTP.
     public var srtp = false
+    /// RTP or WebRTC media (ICE + DTLS-SRTP); ``CallMediaMode/auto`` lets a callee follow the offer.
+    public var mediaMode: CallMediaMode = .auto
+    /// WebRTC settings (STUN server, SRTP profiles, ICE timers); the call sets the ICE role
+    /// (the offerer controls, RFC 8445 §6.1.1).
+    public var webRTC = WebRTCConfiguration()
+    /// WebRTC: hang up (``CallEndReason/mediaFailed(_:)``) when ICE + DTLS have not secured the
+    /// media this long after the answer.
+    public var webRTCTimeout: Duration = .seconds(10)
     /// Hang up when no RTP arrived for this long while active (nil: never).
     public var rtpTimeout: Duration? = .seconds(30)
     /// Detect DTMF tones in the received audio too (Goertzel; costs CPU).

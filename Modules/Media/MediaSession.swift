@@ -14,6 +14,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     /// Where RTCP is received (same as ``localAddress`` with rtcp-mux).
     public nonisolated let localRTCPAddress: UDPSocket.Address
     public nonisolated let events: AsyncStream<MediaEvent>
+    /// WebRTC mode: our ICE credentials, host candidates and certificate fingerprint as of
+    /// creation, for an SDP offer or answer built before the session starts (no STUN
+    /// gathering yet: ``webRTCLocalParameters(gatheringTimeout:)`` waits for that). Nil
+    /// outside WebRTC mode.
+    public nonisolated let initialWebRTCParameters: WebRTCLocalParameters?
 
     private let clock: C
     private let startInstant: C.Instant
@@ -107,6 +112,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 throw MediaError(.srtpSetupFailed, error.description)
             }
         }
+        initialWebRTCParameters = webrtc?.localParameters
+        if webrtc != nil { SRTPContext.warmUp() }  // keys arrive mid-set-up: pay the first-use cost now
     }
 
     deinit {
@@ -299,6 +306,9 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private func sendFrame(index: Int64, deadline: Duration) {
         let samples = UInt32(configuration.samplesPerFrame)
         defer { sender.advanceTimestamp(by: samples) }
+        // WebRTC: no destination until ICE + DTLS are done; keep the source for then (a call
+        // starts its session before the answer so that early checks are answered).
+        if webrtc != nil && remote == nil { return }
         if !sourceEnded {
             if !source.read(into: &frame) {
                 sourceEnded = true

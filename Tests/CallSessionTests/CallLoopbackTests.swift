@@ -102,7 +102,7 @@ import Testing
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value
         #expect(callerEvents.contains(.ringing))
-        #expect(callerEvents.contains(.answered(codec: "PCMA", srtp: srtp, telephoneEvent: true)))
+        #expect(callerEvents.contains(.answered(codec: "PCMA", srtp: srtp, telephoneEvent: true, media: srtp ? .sdes : .rtp)))
         #expect(callerEvents.contains(.held(byPeer: false, direction: .sendonly)))
         #expect(callerEvents.contains(.resumed(byPeer: false)))
         #expect(calleeEvents.contains(.held(byPeer: true, direction: .recvonly)))

@@ -68,9 +68,22 @@ import enum ToolSupport.AstraVersion
             tool: "astra-call", arguments: ["dial", "--dtmf", "12x", "--user", "1001", "--domain", "example.com", "1002"],
             status: 64, stdout: .exact(""), stderr: "astra-call: --dtmf: '12x' has a non-DTMF key\n"),
         GoldenCase(
-            tool: "astra-call", arguments: ["dial", "--srtp", "dtls", "--user", "1001", "--domain", "example.com", "1002"],
+            tool: "astra-call",
+            arguments: ["dial", "--media", "webrtc", "--srtp", "sdes", "--user", "1001", "--domain", "example.com", "1002"],
             status: 64, stdout: .exact(""),
-            stderr: "astra-call: --srtp dtls and --ice are not available yet (WebRTC media: issue 9)\n"),
+            stderr: "astra-call: --srtp sdes contradicts --media webrtc (DTLS-SRTP)\n"),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--media", "rtp", "--ice", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""), stderr: "astra-call: --media rtp contradicts --srtp dtls / --ice\n"),
+        GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--srtp", "dtls", "--sdp-port", "4000", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""),
+            stderr: "astra-call: --sdp-port does not apply to --media webrtc (the ICE candidates carry the port)\n"),
+        GoldenCase(
+            tool: "astra-call", arguments: ["dial", "--media", "srtp", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""),
+            stderr: "astra-call: option --media: expected one of auto, rtp, webrtc, got 'srtp'\n"),
         GoldenCase(
             tool: "astra-call", arguments: [], status: 64, stdout: .exact(""),
             stderr: "astra-call: missing subcommand (expected one of dial, answer; see 'astra-call --help')\n"),

@@ -47,9 +47,18 @@ struct CallReport {
         case .trying: output.emit("trying")
         case .ringing: output.emit("ringing")
         case .earlyMedia: output.emit("early_media")
-        case .answered(let codec, let srtp, let te):
-            output.emit("answered", ["codec": .string(codec), "srtp": .bool(srtp), "telephone_event": .bool(te)])
-        case .firstRTP: output.emit("first_rtp")
+        case .answered(let codec, let srtp, let te, let media):
+            output.emit(
+                "answered",
+                [
+                    "codec": .string(codec), "srtp": .bool(srtp), "telephone_event": .bool(te),
+                    "media": .string(media.rawValue),
+                ])
+        case .iceConnected(let local, let remote, let since):
+            output.emit("ice_connected", Self.since(since, ["local": .string(local), "remote": .string(remote)]))
+        case .dtlsConnected(let profile, let role, let since):
+            output.emit("dtls_connected", Self.since(since, ["role": .string(role), "srtp_profile": .string(profile)]))
+        case .firstRTP(let since): output.emit("first_rtp", Self.since(since, [:]))
         case .dtmf(let digit, let via): output.emit("dtmf", ["digit": .string(digit.description), "via": .string(via)])
         case .held(let byPeer, let direction):
             output.emit("held", ["by_peer": .bool(byPeer), "direction": .string(direction.rawValue)])
@@ -76,6 +85,13 @@ struct CallReport {
             object.entries.append((key: "first_rtp_ms", value: .double(rounded(first))))
         }
         return object
+    }
+
+    /// Adds `since_answer_ms` (milliseconds from the answer sent or received) when known.
+    static func since(_ milliseconds: Double?, _ fields: JSONObject) -> JSONObject {
+        var fields = fields
+        if let milliseconds { fields.entries.append((key: "since_answer_ms", value: .double(rounded(milliseconds)))) }
+        return fields
     }
 
     static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }

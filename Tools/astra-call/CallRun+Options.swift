@@ -34,10 +34,7 @@ extension CallRun.Options {
         if case .dial = mode { options.timeout = seconds("timeout") ?? .seconds(60) }
         options.call.invite.noAnswerTimeout = options.timeout
         options.call.invite.userAgent = "astra-call/\(AstraVersion.current)"
-        options.call.srtp = arguments.string("srtp") == "sdes"
-        if arguments.string("srtp") == "dtls" || arguments.flag("ice") {
-            throw ToolError(.usage, "--srtp dtls and --ice are not available yet (WebRTC media: issue 9)")
-        }
+        try parseMedia(arguments, into: &options.call)
         let rtpTimeout = arguments.double("rtp-timeout") ?? 30
         options.call.rtpTimeout = rtpTimeout > 0 ? .milliseconds(Int(rtpTimeout * 1000)) : nil
         if let digits = arguments.string("dtmf") {
@@ -68,5 +65,28 @@ extension CallRun.Options {
             expectTone: arguments.double("expect-tone"))
         options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
         return (setup, options, audio)
+    }
+
+    /// `--media`, `--srtp`, `--ice`, `--stun`: the media profile (docs/man/astra-call.md).
+    /// `--srtp dtls` and `--ice` are spellings of `--media webrtc`: in this tool ICE and
+    /// DTLS-SRTP come together, as the WebRTC profile (docs/decisions.md D12).
+    static func parseMedia(_ arguments: ParsedArguments, into call: inout CallOptions) throws(ToolError) {
+        let srtp = arguments.string("srtp") ?? "off"
+        var mode = CallMediaMode(rawValue: arguments.string("media") ?? "auto") ?? .auto
+        if srtp == "dtls" || arguments.flag("ice") {
+            guard mode != .rtp else { throw ToolError(.usage, "--media rtp contradicts --srtp dtls / --ice") }
+            mode = .webRTC
+        }
+        if mode == .webRTC {
+            if srtp == "sdes" { throw ToolError(.usage, "--srtp sdes contradicts --media webrtc (DTLS-SRTP)") }
+            if arguments.int("sdp-port") != nil {
+                throw ToolError(.usage, "--sdp-port does not apply to --media webrtc (the ICE candidates carry the port)")
+            }
+        }
+        if arguments.string("stun") != nil {
+            throw ToolError(.usage, "--stun is not available yet: WebRTC media offers host candidates only")
+        }
+        call.mediaMode = mode
+        call.srtp = srtp == "sdes"
     }
 }

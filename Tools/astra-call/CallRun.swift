@@ -254,12 +254,14 @@ struct CallRun {
         }
     }
 
-    /// 0 completed (hang-up either side, or our SIGINT after the answer); 3 network/timeout; 1 otherwise.
+    /// 0 completed (hang-up either side, or our SIGINT after the answer); 3 network/timeout;
+    /// 5 WebRTC media could not be secured (ICE/DTLS, fingerprint mismatch); 1 otherwise.
     static func exitCode(for reason: CallEndReason, interrupted: Bool) -> ExitCode {
         switch reason {
         case .localHangUp, .remoteHangUp: .success
         case .noAnswer, .timeout, .networkError, .rtpTimeout: .network
         case .busy, .declined, .cancelled, .failed: .failure
+        case .mediaFailed: .mediaFailed
         }
     }
 }

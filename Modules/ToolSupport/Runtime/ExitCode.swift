@@ -12,6 +12,9 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let network = ExitCode(3)
     /// 4: astra-qr found no code in an image.
     public static let noCodeFound = ExitCode(4)
+    /// 5: astra-call's media could not be secured (WebRTC: ICE failed, DTLS failed or the
+    /// peer's certificate did not match its `a=fingerprint`); the call was hung up.
+    public static let mediaFailed = ExitCode(5)
     /// 64 (EX_USAGE): bad arguments or unreadable input.
     public static let usage = ExitCode(64)
     /// 70 (EX_SOFTWARE): internal error.

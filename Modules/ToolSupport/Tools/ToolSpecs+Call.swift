@@ -25,11 +25,18 @@ extension ToolSpecs {
         .value("rtp-timeout", valueName: "seconds", kind: .double, default: "30",
                help: "Hang up when no RTP arrived for this long in an active call (0: never)."),
         .value(
+            "media", valueName: "profile", kind: .choice(["auto", "rtp", "webrtc"]), default: "auto",
+            help: "Media profile. webrtc: UDP/TLS/RTP/SAVPF with ICE, DTLS-SRTP (a=fingerprint, a=setup:actpass), "
+                + "rtcp-mux and BUNDLE; answer refuses other offers (488). rtp: RTP/AVP or RTP/SAVP only. auto: "
+                + "dial offers rtp; answer follows the offer (UDP/TLS/RTP/SAVPF is answered as webrtc)."),
+        .value(
             "srtp", valueName: "mode", kind: .choice(["off", "sdes", "dtls"]), default: "off",
-            help: "Media encryption: sdes offers and requires SDES-SRTP (RFC 4568); dtls is not available yet."
+            help: "Media encryption: sdes offers and requires SDES-SRTP (RFC 4568); dtls is --media webrtc."
         ),
-        .flag("ice", help: "Gather ICE candidates and run connectivity checks."),
-        .value("stun", valueName: "host[:port]", help: "STUN server for ICE server-reflexive candidates."),
+        .flag("ice", help: "Same as --media webrtc (ICE comes with DTLS-SRTP, as the WebRTC profile)."),
+        .value(
+            "stun", valueName: "host[:port]",
+            help: "STUN server for ICE server-reflexive candidates (not available yet: exits 64; host candidates only)."),
     ]
 
     /// `astra-call`: place and answer calls.
@@ -39,9 +46,12 @@ extension ToolSpecs {
         discussion: """
             Registers the line first, then places (dial) or waits for (answer) one call. Events are JSON Lines: \
             registered, calling, waiting, incoming, trying, ringing, early_media, answered (codec, srtp, \
-            telephone_event), first_rtp, dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
+            telephone_event, media: rtp, sdes or webrtc), ice_connected (local, remote, since_answer_ms), \
+            dtls_connected (role, srtp_profile, since_answer_ms), first_rtp (since_answer_ms: the first packet \
+            that passed SRTP), dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
             direction), resumed, tone_check (with --expect-tone), and ended (reason: one of local_hangup, \
-            remote_hangup, busy, declined, cancelled, no_answer, rtp_timeout, timeout, network_error, failed; \
+            remote_hangup, busy, declined, cancelled, no_answer, rtp_timeout, timeout, network_error, failed, \
+            media_failed; \
             status; stats: packets_sent, \
             packets_received, packets_lost, loss_percent, jitter_ms, rtt_ms, mos, r_factor, setup_ms, first_rtp_ms, \
             duration_s). SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
@@ -97,6 +107,10 @@ extension ToolSpecs {
             ExitStatusDoc(.success, "The call completed as asked."),
             ExitStatusDoc(.failure, "The call failed (the SIP status is in the ended event)."),
             ExitStatusDoc(.network, "Network error or timeout."),
+            ExitStatusDoc(
+                .mediaFailed,
+                "WebRTC media could not be secured: ICE failed, DTLS failed or the peer's certificate did not "
+                    + "match its a=fingerprint; the call was hung up (BYE)."),
             usageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-call") + ["sipp(1)", "baresip(1)"])
