@@ -4,6 +4,8 @@ import Synchronization
 /// A UDP relay on 127.0.0.1 that drops a share of the datagrams it forwards: the in-process
 /// "lossy link" for the packet-loss call test (no `tc netem` here: the kernel has no sch_netem).
 /// Datagrams from `target` go back to the last other sender; everything else goes to `target`.
+/// `rewrite` (optional) may change each forwarded datagram: `toTarget` tells the direction
+/// (the man in the middle of the forged-fingerprint test).
 final class LossyUDPRelay: Sendable {
     let port: UInt16
     private let fd: Int32
@@ -14,7 +16,10 @@ final class LossyUDPRelay: Sendable {
         let counters = Mutex<(forwarded: Int, dropped: Int)>((0, 0))
     }
 
-    init(target: UInt16, loss: Double, seed: UInt64) throws {
+    init(
+        target: UInt16, loss: Double, seed: UInt64,
+        rewrite: (@Sendable (_ datagram: [UInt8], _ toTarget: Bool) -> [UInt8])? = nil
+    ) throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         self.fd = fd
         var address = sockaddr_in()
@@ -64,9 +69,11 @@ final class LossyUDPRelay: Sendable {
                     continue
                 }
                 shared.counters.withLock { $0.forwarded += 1 }
+                let toTarget = UInt16(bigEndian: destination.sin_port) == target
+                let datagram = rewrite.map { $0(Array(buffer[0..<n]), toTarget) } ?? Array(buffer[0..<n])
                 _ = withUnsafePointer(to: &destination) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, buffer, n, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        sendto(fd, datagram, datagram.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                     }
                 }
             }
