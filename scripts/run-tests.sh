@@ -8,6 +8,13 @@
 # Each phase is a `swift test` run; the script fails if any phase fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The independent WebRTC peer (aiortc) for MediaTests.DTLSInterop, when make deps installed it.
+source scripts/interop/venv.sh
+if astra_interop_ready; then
+    export ASTRA_AIORTC_PYTHON="$ASTRA_INTEROP_VENV/bin/python"
+else
+    echo "== run-tests: no aiortc venv at $ASTRA_INTEROP_VENV (scripts/install-interop.sh): interop tests skip" >&2
+fi
 realtime='MediaTests\.(MediaSession|ICESession|DTLSSession|DTLSInterop)|CallSessionTests\.CallLoopback'
 sockets='SIPTransportTests\.'
 peers='KamailioTests\.'
