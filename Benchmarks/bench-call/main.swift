@@ -3,6 +3,9 @@
 // Prints ONE JSON object on stdout:
 //   set-up (median/p90 of N calls, WSS caller → UDP callee answering at once): dial → answered
 //   event, and INVITE sent → first RTP packet received (both from the caller's `ended` stats);
+//   WebRTC set-up (median/p90 of M calls, `--media webrtc` both ends, same path): answer → ICE
+//   pair selected, → DTLS connected, → first decrypted audio, on each side (its own answer:
+//   200 received by the caller, 200 sent by the callee), from the events' since_answer_ms;
 //   CPU per active call: K concurrent calls (2K astra-call processes, G.711 tone both ways),
 //   user+system CPU of every process over a steady 4 s window, per call (both legs) and per leg.
 // Diagnostics go to stderr.
@@ -18,6 +21,7 @@ let env: [String: String] = [
     "KAMAILIO_WSS_PORT": "\(base + 3)", "KAMAILIO_RUN_DIR": runDir,
 ]
 let setupCalls = Int(ProcessInfo.processInfo.environment["BENCH_CALL_SETUPS"] ?? "") ?? 10
+let webRTCCalls = Int(ProcessInfo.processInfo.environment["BENCH_CALL_WEBRTC_SETUPS"] ?? "") ?? 12
 let concurrentCalls = Int(ProcessInfo.processInfo.environment["BENCH_CALL_CONCURRENT"] ?? "") ?? 10
 
 func log(_ text: String) { FileHandle.standardError.write((text + "\n").data(using: .utf8)!) }
@@ -118,6 +122,51 @@ for i in 0..<setupCalls {
     log("bench-call: set-up \(i + 1)/\(setupCalls): \(setups.last.map { "\($0) ms" } ?? "failed")")
 }
 
+// WebRTC set-up: ICE + DTLS-SRTP after the answer, each side on its own clock.
+var webRTCFailures = 0
+var webRTC: [String: [Double]] = [:]
+for i in 0..<webRTCCalls {
+    do {
+        let callee = try Tool(["answer"] + line(1052, "udp") + ["--tone", "1000", "--media", "webrtc"])
+        guard callee.waitFor("waiting", seconds: 10) else {
+            webRTCFailures += 1
+            callee.process.terminate()
+            continue
+        }
+        let caller = try Tool(
+            ["dial"] + line(1053, "wss")
+                + ["--tone", "440", "--duration", "0.5", "--media", "webrtc", "sip:1052@127.0.0.1"])
+        caller.process.waitUntilExit()
+        callee.process.waitUntilExit()
+        var complete = true
+        for (side, tool) in [("caller", caller), ("callee", callee)] {
+            for (key, event) in [("ice", "ice_connected"), ("dtls", "dtls_connected"), ("audio", "first_rtp")] {
+                if let v = tool.number("since_answer_ms", in: event) {
+                    webRTC["\(side)_\(key)", default: []].append(v)
+                } else {
+                    complete = false
+                }
+            }
+        }
+        if let v = caller.number("first_rtp_ms", in: "ended") { webRTC["dial_audio", default: []].append(v) }
+        if !complete { webRTCFailures += 1 }
+        log("bench-call: webrtc \(i + 1)/\(webRTCCalls): callee answer → audio \(webRTC["callee_audio"]?.last ?? -1) ms")
+    } catch { webRTCFailures += 1 }
+}
+func summary(_ v: [Double]) -> String {
+    return "{\"median\": \(round2(percentile(v, 0.5))), \"p90\": \(round2(percentile(v, 0.9))), \"max\": \(round2(v.max() ?? 0))}"
+}
+let worstMedianAudio = max(percentile(webRTC["caller_audio"] ?? [], 0.5), percentile(webRTC["callee_audio"] ?? [], 0.5))
+let webRTCJSON = """
+    {"calls": \((webRTC["callee_audio"] ?? []).count), "failures": \(webRTCFailures), \
+    "answer_to_ice_selected_ms": {"caller": \(summary(webRTC["caller_ice"] ?? [])), "callee": \(summary(webRTC["callee_ice"] ?? []))}, \
+    "answer_to_dtls_connected_ms": {"caller": \(summary(webRTC["caller_dtls"] ?? [])), "callee": \(summary(webRTC["callee_dtls"] ?? []))}, \
+    "answer_to_first_decrypted_audio_ms": {"caller": \(summary(webRTC["caller_audio"] ?? [])), "callee": \(summary(webRTC["callee_audio"] ?? []))}, \
+    "invite_to_first_decrypted_audio_ms": \(summary(webRTC["dial_audio"] ?? [])), "target_ms": 150, \
+    "meets_target": \(worstMedianAudio > 0 && worstMedianAudio <= 150)}
+    """
+failures += webRTCFailures
+
 // CPU: K concurrent calls, 1060+2k → 1061+2k (UDP callee, WSS caller).
 var legs: [Tool] = []
 for k in 0..<concurrentCalls {
@@ -151,6 +200,7 @@ let json = """
     "p90": \(round2(percentile(setups, 0.9))), "min": \(round2(setups.min() ?? 0))}, \
     "invite_to_first_rtp_ms": {"median": \(round2(percentile(firstRTPs, 0.5))), \
     "p90": \(round2(percentile(firstRTPs, 0.9))), "min": \(round2(firstRTPs.min() ?? 0))}, \
+    "webrtc": \(webRTCJSON), \
     "concurrent_calls": \(answeredCalls), "cpu_window_s": \(window), \
     "cpu_percent_per_call": \(round2(perCall)), "cpu_percent_per_leg": \(round2(perCall / 2)), \
     "cpu_note": "user+system of both astra-call processes per call (G.711 20 ms both ways, RTCP, SIP keep-alive), one core = 100", \
