@@ -150,11 +150,14 @@ for i in 0..<webRTCCalls {
         }
         if let v = caller.number("first_rtp_ms", in: "ended") { webRTC["dial_audio", default: []].append(v) }
         if !complete { webRTCFailures += 1 }
-        log("bench-call: webrtc \(i + 1)/\(webRTCCalls): callee answer → audio \(webRTC["callee_audio"]?.last ?? -1) ms")
+        log(
+            "bench-call: webrtc \(i + 1)/\(webRTCCalls): callee answer → audio \(webRTC["callee_audio"]?.last ?? -1) ms"
+        )
     } catch { webRTCFailures += 1 }
 }
 func summary(_ v: [Double]) -> String {
-    return "{\"median\": \(round2(percentile(v, 0.5))), \"p90\": \(round2(percentile(v, 0.9))), \"max\": \(round2(v.max() ?? 0))}"
+    return
+        "{\"median\": \(round2(percentile(v, 0.5))), \"p90\": \(round2(percentile(v, 0.9))), \"max\": \(round2(v.max() ?? 0))}"
 }
 let worstMedianAudio = max(percentile(webRTC["caller_audio"] ?? [], 0.5), percentile(webRTC["callee_audio"] ?? [], 0.5))
 let webRTCJSON = """

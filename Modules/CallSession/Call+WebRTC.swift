@@ -99,7 +99,8 @@ extension Call {
             guard dtlsConnectedAt == nil else { return }
             dtlsConnectedAt = clock.now
             sink.yield(
-                .dtlsConnected(profile: profile.sdesName, role: role.rawValue, sinceAnswer: sinceAnswer(dtlsConnectedAt)))
+                .dtlsConnected(
+                    profile: profile.sdesName, role: role.rawValue, sinceAnswer: sinceAnswer(dtlsConnectedAt)))
         case .dtlsFailed(let error) where error.code == .closed && dtlsConnectedAt != nil:
             // The peer closed the association (close_notify as it hangs up, RFC 5246 §7.2.1):
             // its BYE follows; the RTP timeout covers a peer that never sends one.

@@ -20,7 +20,8 @@ import Testing
         let calleeEvents: Task<[CallEvent], Never>
         let pumps: [Task<Void, Never>]
 
-        init(faults: LoopbackFaults = .none, srtp: Bool = false) async throws {
+        /// `callerMedia` is the caller's media mode; the callee stays on `.auto` (follows the offer).
+        init(faults: LoopbackFaults = .none, srtp: Bool = false, callerMedia: CallMediaMode = .auto) async throws {
             let clock = ContinuousClock()
             let (a, b) = LoopbackChannel.pair(transport: .udp, clock: clock, faults: faults, seed: 5)
             let alice = SIPEndpoint(channel: a, clock: clock, ids: SeededIdentifierSource(seed: 1))
@@ -32,10 +33,13 @@ import Testing
             let bobBinding = LocalBinding(transport: .udp, host: "127.0.0.1", port: 5060)
             var options = CallOptions()
             options.srtp = srtp
+            var callerOptions = options
+            callerOptions.mediaMode = callerMedia
             caller = try Call(
                 calling: try SIPURI(parsing: "sip:bob@127.0.0.1:5060"),
                 from: SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@127.0.0.1")), endpoint: alice,
-                binding: aliceBinding, credentials: nil, options: options, source: ToneGenerator(frequencies: [440]),
+                binding: aliceBinding, credentials: nil, options: callerOptions,
+                source: ToneGenerator(frequencies: [440]),
                 sink: callerSink, clock: clock, ids: SeededIdentifierSource(seed: 3))
             // Bob's first INVITE makes his call; then everything goes to it.
             var iterator = bobEvents.makeAsyncIterator()
@@ -102,7 +106,9 @@ import Testing
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value
         #expect(callerEvents.contains(.ringing))
-        #expect(callerEvents.contains(.answered(codec: "PCMA", srtp: srtp, telephoneEvent: true, media: srtp ? .sdes : .rtp)))
+        #expect(
+            callerEvents.contains(
+                .answered(codec: "PCMA", srtp: srtp, telephoneEvent: true, media: srtp ? .sdes : .rtp)))
         #expect(callerEvents.contains(.held(byPeer: false, direction: .sendonly)))
         #expect(callerEvents.contains(.resumed(byPeer: false)))
         #expect(calleeEvents.contains(.held(byPeer: true, direction: .recvonly)))
@@ -152,5 +158,45 @@ import Testing
         #expect(callerEvents.contains { if case .answered = $0 { true } else { false } })
         guard case .ended(let reason, _) = callerEvents.last else { return #expect(Bool(false)) }
         #expect(reason == .localHangUp || reason == .timeout, "\(reason)")
+    }
+
+    /// WebRTC media (`UDP/TLS/RTP/SAVPF`): the caller offers it, the callee (auto) answers in
+    /// kind; ICE and DTLS complete on both sides with the RFC 5763 roles (offerer = DTLS server),
+    /// tones go both ways, hold/resume re-offers keep the association, the hang-up ends both.
+    @Test func webRTCMediaBothWaysWithHoldAndResume() async throws {
+        let pair = try await Pair(callerMedia: .webRTC)
+        defer { pair.close() }
+        await pair.callee.ring()
+        await pair.callee.answer()
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(await pair.caller.state == .active)
+        #expect(Self.heard(pair.callerSink.samples, 1000), "caller hears the callee's tone")
+        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
+        await pair.caller.hold()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(await pair.callee.state == .held)
+        await pair.caller.resume()
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(await pair.caller.state == .active)
+        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller again after resume")
+        await pair.caller.hangUp()
+        let callerEvents = await pair.callerEvents.value
+        let calleeEvents = await pair.calleeEvents.value
+        for (events, role) in [(callerEvents, "server"), (calleeEvents, "client")] {
+            #expect(events.contains(.answered(codec: "PCMA", srtp: true, telephoneEvent: true, media: .webRTC)))
+            #expect(events.contains { if case .iceConnected = $0 { true } else { false } }, "\(events)")
+            #expect(
+                events.contains { if case .dtlsConnected(_, let r, _) = $0 { r == role } else { false } }, "\(events)")
+            #expect(events.filter { if case .dtlsConnected = $0 { true } else { false } }.count == 1)
+        }
+        guard case .ended(.localHangUp, let stats) = callerEvents.last else {
+            Issue.record("caller: \(callerEvents)")
+            return
+        }
+        #expect(stats.packetsReceived > 30)
+        guard case .ended(.remoteHangUp, _) = calleeEvents.last else {
+            Issue.record("callee: \(calleeEvents)")
+            return
+        }
     }
 }

@@ -19,7 +19,8 @@ extension KamailioPeer {
             let calleeWAV = H.temporaryPath("webrtc-callee"), callerWAV = H.temporaryPath("webrtc-caller")
             defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
             let callee = try await H.callee(
-                server, .udp, user: "1022", ["--media", "webrtc", "--tone", "1000", "--record", calleeWAV, "--after", "0.3"])
+                server, .udp, user: "1022",
+                ["--media", "webrtc", "--tone", "1000", "--record", calleeWAV, "--after", "0.3"])
             let caller = try H.dial(
                 server, .wss, user: "1021", to: "1022",
                 ["--media", "webrtc", "--tone", "440", "--record", callerWAV, "--duration", "3"])

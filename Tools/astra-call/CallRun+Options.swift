@@ -80,7 +80,8 @@ extension CallRun.Options {
         if mode == .webRTC {
             if srtp == "sdes" { throw ToolError(.usage, "--srtp sdes contradicts --media webrtc (DTLS-SRTP)") }
             if arguments.int("sdp-port") != nil {
-                throw ToolError(.usage, "--sdp-port does not apply to --media webrtc (the ICE candidates carry the port)")
+                throw ToolError(
+                    .usage, "--sdp-port does not apply to --media webrtc (the ICE candidates carry the port)")
             }
         }
         if arguments.string("stun") != nil {
