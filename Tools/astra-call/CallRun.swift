@@ -51,6 +51,9 @@ struct CallRun {
     let context: ToolContext
 
     func run() async -> ExitCode {
+        // SRTP's first use costs 20-60 ms (lazy OpenSSL set-up, docs/decisions.md D12): pay it
+        // while registering, not between an INVITE and its answer.
+        if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
             options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
