@@ -2,7 +2,7 @@
 # Runs the whole test suite in four phases (docs/decisions.md D6):
 #   1. everything CPU-bound or in virtual time, in parallel;
 #   2. real-time media suites (paced RTP, ICE, DTLS over real UDP sockets), alone, so a busy
-#      CPU does not starve their 20 ms pacing;
+#      CPU does not starve their 20 ms pacing; then (2b) the aiortc interop on its own;
 #   3. transport suites over real sockets (in-test peers: TCP, TLS, WebSocket, UDP);
 #   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves.
 # Each phase is a `swift test` run; the script fails if any phase fails.
@@ -15,7 +15,10 @@ if astra_interop_ready; then
 else
     echo "== run-tests: no aiortc venv at $ASTRA_INTEROP_VENV (scripts/install-interop.sh): interop tests skip" >&2
 fi
-realtime='MediaTests\.(MediaSession|ICESession|DTLSSession|DTLSInterop)|CallSessionTests\.CallLoopback'
+realtime='MediaTests\.(MediaSession|ICESession|DTLSSession)|CallSessionTests\.CallLoopback'
+# The aiortc interop runs Python media peers: after the other real-time suites, on its own, so
+# it never starves their pacing (docs/decisions.md D12).
+interop='MediaTests\.DTLSInterop'
 sockets='SIPTransportTests\.'
 peers='KamailioTests\.'
 status=0
@@ -24,8 +27,9 @@ phase() {
     shift 2
     swift test "$@" || status=1
 }
-phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$sockets" --skip "$peers"
+phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
 phase 2 "real-time media over real sockets" --filter "$realtime"
+phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
 phase 4 "real peers (Kamailio)" --filter "$peers"
 exit $status
