@@ -84,6 +84,20 @@ extension KamailioPeer {
             #expect(H.field("media", in: try #require(peer.events("answered").first)) == "webrtc")
         }
 
+        /// A callee that requires WebRTC (`--media webrtc`) refuses a plain RTP offer with 488;
+        /// both exit 1 and nothing reports ICE or DTLS.
+        @Test func webRTCRequiredButPlainOffered() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1026", ["--media", "webrtc"])
+            let caller = try H.dial(server, .wss, user: "1025", to: "1026", [])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
+            let ended = try #require(caller.events("ended").first, "\(caller.stdout)")
+            #expect(H.field("status", in: ended) == "488")
+            #expect(caller.events("answered").isEmpty && callee.events("dtls_connected").isEmpty)
+        }
+
         /// Replaces the first two hex digits of an SDP `a=fingerprint:sha-256` value (same
         /// length, so Content-Length stays right).
         static func forgeFingerprint(_ datagram: [UInt8]) -> [UInt8] {
