@@ -64,7 +64,7 @@ let package = Package(
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
@@ -81,6 +81,7 @@ let package = Package(
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+        tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),
