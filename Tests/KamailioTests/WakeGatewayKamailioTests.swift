@@ -54,10 +54,17 @@ extension KamailioPeer {
             #expect(released.string("push_id") == push)
             #expect(rig.events("failover").isEmpty)
             let pushSent = try #require(rig.instant(of: "push_sent"))
-            let registerSeen = try #require(rig.recorded.withLock { $0.last { $0.1.name == "register_seen" && $0.1.string("user") == "1034" && ($0.1.int("expires") ?? 0) > 0 }?.0 })
+            let registerSeen = try #require(
+                rig.recorded.withLock {
+                    $0.last {
+                        $0.1.name == "register_seen" && $0.1.string("user") == "1034" && ($0.1.int("expires") ?? 0) > 0
+                    }?.0
+                })
             let releasedAt = try #require(rig.instant(of: "released"))
             let ringing = try #require(rig.instant(of: "ringing"))
-            print("wake-gateway: fresh REGISTER → released \(ms(registerSeen, releasedAt)) ms, released → 180 \(ms(releasedAt, ringing)) ms, push → ack \(rig.events("ack").first?.int("since_push_ms") ?? -1) ms")
+            print(
+                "wake-gateway: fresh REGISTER → released \(ms(registerSeen, releasedAt)) ms, released → 180 \(ms(releasedAt, ringing)) ms, push → ack \(rig.events("ack").first?.int("since_push_ms") ?? -1) ms"
+            )
             #expect(ms(registerSeen, releasedAt) < 300)
             #expect(caller.events("answered").count == 1)
         }
@@ -81,7 +88,9 @@ extension KamailioPeer {
             #expect(H.field("status", in: ended) == "480")
             let trying = Int(H.field("t", in: caller.events("trying").first ?? "") ?? "") ?? 0
             let endedT = Int(H.field("t", in: ended) ?? "") ?? 0
-            print("wake-gateway: failover at gateway \(atGateway) ms after the INVITE; caller 100 Trying → 480 \(endedT - trying) ms (ack window \(ackWindow) ms)")
+            print(
+                "wake-gateway: failover at gateway \(atGateway) ms after the INVITE; caller 100 Trying → 480 \(endedT - trying) ms (ack window \(ackWindow) ms)"
+            )
             #expect(atGateway >= ackWindow && atGateway <= ackWindow + 100)
             #expect(Int64(endedT - trying) <= ackWindow + 100)
             #expect(rig.events("released").isEmpty)

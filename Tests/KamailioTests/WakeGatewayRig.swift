@@ -15,14 +15,17 @@ final class WakeGatewayRig: Sendable {
     /// The gateway's events with their arrival instants.
     final class Recorded: Sendable {
         let list = Mutex<[(ContinuousClock.Instant, WakeEvent)]>([])
-        func withLock<R>(_ body: (inout [(ContinuousClock.Instant, WakeEvent)]) -> R) -> R { list.withLock { body(&$0) } }
+        func withLock<R>(_ body: (inout [(ContinuousClock.Instant, WakeEvent)]) -> R) -> R {
+            list.withLock { body(&$0) }
+        }
     }
 
     static let token = (0..<32).map { String(format: "%02x", ($0 * 37 + 11) & 0xFF) }.joined()
     static let topic = "com.example.astra.voip"
 
     private init(
-        server: KamailioServer, gateway: WakeGatewayServer<ContinuousClock>, ports: WakeGatewayServer<ContinuousClock>.Ports,
+        server: KamailioServer, gateway: WakeGatewayServer<ContinuousClock>,
+        ports: WakeGatewayServer<ContinuousClock>.Ports,
         recorded: Recorded
     ) {
         self.server = server
@@ -55,7 +58,9 @@ final class WakeGatewayRig: Sendable {
 
     var events: [WakeEvent] { recorded.withLock { $0.map(\.1) } }
     func events(_ name: String) -> [WakeEvent] { events.filter { $0.name == name } }
-    func instant(of name: String) -> ContinuousClock.Instant? { recorded.withLock { $0.first { $0.1.name == name }?.0 } }
+    func instant(of name: String) -> ContinuousClock.Instant? {
+        recorded.withLock { $0.first { $0.1.name == name }?.0 }
+    }
 
     func waitFor(_ name: String, _ timeout: Duration = .seconds(10)) async -> WakeEvent? {
         let end = ContinuousClock.now + timeout
@@ -71,7 +76,8 @@ final class WakeGatewayRig: Sendable {
     func http(_ method: String, _ target: String, _ body: String = "") async throws -> HTTPResponseHead {
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: ports.http)
         defer { connection.close() }
-        let text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        let text =
+            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         _ = await connection.write(Array(text.utf8))
         var buffer: [UInt8] = []
@@ -84,7 +90,8 @@ final class WakeGatewayRig: Sendable {
     }
 
     func registerToken(user: String, token: String = WakeGatewayRig.token) async throws {
-        let body = #"{"asterisk_endpoint":"\#(user)","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
+        let body =
+            #"{"asterisk_endpoint":"\#(user)","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
         let response = try await http("POST", "/api/v1/users/voip-push-token", body)
         try #require(response.status == 200, "\(response.text)")
     }

@@ -32,14 +32,18 @@ import Testing
                 if let m = received.withLock({ list -> SIPMessage? in
                     guard let i = list.firstIndex(where: `where`) else { return nil }
                     return list.remove(at: i)
-                }) { return m }
+                }) {
+                    return m
+                }
                 try? await Task.sleep(for: .milliseconds(5))
             }
             return nil
         }
 
         func send(_ text: String, to port: UInt16) async throws {
-            try await udp.send(Array(text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n").utf8), to: SocketAddress(ip: "127.0.0.1", port: port)!)
+            try await udp.send(
+                Array(text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n").utf8),
+                to: SocketAddress(ip: "127.0.0.1", port: port)!)
         }
     }
 
@@ -73,9 +77,12 @@ import Testing
             emit: { _ in })
         _ = try await gateway.start()
         let token = String(repeating: "0a", count: 32)
-        let body = #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
+        let body =
+            #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
         let response = await gateway.handleHTTP(
-            try HTTPRequest(method: "POST", target: "/api/v1/users/voip-push-token", headers: [HTTPHeader("Host", "h")], body: Array(body.utf8)))
+            try HTTPRequest(
+                method: "POST", target: "/api/v1/users/voip-push-token", headers: [HTTPHeader("Host", "h")],
+                body: Array(body.utf8)))
         #expect(response.status == 200)
         return gateway
     }
@@ -146,7 +153,8 @@ import Testing
         for status in [180, 200] {
             let response = SIPResponse(to: released, statusCode: status, toTag: "ph")
             try await kamailio.udp.send(response.serialized(), to: gateway.sipAddress)
-            let relayed = try #require(await kamailio.next { $0.response?.statusCode == status && $0.headers.callID == "call-1@test" })
+            let relayed = try #require(
+                await kamailio.next { $0.response?.statusCode == status && $0.headers.callID == "call-1@test" })
             #expect(relayed.headers.values(.via).count == 2)
             #expect(try relayed.headers.topVia()?.branch == "z9hG4bK-k1")
         }
@@ -177,7 +185,10 @@ import Testing
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         clock.advance(by: .seconds(10))
         try await Task.sleep(for: .milliseconds(50))
-        #expect(kamailio.received.withLock { $0.contains { $0.request?.method == .invite || $0.response?.statusCode == 480 } } == false)
+        #expect(
+            kamailio.received.withLock {
+                $0.contains { $0.request?.method == .invite || $0.response?.statusCode == 480 }
+            } == false)
         await gateway.stop()
     }
 }
