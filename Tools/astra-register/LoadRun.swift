@@ -97,11 +97,13 @@ struct LoadRun {
         return outcomes.contains { $0.exit == .network } ? .network : .failure
     }
 
-    private func emit(_ outcome: LineOutcome) {
+    private func emit(_ outcome: LineOutcome) { context.output.emit("line_result", fields(outcome)) }
+
+    private func fields(_ outcome: LineOutcome) -> JSONObject {
         var fields: JSONObject = ["aor": .string(outcome.aor), "registered": .bool(outcome.exit == .success)]
         fields["ms"] = outcome.latency.map { .double(Double($0.microseconds) / 1000) } ?? .null
         if let reason = outcome.reason { fields["reason"] = .string(reason) }
-        context.output.emit("line_result", fields)
+        return fields
     }
 
     /// Every line to one UDP server: one socket, one ``RegistrationLoad`` stepped by one loop.
@@ -124,18 +126,25 @@ struct LoadRun {
         let aors = setups.map { $0.aor.description }
         let collected = Mutex<[LineOutcome]>([])
         let started = ContinuousClock.now
-        await loop.run(.register) { [self] finished in
-            let outcome: LineOutcome
-            switch finished.result {
-            case .registered, .unregistered:
-                outcome = LineOutcome(index: finished.index, aor: aors[finished.index], latency: finished.latency,
-                                      exit: .success)
-            case .failed(let failure):
-                outcome = LineOutcome(index: finished.index, aor: aors[finished.index],
-                                      exit: RegisterRun.exitCode(for: failure), reason: failure.description)
+        await loop.run(.register) { [self] batch in
+            // One write for the lines finished in one turn of the loop.
+            var text = ""
+            var outcomes: [LineOutcome] = []
+            for finished in batch {
+                let outcome: LineOutcome
+                switch finished.result {
+                case .registered, .unregistered:
+                    outcome = LineOutcome(index: finished.index, aor: aors[finished.index],
+                                          latency: finished.latency, exit: .success)
+                case .failed(let failure):
+                    outcome = LineOutcome(index: finished.index, aor: aors[finished.index],
+                                          exit: RegisterRun.exitCode(for: failure), reason: failure.description)
+                }
+                outcomes.append(outcome)
+                text += context.output.render("line_result", fields(outcome))
             }
-            collected.withLock { $0.append(outcome) }
-            emit(outcome)
+            context.output.write(text)
+            collected.withLock { $0 += outcomes }
         }
         let wall = ContinuousClock.now - started
         await loop.run(.unregister) { _ in }
@@ -187,8 +196,10 @@ struct LoadRun {
     private func readLines() throws(ToolError) -> [Line] {
         let text = try InputReader.readText(path == "-" ? nil : path)
         var lines: [Line] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = raw.trimmingCharacters(in: " \t\r")
+        // Split on the UTF-8 bytes: splitting a String by Character costs ~50 µs per line.
+        let rows = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (number, row) in rows.enumerated() {
+            let trimmed = Substring(row).trimmingCharacters(in: " \t\r")
             guard !trimmed.isEmpty else { continue }
             do {
                 lines.append(try Line(json: String(trimmed)))

@@ -25,14 +25,14 @@ final class UDPLoadLoop: @unchecked Sendable {
     /// Time since the loop was created (the engine's clock).
     var now: Duration { ContinuousClock.now - start }
 
-    /// Runs one phase to its end on a dedicated thread; `outcome` is called on that thread as
-    /// each line finishes.
+    /// Runs one phase to its end on a dedicated thread; `outcome` is called on that thread with
+    /// the lines finished in each turn (in order), after that turn's messages went out.
     func run(_ phase: RegistrationLoad.Phase,
-             outcome: @escaping @Sendable (RegistrationLoad.Outcome) -> Void) async {
+             outcome: @escaping @Sendable ([RegistrationLoad.Outcome]) -> Void) async {
         await DedicatedThread.run { [self] in loop(phase, outcome: outcome) }
     }
 
-    private func loop(_ phase: RegistrationLoad.Phase, outcome: (RegistrationLoad.Outcome) -> Void) {
+    private func loop(_ phase: RegistrationLoad.Phase, outcome: ([RegistrationLoad.Outcome]) -> Void) {
         engine.begin(phase, now: now)
         flush(outcome)
         let limits = SIPParserLimits(maxBodySize: 65_535)
@@ -51,13 +51,14 @@ final class UDPLoadLoop: @unchecked Sendable {
         }
     }
 
-    private func flush(_ outcome: (RegistrationLoad.Outcome) -> Void) {
+    private func flush(_ outcome: ([RegistrationLoad.Outcome]) -> Void) {
         while engine.hasOutput {
             let messages = engine.takeOutgoing()
             if !messages.isEmpty {
                 do { try socket.send(messages) } catch { engine.transportFailed(now: now) }
             }
-            for finished in engine.takeOutcomes() { outcome(finished) }
+            let finished = engine.takeOutcomes()
+            if !finished.isEmpty { outcome(finished) }
         }
     }
 }

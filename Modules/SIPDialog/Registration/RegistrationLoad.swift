@@ -121,7 +121,7 @@ public struct RegistrationLoad: Sendable {
     /// A response from the flow (§17.1.3: matched by top-Via branch; CSeq is checked by the
     /// registration). Responses that match no REGISTER in flight are dropped.
     public mutating func receive(_ response: SIPResponse, now: Duration) {
-        guard let branch = (try? response.headers.topVia())?.branch, let index = byBranch[branch] else { return }
+        guard let branch = response.headers.topViaBranch, let index = byBranch[branch] else { return }
         let actions = slots[index].transaction.receive(status: response.statusCode, response)
         perform(actions, slot: index, now: now)
     }
@@ -224,14 +224,12 @@ public struct RegistrationLoad: Sendable {
     }
 
     private mutating func startTransaction(_ request: SIPRequest, slot index: Int, now: Duration) {
-        guard let key = TransactionKey.client(request: request) else {
-            finish(index, .failed(.transportError), now: now)
-            return
-        }
+        // The builder made the branch (RFC 3261 §8.1.1.7): no need to parse our own Via back.
+        let branch = slots[index].client.builder.lastBranch
         slots[index].request = request.serialized()
-        slots[index].branch = key.branch
+        slots[index].branch = branch
         slots[index].transaction = NonInviteClientTransaction(reliable: reliable, timers: timers)
-        byBranch[key.branch] = index
+        byBranch[branch] = index
         perform(slots[index].transaction.start(), slot: index, now: now)
     }
 
