@@ -92,8 +92,10 @@ public final class UDPBatchSocket {
 
     /// Hands every datagram queued now to `body`, in order, without waiting; returns how many.
     /// The bytes are only valid during the call. CRLF keep-alives are skipped (RFC 5626 §4.4.1).
+    /// Throws when the socket reports an error instead (e.g. ECONNREFUSED: the server's ICMP
+    /// port unreachable for something we sent — nothing listens there).
     @discardableResult
-    public func receiveAll(_ body: (UnsafeRawBufferPointer) -> Void) -> Int {
+    public func receiveAll(_ body: (UnsafeRawBufferPointer) -> Void) throws(TransportError) -> Int {
         var total = 0
         while !closed {
             for index in 0..<slots {
@@ -105,8 +107,11 @@ public final class UDPBatchSocket {
             }
             let count = astra_recvmmsg(fd, headers, UInt32(slots), Int32(MSG_DONTWAIT))
             if count < 0 {
-                if errno == EINTR { continue }
-                return total  // EAGAIN (drained) or ECONNREFUSED (nothing listens): nothing more now
+                let e = errno
+                if e == EINTR { continue }
+                if e == EAGAIN || e == EWOULDBLOCK { return total }
+                throw TransportError(.connectFailed, transport: .udp, peer: remote.description,
+                                     "recvmmsg: \(SocketErrno(code: e))")
             }
             for index in 0..<Int(count) {
                 let bytes = UnsafeRawBufferPointer(start: buffers.baseAddress! + index * slotSize,

@@ -40,10 +40,16 @@ final class UDPLoadLoop: @unchecked Sendable {
             let wait = engine.nextDeadline().map { max(.zero, $0 - now) }
             if socket.waitReadable(timeout: wait) {
                 let received = now
-                socket.receiveAll { bytes in
-                    guard let message = try? SIPMessage(parsing: Array(bytes), limits: limits),
-                          case .response(let response) = message else { return }
-                    engine.receive(response, now: received)
+                do {
+                    try socket.receiveAll { bytes in
+                        guard let message = try? SIPMessage(parsing: Array(bytes), limits: limits),
+                              case .response(let response) = message else { return }
+                        engine.receive(response, now: received)
+                    }
+                } catch {
+                    // ICMP port unreachable and the like (RFC 3261 §8.1.3.1: a transport error
+                    // for every request in flight), instead of waiting for Timer F.
+                    engine.transportFailed(now: now)
                 }
             }
             engine.fireTimers(now: now)
