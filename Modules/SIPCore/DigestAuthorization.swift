@@ -95,7 +95,7 @@ public struct DigestAuthorization: Sendable, Hashable {
 
     private func render(response: String) -> String {
         // Built as bytes and turned into a String once: ~40 String appends per header were a
-        // measurable share of a load run's CPU (docs/decisions.md D12).
+        // measurable share of a load run's CPU (docs/decisions.md D13).
         var out = [UInt8]()
         out.reserveCapacity(320)
         Self.put("Digest username=", &out)

@@ -2,7 +2,7 @@ import CLinux
 import Glibc
 
 /// A UDP socket connected to one server, for a caller that runs its own loop on one thread
-/// (load generation, D12): no queue, no task, no actor per datagram. It waits with `poll(2)`,
+/// (load generation, D13): no queue, no task, no actor per datagram. It waits with `poll(2)`,
 /// receives every queued datagram with `recvmmsg(2)` and sends a batch with `sendmmsg(2)`.
 ///
 /// Connected, so the kernel delivers only the server's datagrams (the same filter as

@@ -53,7 +53,7 @@ extension KamailioPeer {
             }
         }
 
-        /// Load mode over UDP (one loop, decision D12): every line registers with digest, each is
+        /// Load mode over UDP (one loop, decision D13): every line registers with digest, each is
         /// reported, the summary counts them; a dead server fails fast with exit 3.
         @Test func loadModeRegistersEveryLineAndFailsFastOnADeadServer() async throws {
             let server = try KamailioServer.start()
