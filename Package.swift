@@ -77,7 +77,7 @@ let package = Package(
         tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
-        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),
