@@ -49,6 +49,10 @@ let package = Package(
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
+        // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
+        module("HTTPLite", []),
+        // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
@@ -62,12 +66,14 @@ let package = Package(
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
+        tests("HTTPLiteTests", ["HTTPLite"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
@@ -78,6 +84,7 @@ let package = Package(
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
+        tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),
