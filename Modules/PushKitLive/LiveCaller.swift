@@ -37,10 +37,13 @@ public actor LiveCaller {
     public private(set) var placed: [Int32: Placed] = [:]
     var tasks: [Task<Void, Never>] = []
     var onEnded: [@Sendable (Int32, Placed) async -> Void] = []
+    let answerTappedAt: @Sendable (Int32) async -> Int64
 
-    public init(line: Line, timeline: LiveTimeline, directory: CallDirectory, toneHz: Double = 440, sipTrace: Bool = false)
-        throws(LiveError)
-    {
+    public init(
+        line: Line, timeline: LiveTimeline, directory: CallDirectory, toneHz: Double = 440, sipTrace: Bool = false,
+        answerTappedAt: @escaping @Sendable (Int32) async -> Int64 = { _ in -1 }
+    ) throws(LiveError) {
+        self.answerTappedAt = answerTappedAt
         stack = try LiveSIPStack(line: line, userAgent: "astra-pushsim-caller", sipTrace: sipTrace)
         self.timeline = timeline
         self.directory = directory
@@ -128,10 +131,12 @@ public actor LiveCaller {
                 .live("caller_ringing", [("call", .int(c)), ("push_to_ring_ms", .int(now - p.startedAt))]), at: now)
         case .answered where p.answeredAt < 0:
             p.answeredAt = now
+            let tapped = await answerTappedAt(c)
+            timeline.record(.emu(.callConnected(call: c, answerDelayMs: tapped >= 0 ? now - tapped : -1)), at: now)
             let call = calls[c]
             tasks.append(
                 Task {
-                    try? await Task.sleep(for: .milliseconds(talkMs))
+                    do { try await Task.sleep(for: .milliseconds(talkMs)) } catch { return }
                     await call?.hangUp()
                 })
         case .ended(let reason, _):

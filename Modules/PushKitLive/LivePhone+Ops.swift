@@ -105,7 +105,7 @@ extension LivePhone {
     func later(_ ms: Int64, _ body: @escaping @Sendable (isolated LivePhone) async -> Void) {
         tasks.append(
             Task { [weak self] in
-                if ms > 0 { try? await Task.sleep(for: .milliseconds(ms)) }
+                if ms > 0 { do { try await Task.sleep(for: .milliseconds(ms)) } catch { return } }
                 guard let self else { return }
                 await self.run(body)
             })

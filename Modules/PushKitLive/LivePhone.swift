@@ -275,7 +275,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
             let gen = generation
             tasks.append(
                 Task { [weak self] in
-                    try? await Task.sleep(for: .milliseconds(delay))
+                    do { try await Task.sleep(for: .milliseconds(delay)) } catch { return }
                     await self?.runHandler(p, expectedGeneration: gen)
                 })
         }

@@ -31,7 +31,9 @@ public enum LiveRunner {
             expected: scenario.expect, pushToRingMs: [], failoverMs: [])
         let caller: LiveCaller
         do {
-            caller = try LiveCaller(line: env.callerLine, timeline: timeline, directory: directory, sipTrace: env.sipTrace)
+            caller = try LiveCaller(
+                line: env.callerLine, timeline: timeline, directory: directory, sipTrace: env.sipTrace,
+                answerTappedAt: { await phone.answerTappedAt(call: $0) })
             try await caller.start()
             try await setUp(phone, scenario, config: config)
         } catch {
@@ -82,6 +84,9 @@ public enum LiveRunner {
         while timeline.now < horizon, !(await caller.allEnded) {
             try? await Task.sleep(for: .milliseconds(20))
         }
+        // Let the phone finish what it does after the last call ended (a late launch, an ack).
+        let settle = base + (scenario.steps.map(\.at).max() ?? 0) + scenario.settleMs
+        if timeline.now < settle { try? await Task.sleep(for: .milliseconds(settle - timeline.now)) }
         try? await Task.sleep(for: .milliseconds(200))
         let placed = await caller.placed
         for c in placed.keys.sorted() {
@@ -113,8 +118,8 @@ public enum LiveRunner {
             if !scenario.online { await phone.goOffline() }
             return
         }
-        if scenario.app == .killed && !config.rfc8599 {
-            // The app uploaded its token on an earlier run, then was killed (never registered now).
+        if scenario.app != .foreground && !config.rfc8599 {
+            // The app uploaded its token on an earlier run (virtual mode's `token_on_server`).
             let response = try await config.gateway.registerToken(
                 endpoint: config.endpointName, tokenHex: config.token.rawHexForAPNsRequestOnly,
                 environment: config.environment.rawValue, bundleID: config.bundleID)

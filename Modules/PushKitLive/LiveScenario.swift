@@ -42,6 +42,8 @@ public struct LiveScenario: Sendable {
     public var expect: [CallOutcome]
     /// Cold-launch delay of a killed app (ms); cancel-before-wake needs a slow launch.
     public var launchFromKilledMs: Int64 = 0
+    /// The run lasts at least this long after the last step (ms), so late phone work is seen.
+    public var settleMs: Int64 = 300
 
     public init(name: String, summary: String, app: AppState, steps: [Step], expect: [CallOutcome]) {
         self.name = name
@@ -143,6 +145,7 @@ public enum LiveScenarios {
             steps: [.init(at: 200, .call(answerAfterMs: 3_000, talkMs: talk)), .init(at: 500, .hangup(call: 0))],
             expect: [.cancelled])
         s.launchFromKilledMs = 1_000
+        s.settleMs = 2_000
         return s
     }
 }
