@@ -66,7 +66,7 @@ let package = Package(
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
