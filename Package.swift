@@ -94,5 +94,6 @@ let package = Package(
         bench("bench-pushsim", ["PushKitEmu"]),
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
+        bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
     ]
 )
