@@ -49,8 +49,15 @@ dead.online = false
 dead.staleBinding = true
 dead.settleMs = 100
 
+// The same dead phone without a registrar binding (expired or never registered): no qualify step.
+var unbound = dead
+unbound.name = "offline"
+unbound.staleBinding = false
+unbound.app = .suspended
+
 var pushToRing: [Int64] = []
 var failover: [Int64] = []
+var failoverUnbound: [Int64] = []
 var failures: [String] = []
 for i in 0..<runs {
     var env = infrastructure.environment
@@ -61,6 +68,11 @@ for i in 0..<runs {
     let deadReport = await LiveRunner.run(dead, policy: .correct, environment: env)
     if deadReport.passed, let ms = deadReport.failoverMs.first { failover.append(ms) } else {
         failures.append("dead-phone#\(i): \(deadReport.summary)")
+    }
+    env.phoneUser = String(1040 + i % 20)
+    let unboundReport = await LiveRunner.run(unbound, policy: .correct, environment: env)
+    if unboundReport.passed, let ms = unboundReport.failoverMs.first { failoverUnbound.append(ms) } else {
+        failures.append("offline#\(i): \(unboundReport.summary)")
     }
 }
 infrastructure.stop()
@@ -76,7 +88,10 @@ print(
     "push_to_ring_ms": {"median": \(percentile(pushToRing, 0.5)), "p95": \(percentile(pushToRing, 0.95)), \
     "min": \(pushToRing.min() ?? -1), "max": \(pushToRing.max() ?? -1), "target": \(ringTarget)}, \
     "failover_ms": {"median": \(percentile(failover, 0.5)), "p95": \(percentile(failover, 0.95)), \
-    "min": \(failover.min() ?? -1), "max": \(failover.max() ?? -1), "target": \(failoverTarget)}, \
+    "min": \(failover.min() ?? -1), "max": \(failover.max() ?? -1), "target": \(failoverTarget), \
+    "note": "binding still registered: the gateway qualifies first (qualify timeout \(settings.qualifyTimeoutMs) ms)"}, \
+    "failover_no_binding_ms": {"median": \(percentile(failoverUnbound, 0.5)), "p95": \(percentile(failoverUnbound, 0.95)), \
+    "min": \(failoverUnbound.min() ?? -1), "max": \(failoverUnbound.max() ?? -1), "target": \(failoverTarget)}, \
     "failures": \(failures.count), "ok": \(ok)}
     """)
 exit(ok ? 0 : 1)
