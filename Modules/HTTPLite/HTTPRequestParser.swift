@@ -105,7 +105,9 @@ public struct HTTPRequestParser: Sendable {
         var length = 0
         let lengths = Set(
             headers.filter { $0.name.lowercased() == "content-length" }.flatMap {
-                $0.value.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: " \t") }
+                $0.value.split(separator: ",", omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: " \t")
+                }
             })
         if let text = lengths.first {
             guard lengths.count == 1, !text.isEmpty, text.count <= 12, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),

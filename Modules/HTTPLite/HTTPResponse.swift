@@ -46,7 +46,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// The wire form.
     public func serialized(keepAlive: Bool) -> [UInt8] {
         var text = "HTTP/1.1 \(status) \(reason)\r\n"
-        for header in headers where header.name.lowercased() != "content-length" && header.name.lowercased() != "connection" {
+        for header in headers
+        where header.name.lowercased() != "content-length" && header.name.lowercased() != "connection" {
             text += header.name + ": " + HTTPResponse.oneLine(header.value) + "\r\n"
         }
         text += "Content-Length: \(body.count)\r\n"
@@ -103,8 +104,10 @@ public struct HTTPResponseHead: Sendable, Hashable {
         }
         let length = headers.last { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
         guard bytes.count >= end + 4 + length else { return nil }
-        return (HTTPResponseHead(status: status, headers: headers, body: Array(bytes[end + 4..<end + 4 + length])),
-                end + 4 + length)
+        return (
+            HTTPResponseHead(status: status, headers: headers, body: Array(bytes[end + 4..<end + 4 + length])),
+            end + 4 + length
+        )
     }
 
     public var text: String { String(decoding: body, as: UTF8.self) }

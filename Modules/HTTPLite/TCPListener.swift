@@ -24,7 +24,9 @@ public final class TCPListener: @unchecked Sendable {
             throw error
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, backlog) == 0 else {
             let e = errno
@@ -58,7 +60,9 @@ public final class TCPListener: @unchecked Sendable {
                 setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
                 inet_ntop(AF_INET, &peer.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-                let remote = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + ":\(UInt16(bigEndian: peer.sin_port))"
+                let remote =
+                    String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    + ":\(UInt16(bigEndian: peer.sin_port))"
                 sink.yield(TCPConnection(fd: client, remote: remote))
             }
         }

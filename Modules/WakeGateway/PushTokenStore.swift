@@ -18,7 +18,9 @@ public struct PushTokenStore: Sendable {
 
     public mutating func setAPI(_ registration: PushRegistration) { api[registration.endpoint] = registration }
     public mutating func setRFC8599(_ registration: PushRegistration) { rfc8599[registration.endpoint] = registration }
-    @discardableResult public mutating func removeAPI(_ endpoint: String) -> Bool { api.removeValue(forKey: endpoint) != nil }
+    @discardableResult public mutating func removeAPI(_ endpoint: String) -> Bool {
+        api.removeValue(forKey: endpoint) != nil
+    }
 
     /// Applies a token request (`registerToken`, `status`, `deleteToken`) and returns the
     /// response; `ack` is the gateway's and is answered 500 here.
@@ -37,7 +39,9 @@ public struct PushTokenStore: Sendable {
             let matches = token.flatMap(TokenText.normalized) == registration.token
             return .json(200, Self.statusJSON(registration, tokenMatches: matches))
         case .deleteToken(let endpoint):
-            guard removeAPI(endpoint) else { return .json(404, LineJSON.object([("registered", .bool(false))]).serialized) }
+            guard removeAPI(endpoint) else {
+                return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
+            }
             return .json(200, LineJSON.object([("registered", .bool(false)), ("deleted", .bool(true))]).serialized)
         case .ack:
             return .text(500, "ack is handled by the gateway")

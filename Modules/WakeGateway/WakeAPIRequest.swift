@@ -12,7 +12,8 @@ import SIPCore
 /// | DELETE | `/api/v1/users/voip-push-token` | `?asterisk_endpoint=` |
 /// | POST | `/api/v1/users/voip-push-ack` | `{push_id}` (no auth: the push-id is the capability) |
 public enum WakeAPIRequest: Sendable, Hashable {
-    case registerToken(endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String)
+    case registerToken(
+        endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String)
     case status(endpoint: String, token: String?)
     case deleteToken(endpoint: String)
     case ack(pushID: String)
@@ -104,7 +105,9 @@ public enum WakeAPIRequest: Sendable, Hashable {
         guard case .string(let text) = value else {
             return .failure(Refusal(.text(400, "field \(key) must be a string, not \(value.typeName)")))
         }
-        guard !text.isEmpty, text.count <= 512 else { return .failure(Refusal(.text(400, "field \(key) must be 1-512 characters"))) }
+        guard !text.isEmpty, text.count <= 512 else {
+            return .failure(Refusal(.text(400, "field \(key) must be 1-512 characters")))
+        }
         return .success(text)
     }
 

@@ -42,10 +42,12 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "released",
-                [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
-                 ("direct", .bool(direct)), ("push_id", .string(call.pushID ?? "")),
-                 ("since_ack_ms", .int(call.ackMs.map { (released.releasedMs ?? nowMs) - $0 } ?? -1)),
-                 ("since_invite_ms", .int((released.releasedMs ?? nowMs) - call.arrivedMs))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
+                    ("direct", .bool(direct)), ("push_id", .string(call.pushID ?? "")),
+                    ("since_ack_ms", .int(call.ackMs.map { (released.releasedMs ?? nowMs) - $0 } ?? -1)),
+                    ("since_invite_ms", .int((released.releasedMs ?? nowMs) - call.arrivedMs)),
+                ]))
     }
 
     /// Sends the INVITE downstream to Kamailio (to the original R-URI, or `requestURI`).
@@ -122,10 +124,13 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "push_sent",
-                [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
-                 ("push_id", .string(pushID)), ("apns_id", .string(apnsID)), ("apns", .string(outcome)),
-                 ("token", .string(registration.redactedToken)), ("token_source", .string(registration.source.rawValue)),
-                 ("topic", .string(registration.topic)), ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
+                    ("push_id", .string(pushID)), ("apns_id", .string(apnsID)), ("apns", .string(outcome)),
+                    ("token", .string(registration.redactedToken)),
+                    ("token_source", .string(registration.source.rawValue)),
+                    ("topic", .string(registration.topic)), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                ]))
         if case .rejected(let reason) = result { return reason }
         return nil
     }
@@ -146,22 +151,29 @@ extension WakeGatewayServer {
             emit(
                 WakeEvent(
                     "failover",
-                    [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("reason", .string(reason.rawValue)),
-                     ("target", .string(target)), ("since_invite_ms", .int(elapsed)),
-                     ("since_push_ms", .int(call.pushSentMs.map { nowMs - $0 } ?? -1)), ("since_ack_ms", .int(sinceAck))]))
+                    [
+                        ("call", .int(Int64(id))), ("call_id", .string(call.callID)),
+                        ("reason", .string(reason.rawValue)),
+                        ("target", .string(target)), ("since_invite_ms", .int(elapsed)),
+                        ("since_push_ms", .int(call.pushSentMs.map { nowMs - $0 } ?? -1)),
+                        ("since_ack_ms", .int(sinceAck)),
+                    ]))
             await forward(id, to: uri)
             return
         }
         emit(
             WakeEvent(
                 "failover",
-                [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("reason", .string(reason.rawValue)),
-                 ("status", .int(480)), ("since_invite_ms", .int(elapsed)),
-                 ("since_push_ms", .int(call.pushSentMs.map { nowMs - $0 } ?? -1)), ("since_ack_ms", .int(sinceAck))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("reason", .string(reason.rawValue)),
+                    ("status", .int(480)), ("since_invite_ms", .int(elapsed)),
+                    ("since_push_ms", .int(call.pushSentMs.map { nowMs - $0 } ?? -1)), ("since_ack_ms", .int(sinceAck)),
+                ]))
         var extra = SIPHeaders()
         extra.add("Reason", "SIP;cause=480;text=\"wake \(reason.rawValue)\"")
         extra.add("Warning", "399 astra-wakegw \"wake failover: \(reason.rawValue)\"")
-        await finish(id, status: 480, reason: "Temporarily Unavailable", why: "failover_" + reason.rawValue, extra: extra)
+        await finish(
+            id, status: 480, reason: "Temporarily Unavailable", why: "failover_" + reason.rawValue, extra: extra)
     }
 
     // MARK: Replicated REGISTER (Kamailio t_replicate after save("location"))
@@ -202,8 +214,11 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "register_seen",
-                [("user", .string(user)), ("expires", .int(Int64(maxExpires))), ("contacts", .int(Int64(contacts.count))),
-                 ("pn_provider", .string(pn?.provider ?? "")), ("pn_used", .bool(pnUsed))]))
+                [
+                    ("user", .string(user)), ("expires", .int(Int64(maxExpires))),
+                    ("contacts", .int(Int64(contacts.count))),
+                    ("pn_provider", .string(pn?.provider ?? "")), ("pn_used", .bool(pnUsed)),
+                ]))
         guard fresh else { return }
         for (id, call) in calls where call.user == user && call.phase == .held {
             await wake?.registerReceived(id)

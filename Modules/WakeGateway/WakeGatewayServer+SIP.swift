@@ -31,18 +31,22 @@ extension WakeGatewayServer {
     }
 
     func reply(
-        to request: SIPRequest, _ status: Int, reason: String? = nil, toTag: String? = nil, extra: SIPHeaders = SIPHeaders(),
+        to request: SIPRequest, _ status: Int, reason: String? = nil, toTag: String? = nil,
+        extra: SIPHeaders = SIPHeaders(),
         to remote: SocketAddress
     ) async {
         var headers = extra
         headers.add(.server, "astra-wakegw")
-        let response = SIPResponse(to: request, statusCode: status, reasonPhrase: reason, toTag: toTag, headers: headers)
+        let response = SIPResponse(
+            to: request, statusCode: status, reasonPhrase: reason, toTag: toTag, headers: headers)
         await send(response.serialized(), to: remote)
     }
 
     func newBranch() -> String { "z9hG4bK-wgw-" + ids.token(length: 16) }
 
-    func via(_ branch: String) -> String { "SIP/2.0/UDP \(sipAddress.uriHost):\(sipAddress.port);branch=\(branch);rport" }
+    func via(_ branch: String) -> String {
+        "SIP/2.0/UDP \(sipAddress.uriHost):\(sipAddress.port);branch=\(branch);rport"
+    }
 
     /// Sends `bytes` now and again at T1, 2·T1, … capped at T2 (RFC 3261 §17.1.1.2 Timer A /
     /// §17.2.1 Timer G) until ``stopRetransmitting(_:)`` or 64·T1.
@@ -76,7 +80,9 @@ extension WakeGatewayServer {
         }
         if let id = byUpstreamBranch[branch], let call = calls[id] {
             // A retransmission: repeat our last word (§17.2.1).
-            if let final = call.localFinal { await send(final, to: remote) } else {
+            if let final = call.localFinal {
+                await send(final, to: remote)
+            } else {
                 await reply(to: invite, 100, to: remote)
             }
             return
@@ -101,9 +107,12 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "call_held",
-                [("call", .int(Int64(id))), ("call_id", .string(callID)), ("user", .string(user)), ("caller", .string(caller)),
-                 ("registration_live", .bool(live)), ("has_token", .bool(registration != nil)),
-                 ("token_source", .string(registration?.source.rawValue ?? "none"))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(callID)), ("user", .string(user)),
+                    ("caller", .string(caller)),
+                    ("registration_live", .bool(live)), ("has_token", .bool(registration != nil)),
+                    ("token_source", .string(registration?.source.rawValue ?? "none")),
+                ]))
         await wake?.incomingCall(id, registrationLive: live, hasToken: registration != nil)
     }
 
@@ -123,8 +132,10 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "cancelled",
-                [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("phase", .string("\(call.phase)")),
-                 ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("phase", .string("\(call.phase)")),
+                    ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                ]))
         switch call.phase {
         case .held:
             await wake?.callerLeft(id)
@@ -159,8 +170,10 @@ extension WakeGatewayServer {
         emit(
             WakeEvent(
                 "call_ended",
-                [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
-                 ("why", .string(why)), ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
+                    ("why", .string(why)), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                ]))
     }
 
     // MARK: Responses (§16.7)
@@ -199,9 +212,11 @@ extension WakeGatewayServer {
                 emit(
                     WakeEvent(
                         "ringing",
-                        [("call", .int(Int64(id))), ("status", .int(Int64(status))),
-                         ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
-                         ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                        [
+                            ("call", .int(Int64(id))), ("status", .int(Int64(status))),
+                            ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
+                            ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                        ]))
             }
         } else if (200...299).contains(status) {
             if !call.answered {
@@ -210,8 +225,10 @@ extension WakeGatewayServer {
                 emit(
                     WakeEvent(
                         "answered",
-                        [("call", .int(Int64(id))), ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
-                         ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                        [
+                            ("call", .int(Int64(id))), ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
+                            ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                        ]))
                 calls[id] = call
                 await wake?.answered(id)
             }
@@ -220,8 +237,10 @@ extension WakeGatewayServer {
             emit(
                 WakeEvent(
                     "call_ended",
-                    [("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
-                     ("why", .string("downstream_final")), ("since_invite_ms", .int(nowMs - call.arrivedMs))]))
+                    [
+                        ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
+                        ("why", .string("downstream_final")), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                    ]))
         }
         calls[id] = call
         if alreadyFinal { return }

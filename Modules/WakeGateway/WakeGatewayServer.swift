@@ -160,8 +160,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                 emit(
                     WakeEvent(
                         "token_registered",
-                        [("user", .string(endpoint)), ("token", .string(TokenText.redact(token))),
-                         ("environment", .string(environment.rawValue))]))
+                        [
+                            ("user", .string(endpoint)), ("token", .string(TokenText.redact(token))),
+                            ("environment", .string(environment.rawValue)),
+                        ]))
             } else if case .deleteToken(let endpoint) = other, response.status == 200 {
                 emit(WakeEvent("token_deleted", [("user", .string(endpoint))]))
             }
@@ -181,8 +183,11 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             emit(
                 WakeEvent(
                     "ack",
-                    [("call", .int(Int64(id))), ("push_id", .string(pushID)), ("user", .string(call.user)),
-                     ("since_push_ms", .int(now - (call.pushSentMs ?? now))), ("since_invite_ms", .int(now - call.arrivedMs))]))
+                    [
+                        ("call", .int(Int64(id))), ("push_id", .string(pushID)), ("user", .string(call.user)),
+                        ("since_push_ms", .int(now - (call.pushSentMs ?? now))),
+                        ("since_invite_ms", .int(now - call.arrivedMs)),
+                    ]))
             await wake?.ackReceived(id)
             // The REGISTER may have overtaken the ack (different paths): feed it now.
             if let seen = lastRegisterMs[call.user], let pushed = call.pushSentMs, seen >= pushed {

@@ -3,7 +3,8 @@ import Testing
 @testable import HTTPLite
 
 @Suite struct HTTPRequestParserTests {
-    static let post = "POST /api/v1/x?a=1&b=h%C3%A9+llo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    static let post =
+        "POST /api/v1/x?a=1&b=h%C3%A9+llo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         + "Content-Length: 11\r\n\r\n{\"k\":\"v\"} \n"
 
     static func parseAll(_ text: String, limits: HTTPParserLimits = HTTPParserLimits()) throws -> [HTTPRequest] {

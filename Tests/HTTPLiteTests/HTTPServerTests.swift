@@ -33,7 +33,8 @@ import Testing
         let server = try Self.server()
         await server.start()
         defer { Task { await server.stop() } }
-        let requests = "POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi"
+        let requests =
+            "POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi"
             + "GET /missing HTTP/1.1\r\nHost: h\r\n\r\n"
         let responses = try await Self.exchange(server.port, requests, responses: 2)
         #expect(responses.map(\.status) == [200, 404])
@@ -60,7 +61,9 @@ import Testing
                 group.addTask {
                     let body = "n\(i)"
                     let r = try await Self.exchange(
-                        port, "POST /echo HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                        port,
+                        "POST /echo HTTP/1.1\r\nHost: h\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                    )
                     return r.first?.text == "POST \(body)\n" ? 200 : 0
                 }
             }

@@ -9,11 +9,14 @@ import Testing
 
     static func request(_ method: String, _ target: String, _ body: String = "") throws -> HTTPRequest {
         try HTTPRequest(
-            method: method, target: target, headers: [HTTPHeader("Host", "h"), HTTPHeader("Content-Type", "application/json")],
+            method: method, target: target,
+            headers: [HTTPHeader("Host", "h"), HTTPHeader("Content-Type", "application/json")],
             body: Array(body.utf8))
     }
 
-    static func apply(_ store: inout PushTokenStore, _ request: HTTPRequest, now: Int64 = 1_764_505_496_789) -> HTTPResponse {
+    static func apply(_ store: inout PushTokenStore, _ request: HTTPRequest, now: Int64 = 1_764_505_496_789)
+        -> HTTPResponse
+    {
         switch WakeAPIRequest.parse(request) {
         case .reject(let response): return response
         case .request(let parsed): return store.apply(parsed, nowMs: now)
@@ -31,37 +34,50 @@ import Testing
         #expect(store.registration(for: "1001")?.topic == "com.example.astra.voip")
 
         let status = Self.apply(
-            &store, try Self.request("GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1001&token=\(Self.token.uppercased())"))
+            &store,
+            try Self.request(
+                "GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1001&token=\(Self.token.uppercased())"))
         #expect(status.status == 200)
         #expect(
             String(decoding: status.body, as: UTF8.self)
                 == #"{"registered":true,"token_matches":true,"environment":"sandbox","platform":"ios","updated_at":"2025-11-30T12:24:56.789Z"}"#
                 + "\n")
         let other = Self.apply(
-            &store, try Self.request("GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1001&token=00112233445566778899"))
+            &store,
+            try Self.request("GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1001&token=00112233445566778899"))
         #expect(String(decoding: other.body, as: UTF8.self).contains(#""token_matches":false"#))
 
-        let deleted = Self.apply(&store, try Self.request("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=1001"))
+        let deleted = Self.apply(
+            &store, try Self.request("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=1001"))
         #expect(deleted.status == 200)
         let gone = Self.apply(&store, try Self.request("GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1001"))
         #expect(gone.status == 404)
         #expect(String(decoding: gone.body, as: UTF8.self) == "{\"registered\":false}\n")
-        #expect(Self.apply(&store, try Self.request("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=1001")).status == 404)
+        #expect(
+            Self.apply(&store, try Self.request("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=1001"))
+                .status == 404)
     }
 
     @Test(arguments: [
         ("POST", "/api/v1/users/voip-push-token", "{", 400, "bad JSON"),
         ("POST", "/api/v1/users/voip-push-token", "[1]", 400, "must be an object"),
         ("POST", "/api/v1/users/voip-push-token", #"{"asterisk_endpoint":"1001"}"#, 400, "missing field token"),
-        ("POST", "/api/v1/users/voip-push-token",
-         #"{"asterisk_endpoint":1001,"token":"x","environment":"sandbox","bundle_id":"b","platform":"ios"}"#, 400,
-         "must be a string"),
-        ("POST", "/api/v1/users/voip-push-token",
-         #"{"asterisk_endpoint":"1001","token":"xyz","environment":"sandbox","bundle_id":"b","platform":"ios"}"#, 400,
-         "token must be hex"),
-        ("POST", "/api/v1/users/voip-push-token",
-         #"{"asterisk_endpoint":"1001","token":"00112233445566778899","environment":"dev","bundle_id":"b","platform":"ios"}"#,
-         400, "environment must be"),
+        (
+            "POST", "/api/v1/users/voip-push-token",
+            #"{"asterisk_endpoint":1001,"token":"x","environment":"sandbox","bundle_id":"b","platform":"ios"}"#, 400,
+            "must be a string"
+        ),
+        (
+            "POST", "/api/v1/users/voip-push-token",
+            #"{"asterisk_endpoint":"1001","token":"xyz","environment":"sandbox","bundle_id":"b","platform":"ios"}"#,
+            400,
+            "token must be hex"
+        ),
+        (
+            "POST", "/api/v1/users/voip-push-token",
+            #"{"asterisk_endpoint":"1001","token":"00112233445566778899","environment":"dev","bundle_id":"b","platform":"ios"}"#,
+            400, "environment must be"
+        ),
         ("GET", "/api/v1/users/voip-push-status", "", 400, "asterisk_endpoint is required"),
         ("DELETE", "/api/v1/users/voip-push-token", "", 400, "asterisk_endpoint is required"),
         ("PUT", "/api/v1/users/voip-push-token", "", 405, "method not allowed"),
@@ -69,7 +85,8 @@ import Testing
         ("POST", "/api/v1/users/voip-push-ack", "{}", 400, "missing field push_id"),
         ("GET", "/api/v1/nope", "", 404, "no such endpoint"),
     ])
-    func badRequestsGetAOneLineReason(method: String, target: String, body: String, status: Int, reason: String) throws {
+    func badRequestsGetAOneLineReason(method: String, target: String, body: String, status: Int, reason: String) throws
+    {
         var store = PushTokenStore()
         let response = Self.apply(&store, try Self.request(method, target, body))
         let text = String(decoding: response.body, as: UTF8.self)
@@ -79,7 +96,8 @@ import Testing
     }
 
     @Test func ackParses() throws {
-        let parsed = WakeAPIRequest.parse(try Self.request("POST", "/api/v1/users/voip-push-ack", #"{"push_id":"p-1"}"#))
+        let parsed = WakeAPIRequest.parse(
+            try Self.request("POST", "/api/v1/users/voip-push-ack", #"{"push_id":"p-1"}"#))
         #expect(parsed == .request(.ack(pushID: "p-1")))
     }
 

@@ -7,7 +7,8 @@ import WakeGateway
 
 func address(_ text: String, _ flag: String) throws -> SocketAddress {
     let parts = text.split(separator: ":")
-    guard parts.count == 2, let port = UInt16(parts[1]), let address = SocketAddress(ip: String(parts[0]), port: port) else {
+    guard parts.count == 2, let port = UInt16(parts[1]), let address = SocketAddress(ip: String(parts[0]), port: port)
+    else {
         throw ToolError(.usage, "--\(flag) must be IPv4:PORT, got '\(text)'")
     }
     return address
