@@ -63,15 +63,23 @@ for i in 0..<runs {
     var env = infrastructure.environment
     env.phoneUser = String(1060 + i % 20)
     let report = await LiveRunner.run(killed, policy: .correct, environment: env)
-    if report.passed, let ms = report.pushToRingMs.first { pushToRing.append(ms) } else { failures.append("killed#\(i): \(report.summary)") }
+    if report.passed, let ms = report.pushToRingMs.first {
+        pushToRing.append(ms)
+    } else {
+        failures.append("killed#\(i): \(report.summary)")
+    }
     env.phoneUser = String(1080 + i % 20)
     let deadReport = await LiveRunner.run(dead, policy: .correct, environment: env)
-    if deadReport.passed, let ms = deadReport.failoverMs.first { failover.append(ms) } else {
+    if deadReport.passed, let ms = deadReport.failoverMs.first {
+        failover.append(ms)
+    } else {
         failures.append("dead-phone#\(i): \(deadReport.summary)")
     }
     env.phoneUser = String(1040 + i % 20)
     let unboundReport = await LiveRunner.run(unbound, policy: .correct, environment: env)
-    if unboundReport.passed, let ms = unboundReport.failoverMs.first { failoverUnbound.append(ms) } else {
+    if unboundReport.passed, let ms = unboundReport.failoverMs.first {
+        failoverUnbound.append(ms)
+    } else {
         failures.append("offline#\(i): \(unboundReport.summary)")
     }
 }

@@ -36,7 +36,9 @@ public struct DevicePush: Sendable, Hashable {
         callID = payload?["call_id"]?.stringValue
     }
 
-    public init(apnsID: String, pushID: String?, caller: String?, callID: String?, topic: String = "com.example.astra.voip") {
+    public init(
+        apnsID: String, pushID: String?, caller: String?, callID: String?, topic: String = "com.example.astra.voip"
+    ) {
         self.apnsID = apnsID
         pushType = "voip"
         self.topic = topic

@@ -135,4 +135,3 @@ extension Substring {
         return String(s)
     }
 }
-

@@ -35,7 +35,8 @@ public struct LiveEnvironment: Sendable {
     /// The phone's line: WSS to Kamailio.
     public var phoneLine: Line {
         Line(
-            user: phoneUser, password: "astra\(phoneUser)", domain: host, server: LineServer(host: host, port: Int(wssPort)),
+            user: phoneUser, password: "astra\(phoneUser)", domain: host,
+            server: LineServer(host: host, port: Int(wssPort)),
             transport: .wss, expires: 300, caFile: caFile, tlsVerify: caFile != nil)
     }
 

@@ -27,7 +27,9 @@ public final class LiveInfrastructure: Sendable {
         -> LiveInfrastructure
     {
         guard access(wakegw, X_OK) == 0 else { throw LiveError(.infrastructure, "\(wakegw): not an executable") }
-        guard access(kamailioScript, R_OK) == 0 else { throw LiveError(.infrastructure, "\(kamailioScript): not found") }
+        guard access(kamailioScript, R_OK) == 0 else {
+            throw LiveError(.infrastructure, "\(kamailioScript): not found")
+        }
         var lastError = ""
         for _ in 0..<6 {
             let base = UInt16.random(in: 20_000...58_000) / 8 * 8
@@ -47,7 +49,8 @@ public final class LiveInfrastructure: Sendable {
             unlink(runDir + ".start.out")
             guard status == 0 else {
                 lastError = output
-                _ = try? ChildProcess.run(["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")
+                _ = try? ChildProcess.run(
+                    ["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")
                 continue
             }
             let gateway: ChildProcess
@@ -56,12 +59,14 @@ public final class LiveInfrastructure: Sendable {
                     [
                         wakegw, "--sip", "127.0.0.1:\(gatewaySIP)", "--kamailio", "127.0.0.1:\(sip)",
                         "--http-port", String(http), "--apns-device-port", String(apns),
-                        "--ack-window-ms", String(settings.ackWindowMs), "--apns-delay-ms", String(settings.apnsDelayMs),
+                        "--ack-window-ms", String(settings.ackWindowMs), "--apns-delay-ms",
+                        String(settings.apnsDelayMs),
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
                     ], environment: currentEnvironment(), logPath: runDir + "/wakegw.log")
             } catch {
-                _ = try? ChildProcess.run(["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")
+                _ = try? ChildProcess.run(
+                    ["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")
                 throw error
             }
             var environment = LiveEnvironment()
@@ -83,7 +88,10 @@ public final class LiveInfrastructure: Sendable {
         throw LiveError(.infrastructure, "could not start Kamailio + astra-wakegw: \(lastError)")
     }
 
-    init(environment: LiveEnvironment, gateway: ChildProcess, kamailioScript: String, kamailioEnv: [String: String], runDir: String) {
+    init(
+        environment: LiveEnvironment, gateway: ChildProcess, kamailioScript: String, kamailioEnv: [String: String],
+        runDir: String
+    ) {
         self.environment = environment
         self.gateway = gateway
         self.kamailioScript = kamailioScript
@@ -110,7 +118,8 @@ public final class LiveInfrastructure: Sendable {
     /// Stops the gateway and Kamailio, removes the run dir (unless ASTRA_KEEP_KAMAILIO_RUN is set).
     public func stop() {
         gateway.stop()
-        _ = try? ChildProcess.run(["/bin/bash", kamailioScript, "stop"], environment: kamailioEnv, logPath: "/dev/null")
+        _ = try? ChildProcess.run(
+            ["/bin/bash", kamailioScript, "stop"], environment: kamailioEnv, logPath: "/dev/null")
         if getenv("ASTRA_KEEP_KAMAILIO_RUN") == nil {
             _ = try? ChildProcess.run(["/bin/rm", "-rf", runDir], environment: [:], logPath: "/dev/null")
         }

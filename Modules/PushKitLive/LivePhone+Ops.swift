@@ -84,7 +84,8 @@ extension LivePhone {
             guard online, !config.rfc8599 else { return }
             let gateway = config.gateway, name = config.endpointName, timeline = timeline
             perform {
-                if let response = try? await gateway.deleteToken(endpoint: name), (200..<300).contains(response.status) {
+                if let response = try? await gateway.deleteToken(endpoint: name), (200..<300).contains(response.status)
+                {
                     timeline.record(.tokenDeleted)
                 }
             }

@@ -30,7 +30,9 @@ extension LivePhone {
         let gen = generation
         tasks.append(
             Task { [weak self] in
-                for await event in stack.registration.events { await self?.lineEvent(event, stack: stack, generation: gen) }
+                for await event in stack.registration.events {
+                    await self?.lineEvent(event, stack: stack, generation: gen)
+                }
             })
         tasks.append(
             Task { [weak self] in
@@ -112,7 +114,8 @@ extension LivePhone {
                 source: ToneGenerator(frequencies: [config.toneHz]), sink: sink, clock: ContinuousClock(),
                 ids: stack.ids)
         } catch {
-            await stack.endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 500, toTag: "err"))
+            await stack.endpoint.respond(
+                to: incoming, with: SIPResponse(to: incoming.request, statusCode: 500, toTag: "err"))
             return
         }
         sipCalls[c] = taken

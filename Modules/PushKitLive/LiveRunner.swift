@@ -13,7 +13,8 @@ public enum LiveRunner {
         settings.ackWindowMs = env.ackWindowMs
         settings.qualifyTimeoutMs = env.qualifyTimeoutMs
         // The WAKE bound in live mode: qualify (when a binding looks live) + ack window + 100 ms.
-        settings.failoverBoundMs = env.ackWindowMs + (scenario.staleBinding || scenario.app == .background ? env.qualifyTimeoutMs : 0) + 100
+        settings.failoverBoundMs =
+            env.ackWindowMs + (scenario.staleBinding || scenario.app == .background ? env.qualifyTimeoutMs : 0) + 100
         settings.staleAfterMs = env.ackWindowMs
         let timeline = LiveTimeline()
         let directory = CallDirectory()
@@ -47,7 +48,9 @@ public enum LiveRunner {
             guard placed.outcome == .failedOver else { return }
             let after = placed.endedAt - placed.startedAt
             let reason: FailoverReason
-            if case .declined = placed.endReason { reason = .declined } else {
+            if case .declined = placed.endReason {
+                reason = .declined
+            } else {
                 reason = await phone.acked(call: c) ? .noRegister : .noAck
             }
             timeline.record(

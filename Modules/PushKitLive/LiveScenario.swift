@@ -80,7 +80,8 @@ public enum LiveScenarios {
     public static var killed: LiveScenario {
         LiveScenario(
             name: "killed",
-            summary: "app not running, unregistered: push, launch, report, ack, REGISTER over WSS, held INVITE, 180, answer",
+            summary:
+                "app not running, unregistered: push, launch, report, ack, REGISTER over WSS, held INVITE, 180, answer",
             app: .killed, steps: [.init(at: 200, .call(answerAfterMs: 300, talkMs: talk))], expect: [.connected])
     }
 
@@ -102,7 +103,8 @@ public enum LiveScenarios {
     public static func offline(_ ack: Int64) -> LiveScenario {
         var s = LiveScenario(
             name: "offline",
-            summary: "device offline: no APNs connection, push dropped (expiration 0), failover; back online, next call wakes it",
+            summary:
+                "device offline: no APNs connection, push dropped (expiration 0), failover; back online, next call wakes it",
             app: .suspended,
             steps: [
                 .init(at: 200, .call(answerAfterMs: 300, talkMs: talk)), .init(at: 200 + ack + 800, .online),
@@ -115,18 +117,21 @@ public enum LiveScenarios {
     public static func reconnect(_ ack: Int64) -> LiveScenario {
         LiveScenario(
             name: "reconnect",
-            summary: "registered phone goes offline, a call fails over; on reconnect nothing rings for it; the next call does",
+            summary:
+                "registered phone goes offline, a call fails over; on reconnect nothing rings for it; the next call does",
             app: .background,
             steps: [
                 .init(at: 100, .offline), .init(at: 300, .call(answerAfterMs: 300, talkMs: talk)),
-                .init(at: 300 + ack + 800, .online), .init(at: 300 + ack + 1_800, .call(answerAfterMs: 300, talkMs: talk)),
+                .init(at: 300 + ack + 800, .online),
+                .init(at: 300 + ack + 1_800, .call(answerAfterMs: 300, talkMs: talk)),
             ], expect: [.failedOver, .connected])
     }
 
     public static func deadPhone(_ ack: Int64) -> LiveScenario {
         var s = LiveScenario(
             name: "dead-phone",
-            summary: "phone died (offline, killed) with its binding still in the registrar: qualify, push, no ack, fast failover; revived, next call wakes it",
+            summary:
+                "phone died (offline, killed) with its binding still in the registrar: qualify, push, no ack, fast failover; revived, next call wakes it",
             app: .killed,
             steps: [
                 .init(at: 200, .call(answerAfterMs: 300, talkMs: talk)), .init(at: 200 + ack + 1_200, .online),

@@ -48,7 +48,9 @@ final class LoopbackSocket: @unchecked Sendable {
     func writeAll(_ bytes: [UInt8]) throws(LiveError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw LiveError(.network, "send(): \(String(cString: strerror(errno)))")

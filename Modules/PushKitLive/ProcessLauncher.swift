@@ -33,7 +33,9 @@ final class ChildProcess: Sendable {
         }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-        guard rc == 0 else { throw LiveError(.infrastructure, "cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else {
+            throw LiveError(.infrastructure, "cannot start \(argv[0]): \(String(cString: strerror(rc)))")
+        }
         self.pid = pid
     }
 
@@ -56,7 +58,9 @@ final class ChildProcess: Sendable {
     }
 
     /// Runs `argv` to completion; returns the exit status and the output.
-    static func run(_ argv: [String], environment: [String: String], logPath: String) throws(LiveError) -> (Int32, String) {
+    static func run(_ argv: [String], environment: [String: String], logPath: String) throws(LiveError) -> (
+        Int32, String
+    ) {
         let child = try ChildProcess(argv, environment: environment, logPath: logPath)
         var status: Int32 = 0
         while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}

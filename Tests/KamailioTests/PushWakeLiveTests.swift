@@ -73,7 +73,8 @@ extension KamailioPeer {
             #expect(names.firstIndex(of: "ack_sent")! < ringing)
             #expect(ringing < connected)
             #expect((report.phoneHeardSeconds ?? 0) >= 1.0, "phone heard \(report.phoneHeardSeconds ?? 0) s of 440 Hz")
-            #expect((report.callerHeardSeconds ?? 0) >= 1.0, "caller heard \(report.callerHeardSeconds ?? 0) s of 1 kHz")
+            #expect(
+                (report.callerHeardSeconds ?? 0) >= 1.0, "caller heard \(report.callerHeardSeconds ?? 0) s of 1 kHz")
             #expect(report.twoWayAudio == true)
             // Tokens never in clear.
             let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined()

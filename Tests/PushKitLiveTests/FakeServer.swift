@@ -23,7 +23,9 @@ final class FakeServer: Sendable {
                     let line = String(decoding: buffer[..<i], as: UTF8.self)
                     buffer.removeFirst(i + 1)
                     return line
-                }) { return line }
+                }) {
+                    return line
+                }
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, 4096, 0) }
                 if n <= 0 { return nil }
@@ -52,7 +54,9 @@ final class FakeServer: Sendable {
                 if n <= 0 { break }
                 body += chunk.prefix(n)
             }
-            return (String(requestLine.dropLast(requestLine.hasSuffix("\r") ? 1 : 0)), String(decoding: body, as: UTF8.self))
+            return (
+                String(requestLine.dropLast(requestLine.hasSuffix("\r") ? 1 : 0)), String(decoding: body, as: UTF8.self)
+            )
         }
 
         func close() {
@@ -74,7 +78,9 @@ final class FakeServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             port = 0
@@ -123,7 +129,8 @@ final class FakeGateway: Sendable {
             log.append(request)
             let answer = request.line.contains("voip-push-ack") ? ackBody : "{}"
             connection.write(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(answer.utf8.count)\r\nConnection: close\r\n\r\n\(answer)")
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(answer.utf8.count)\r\nConnection: close\r\n\r\n\(answer)"
+            )
             connection.close()
         }
     }
@@ -134,7 +141,7 @@ final class FakeGateway: Sendable {
 
 /// A fake APNs emulator device side: keeps the latest connection, records its hello line.
 final class FakeAPNs: Sendable {
-        let server: FakeServer
+    let server: FakeServer
 
     init() throws {
         let box = Box()
@@ -165,10 +172,12 @@ final class FakeAPNs: Sendable {
 
     /// Delivers one push line; false when no device is connected (expiration 0: dropped).
     @discardableResult
-    func push(pushID: String, callID: String, caller: String = "1001", topic: String = "com.example.astra.voip") -> Bool {
+    func push(pushID: String, callID: String, caller: String = "1001", topic: String = "com.example.astra.voip") -> Bool
+    {
         guard let c = box.current.withLock({ $0 }) else { return false }
         c.write(
-            "{\"apns_id\":\"00000000-0000-4000-8000-000000000001\",\"push_type\":\"voip\",\"topic\":\"\(topic)\",\"priority\":10,\"expiration\":0,\"payload\":{\"push_id\":\"\(pushID)\",\"caller\":\"\(caller)\",\"call_id\":\"\(callID)\",\"aps\":{}}}\n")
+            "{\"apns_id\":\"00000000-0000-4000-8000-000000000001\",\"push_type\":\"voip\",\"topic\":\"\(topic)\",\"priority\":10,\"expiration\":0,\"payload\":{\"push_id\":\"\(pushID)\",\"caller\":\"\(caller)\",\"call_id\":\"\(callID)\",\"aps\":{}}}\n"
+        )
         return true
     }
 

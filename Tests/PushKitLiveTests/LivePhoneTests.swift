@@ -59,8 +59,11 @@ import Testing
         let response = GatewayClient.parse(Array(text.utf8), complete: false)
         #expect(response?.status == 200)
         #expect(response?.json?["call_active"] == .bool(true))
-        #expect(GatewayClient.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab".utf8), complete: false) == nil)
-        #expect(LivePhone<ReferencePolicy>.callActive(.init(status: 200, body: Array("{\"call_active\":false}".utf8))) == false)
+        #expect(
+            GatewayClient.parse(Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab".utf8), complete: false) == nil)
+        #expect(
+            LivePhone<ReferencePolicy>.callActive(.init(status: 200, body: Array("{\"call_active\":false}".utf8)))
+                == false)
         #expect(LivePhone<ReferencePolicy>.callActive(.init(status: 410, body: [])) == false)
         #expect(LivePhone<ReferencePolicy>.callActive(.init(status: 200, body: [])) == true)
     }

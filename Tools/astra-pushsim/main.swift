@@ -10,7 +10,8 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
     let format: PushSimCommand.Format = context.output.format == .text ? .text : .json
     let output: PushSimOutput
     if context.subcommand == "live" {
-        output = await LiveCommand.execute(scenario: arguments.string("scenario"), options: liveOptions(arguments, format))
+        output = await LiveCommand.execute(
+            scenario: arguments.string("scenario"), options: liveOptions(arguments, format))
     } else {
         var options = PushSimOptions()
         options.policy = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
