@@ -59,16 +59,19 @@ let package = Package(
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
+        // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
+        module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
+        tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite"]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
@@ -80,7 +83,7 @@ let package = Package(
         tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
-        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
@@ -91,5 +94,6 @@ let package = Package(
         bench("bench-pushsim", ["PushKitEmu"]),
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
+        bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
     ]
 )

@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 realtime='MediaTests\.(MediaSession|ICESession|DTLSSession|DTLSInterop)|CallSessionTests\.CallLoopback'
-sockets='SIPTransportTests\.'
+sockets='SIPTransportTests\.|PushKitLiveTests\.'
 peers='KamailioTests\.'
 status=0
 phase() {
