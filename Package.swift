@@ -49,22 +49,31 @@ let package = Package(
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
+        // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
+        module("HTTPLite", []),
+        // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
+        // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
+        module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
+        tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
+        tests("HTTPLiteTests", ["HTTPLite"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
@@ -74,7 +83,8 @@ let package = Package(
         tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
-        tool("astra-pushsim", ["ToolSupport", "PushKitEmu"]),
+        tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
+        tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),
@@ -84,5 +94,6 @@ let package = Package(
         bench("bench-pushsim", ["PushKitEmu"]),
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
+        bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
     ]
 )

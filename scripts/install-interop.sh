@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs aiortc (PyPI) into a venv for the WebRTC interop tests (docs/decisions.md D12):
+# Installs aiortc (PyPI) into a venv for the WebRTC interop tests (docs/decisions.md D15):
 # an independent ICE + DTLS-SRTP implementation that Tests/MediaTests/DTLSInteropTests.swift
 # runs against (scripts/run-tests.sh exports ASTRA_AIORTC_PYTHON when the venv is ready).
 # Idempotent: exits at once when the venv already imports aiortc. PEP 668 forbids pip on

@@ -18,6 +18,9 @@
 #   KAMAILIO_NATPING  [30] seconds between OPTIONS pings to registered contacts
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
+#   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
+#                       through the gateway, REGISTERs are replicated to it, and X-Astra-Wake
+#                       from that address is trusted (docs/wake-gateway.md). Unset: no gateway.
 #   KAMAILIO_OWNER_PID  when set, Kamailio is killed (and its run dir removed) once that
 #                       process is gone: tests pass their own pid so a crash leaves nothing
 set -euo pipefail
@@ -29,6 +32,16 @@ wss_port=${KAMAILIO_WSS_PORT:-8089}
 natping=${KAMAILIO_NATPING:-30}
 run_dir=${KAMAILIO_RUN_DIR:-${TMPDIR:-/tmp}/astra-kamailio-$sip_port}
 kamailio_bin=${KAMAILIO_BIN:-kamailio}
+wake_gateway=${KAMAILIO_WAKE_GATEWAY:-}
+wake_args=()
+if [[ -n "$wake_gateway" ]]; then
+    if [[ ! "$wake_gateway" =~ ^([0-9.]+):([0-9]+)$ ]]; then
+        echo "kamailio.sh: KAMAILIO_WAKE_GATEWAY must be IPv4:PORT, got '$wake_gateway'" >&2
+        exit 64
+    fi
+    wake_args=(-A WITH_WAKEGW -A "WAKEGW_URI=\"sip:$wake_gateway\"" -A "WAKEGW_IP=\"${BASH_REMATCH[1]}\""
+        -A "WAKEGW_PORT=${BASH_REMATCH[2]}")
+fi
 cfg="$here/config/kamailio/kamailio.cfg"
 pid_file="$run_dir/kamailio.pid"
 log_file="$run_dir/kamailio.log"
@@ -110,7 +123,7 @@ start() {
     setsid "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
         -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
-        -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" \
+        -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" ${wake_args[@]+"${wake_args[@]}"} \
         </dev/null >>"$log_file" 2>&1 &
     echo $! > "$pid_file"
     if [[ -n "${KAMAILIO_OWNER_PID:-}" ]]; then
@@ -129,7 +142,7 @@ start() {
             return 1
         fi
         if tcp_up "$sip_port" && tcp_up "$tls_port" && tcp_up "$ws_port" && tcp_up "$wss_port"; then
-            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port (run dir $run_dir)"
+            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway} (run dir $run_dir)"
             return 0
         fi
         sleep 0.1
@@ -188,6 +201,6 @@ case "${1:-}" in
         echo "KAMAILIO_SIP_PORT=$sip_port"; echo "KAMAILIO_TLS_PORT=$tls_port"
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
-        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt" ;;
-    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway" ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

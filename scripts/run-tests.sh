@@ -17,9 +17,9 @@ else
 fi
 realtime='MediaTests\.(MediaSession|ICESession|DTLSSession)|CallSessionTests\.CallLoopback'
 # The aiortc interop runs Python media peers: after the other real-time suites, on its own, so
-# it never starves their pacing (docs/decisions.md D12).
+# it never starves their pacing (docs/decisions.md D15).
 interop='MediaTests\.DTLSInterop'
-sockets='SIPTransportTests\.'
+sockets='SIPTransportTests\.|PushKitLiveTests\.'
 peers='KamailioTests\.'
 status=0
 phase() {

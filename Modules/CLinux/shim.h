@@ -10,4 +10,22 @@
 #include <netdb.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* recvmmsg/sendmmsg and struct mmsghdr need _GNU_SOURCE, which Glibc's module does not set:
+   the same layout under our own name, and the system calls through syscall(2). */
+struct astra_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+
+static inline int astra_recvmmsg(int fd, struct astra_mmsghdr *vector, unsigned int count, int flags) {
+    return (int)syscall(SYS_recvmmsg, fd, vector, count, flags, (void *)0);
+}
+
+static inline int astra_sendmmsg(int fd, struct astra_mmsghdr *vector, unsigned int count, int flags) {
+    return (int)syscall(SYS_sendmmsg, fd, vector, count, flags);
+}
 #endif

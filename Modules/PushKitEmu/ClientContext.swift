@@ -14,7 +14,7 @@ public struct ClientContext: Sendable {
     public internal(set) var ops: [ClientOp] = []
     var nextUUID: Int32 = 0
 
-    init() { ops.reserveCapacity(16) }
+    package init() { ops.reserveCapacity(16) }
 
     /// A fresh CallKit call UUID (a small integer stands for the UUID).
     public mutating func newCallUUID() -> Int32 {
@@ -25,7 +25,8 @@ public struct ClientContext: Sendable {
     /// Records an op.
     public mutating func perform(_ op: ClientOp) { ops.append(op) }
 
-    mutating func begin(now: Int64, locked: Bool, online: Bool, appState: AppState) {
+    /// Starts a callback: the device facts it sees, an empty op list (live mode calls it too).
+    package mutating func begin(now: Int64, locked: Bool, online: Bool, appState: AppState) {
         self.now = now
         deviceLocked = locked
         self.online = online

@@ -171,7 +171,7 @@ public enum PushSimCommand {
     }
 
     /// Text format: `t` right-aligned, the event name, then the other fields as key=value.
-    static func render(_ json: String, _ format: Format) -> String {
+    package static func render(_ json: String, _ format: Format) -> String {
         guard format == .text else { return json }
         var body = Substring(json.dropFirst().dropLast())
         var fields: [String] = []

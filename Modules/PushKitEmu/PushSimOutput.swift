@@ -8,6 +8,12 @@ public struct PushSimOutput: Sendable, Hashable {
     /// 0 ok, 1 violation, 64 usage (TOOLS.md, sysexits EX_USAGE).
     public var exitCode: Int32 = 0
 
+    public init(stdout: [String] = [], stderr: [String] = [], exitCode: Int32 = 0) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exitCode = exitCode
+    }
+
     /// Whether this is a usage error (bad arguments, unknown or unreadable scenario): exit 64.
     public var isUsageError: Bool { exitCode == PushSimCommand.exitUsage }
 }

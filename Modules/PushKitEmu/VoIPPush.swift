@@ -32,4 +32,9 @@ public struct IncomingInvite: Sendable, Hashable {
     public var call: Int32
     /// The push-id the server put in the INVITE (RFC 8599-style), or -1 on a direct ring.
     public var pushID: Int32
+
+    public init(call: Int32, pushID: Int32) {
+        self.call = call
+        self.pushID = pushID
+    }
 }

@@ -4,6 +4,12 @@
 package enum JSONStringEscaping {
     package static func write(_ value: String, to out: inout String) {
         out += "\""
+        // Fast path: printable ASCII without quote or backslash needs no escaping.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

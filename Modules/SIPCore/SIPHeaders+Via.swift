@@ -42,3 +42,48 @@ extension SIPHeaders {
         return split.top
     }
 }
+
+extension SIPHeaders {
+    /// The `branch` parameter of the top Via (RFC 3261 §8.1.1.7), found by scanning the first Via
+    /// line's bytes without parsing the Via: what transaction matching (§17.1.3) needs per
+    /// response. Nil when there is no Via or its first element has no branch. Folded lines are
+    /// handled (SWS around `;` and `=`); quoted parameter values are skipped.
+    private static let branchName: [UInt8] = Array("branch".utf8)
+
+    package var topViaBranch: String? {
+        guard let slot = slots.first(where: { $0.known == .via }) else { return nil }
+        return storage.withUnsafeBufferPointer { p -> String? in
+            let end = slot.valueRange.upperBound
+            var i = slot.valueRange.lowerBound
+            var quoted = false
+            @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
+            while i < end {
+                let c = p[i]
+                if quoted {
+                    if c == UInt8(ascii: "\\") { i += 2; continue }
+                    if c == UInt8(ascii: "\"") { quoted = false }
+                    i += 1
+                    continue
+                }
+                if c == UInt8(ascii: "\"") { quoted = true }
+                if c == UInt8(ascii: ",") { return nil }  // end of the top Via element
+                guard c == UInt8(ascii: ";") else { i += 1; continue }
+                i += 1
+                while i < end, isSpace(p[i]) { i += 1 }
+                let name = SIPHeaders.branchName
+                guard end - i >= name.count,
+                      (0..<name.count).allSatisfy({ ByteClass.lower(p[i + $0]) == name[$0] }) else { continue }
+                var j = i + name.count
+                while j < end, isSpace(p[j]) { j += 1 }
+                guard j < end, p[j] == UInt8(ascii: "=") else { continue }
+                j += 1
+                while j < end, isSpace(p[j]) { j += 1 }
+                let start = j
+                while j < end, !isSpace(p[j]), p[j] != UInt8(ascii: ";"), p[j] != UInt8(ascii: ",") { j += 1 }
+                guard j > start else { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: p[start..<j]), as: UTF8.self)
+            }
+            return nil
+        }
+    }
+}

@@ -23,6 +23,13 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         for (name, value) in pairs { add(name, value) }
     }
 
+    /// Makes room for about `bytes` bytes of header lines in `count` lines (a builder that knows
+    /// the size saves the buffer's regrowth).
+    public mutating func reserveCapacity(bytes: Int, count: Int) {
+        storage.reserveCapacity(bytes)
+        slots.reserveCapacity(count)
+    }
+
     package init(storage: [UInt8], slots: [HeaderSlot]) {
         self.storage = storage
         self.slots = slots
@@ -90,7 +97,11 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         let slot = HeaderSlot(
             lineStart: Int32(lineStart), nameEnd: Int32(nameEnd), valueStart: Int32(valueStart),
             valueEnd: Int32(valueEnd), lineEnd: Int32(storage.count), known: name.known)
-        slots.insert(slot, at: Swift.min(Swift.max(index, 0), slots.count))
+        if index >= slots.count {
+            slots.append(slot)
+        } else {
+            slots.insert(slot, at: Swift.max(index, 0))
+        }
     }
 
     /// Replaces every line with this name by one `name: value` line at the first one's position

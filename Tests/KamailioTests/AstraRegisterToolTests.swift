@@ -53,6 +53,37 @@ extension KamailioPeer {
             }
         }
 
+        /// Load mode over UDP (one loop, decision D13): every line registers with digest, each is
+        /// reported, the summary counts them; a dead server fails fast with exit 3.
+        @Test func loadModeRegistersEveryLineAndFailsFastOnADeadServer() async throws {
+            let server = try KamailioServer.start()
+            let lines = (0..<30).map { index in
+                let user = 1020 + index % 10
+                return "{\"v\":1,\"user\":\"\(user)\",\"password\":\"astra\(user)\",\"domain\":\"127.0.0.1\","
+                    + "\"server\":\"127.0.0.1:\(server.port(for: .udp))\",\"transport\":\"udp\"}"
+            }.joined(separator: "\n")
+            let (status, out, err) = try await ToolProcess.run(
+                "astra-register", ["--load", "-", "--concurrency", "5"], stdin: lines)
+            #expect(status == 0, "\(err)")
+            #expect(err.isEmpty, "stderr: \(err)")
+            let events = out.split(separator: "\n")
+            #expect(events.filter { $0.contains("\"event\":\"line_result\"") && $0.contains("\"registered\":true") }
+                .count == 30)
+            let summary = try #require(events.last.map(String.init))
+            #expect(summary.contains("\"event\":\"load_summary\""))
+            #expect(summary.contains("\"registered\":30") && summary.contains("\"failed\":0"), "\(summary)")
+            #expect(!out.contains("astra1020"))
+
+            server.stop()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (deadStatus, deadOut, _) = try await ToolProcess.run(
+                "astra-register", ["--load", "-", "--concurrency", "5"], stdin: lines)
+            #expect(deadStatus == 3)
+            #expect(clock.now - start < .seconds(5))
+            #expect(deadOut.contains("\"registered\":0"))
+        }
+
         @Test func malformedLineJSONExitsSixtyFour() async throws {
             let (status, out, err) = try await ToolProcess.run("astra-register", ["--line", "-"],
                                                                stdin: "{\"user\": \"1001\", \"domain\": ")

@@ -15,6 +15,8 @@ final class KamailioServer: Sendable {
     let wsPort: UInt16
     let wssPort: UInt16
     let runDir: String
+    /// `IP:PORT` of the wake gateway Kamailio diverts INVITEs to (KAMAILIO_WAKE_GATEWAY), or nil.
+    let wakeGateway: String?
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -23,7 +25,8 @@ final class KamailioServer: Sendable {
         return url.path
     }()
 
-    private init(base: UInt16, natping: Int) {
+    private init(base: UInt16, natping: Int, wakeGateway: String? = nil) {
+        self.wakeGateway = wakeGateway
         sipPort = base
         tlsPort = base + 1
         wsPort = base + 2
@@ -32,11 +35,11 @@ final class KamailioServer: Sendable {
     }
 
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
-    static func start(natping: Int = 30) throws -> KamailioServer {
+    static func start(natping: Int = 30, wakeGateway: String? = nil) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
             let base = UInt16.random(in: 20_000...59_000) / 4 * 4
-            let server = KamailioServer(base: base, natping: natping)
+            let server = KamailioServer(base: base, natping: natping, wakeGateway: wakeGateway)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -59,6 +62,7 @@ final class KamailioServer: Sendable {
         env["KAMAILIO_WSS_PORT"] = String(wssPort)
         env["KAMAILIO_NATPING"] = String(natping)
         env["KAMAILIO_RUN_DIR"] = runDir
+        env["KAMAILIO_WAKE_GATEWAY"] = wakeGateway  // nil removes an inherited value: gateway off
         env["KAMAILIO_OWNER_PID"] = String(getpid())  // a crashed test run leaves no Kamailio behind
         let argv = ["/bin/bash", Self.repoRoot + "/scripts/kamailio.sh", command]
         let envp = env.map { "\($0.key)=\($0.value)" }

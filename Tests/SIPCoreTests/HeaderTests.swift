@@ -27,6 +27,26 @@ struct HeaderTests {
         #expect(SIPHeaderName("").canonicalName == "")
     }
 
+    @Test func topViaBranchIsScannedFromTheFirstViaElementOnly() throws {
+        let cases: [(String, String?)] = [
+            ("Via: SIP/2.0/UDP h:5060;rport;branch=z9hG4bKa1\r\n", "z9hG4bKa1"),
+            ("v: SIP/2.0/UDP h;BRANCH = z9hG4bKb2 ;rport\r\n", "z9hG4bKb2"),
+            ("Via: SIP/2.0/UDP h;x=\"a;branch=no\";branch=z9hG4bKc3\r\n", "z9hG4bKc3"),
+            ("Via: SIP/2.0/UDP h;rport, SIP/2.0/UDP p;branch=z9hG4bKnot\r\n", nil),
+            ("Via: SIP/2.0/UDP h;branch=z9hG4bKd4,SIP/2.0/UDP p;branch=z9hG4bKe5\r\n", "z9hG4bKd4"),
+            ("Via: SIP/2.0/UDP [2001:db8::1]:5060;branchx=1;branch=z9hG4bKf6\r\n", "z9hG4bKf6"),
+            ("Via: SIP/2.0/UDP h\r\n ;branch=z9hG4bKg7\r\n", "z9hG4bKg7"),
+            ("", nil),
+        ]
+        for (lines, expected) in cases {
+            let message = try Self.parse(lines + "Call-ID: x\r\n")
+            #expect(message.headers.topViaBranch == expected, "\(lines)")
+            if let expected, lines.contains(",") == false {
+                #expect(try message.headers.topVia()?.branch == expected)
+            }
+        }
+    }
+
     @Test func viaParameters() throws {
         let m = try Self.parse(
             "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK776;rport;received=198.51.100.1\r\n"

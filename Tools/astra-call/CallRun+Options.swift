@@ -69,7 +69,7 @@ extension CallRun.Options {
 
     /// `--media`, `--srtp`, `--ice`, `--stun`: the media profile (docs/man/astra-call.md).
     /// `--srtp dtls` and `--ice` are spellings of `--media webrtc`: in this tool ICE and
-    /// DTLS-SRTP come together, as the WebRTC profile (docs/decisions.md D12).
+    /// DTLS-SRTP come together, as the WebRTC profile (docs/decisions.md D15).
     static func parseMedia(_ arguments: ParsedArguments, into call: inout CallOptions) throws(ToolError) {
         let srtp = arguments.string("srtp") ?? "off"
         var mode = CallMediaMode(rawValue: arguments.string("media") ?? "auto") ?? .auto

@@ -51,7 +51,7 @@ struct CallRun {
     let context: ToolContext
 
     func run() async -> ExitCode {
-        // SRTP's first use costs 20-60 ms (lazy OpenSSL set-up, docs/decisions.md D12): pay it
+        // SRTP's first use costs 20-60 ms (lazy OpenSSL set-up, docs/decisions.md D15): pay it
         // while registering, not between an INVITE and its answer.
         if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
         let clock = ContinuousClock()

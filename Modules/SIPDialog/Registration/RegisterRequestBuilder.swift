@@ -11,11 +11,15 @@ struct RegisterRequestBuilder: Sendable {
     let callID: String
     let fromTag: String
     private(set) var cseq: UInt32
+    /// The Via branch of the last request built (its client transaction's key, §17.1.3).
+    private(set) var lastBranch = ""
     /// Header values that are the same in every REGISTER of this registration, formatted once.
     private let fromValue: String
     private let toValue: String
     /// The Contact value for the last binding and expiry asked for (a refresh reuses it).
     private var contactCache: (binding: LocalBinding, expires: UInt32, value: String)?
+    /// The Via value up to the branch for the last binding (`SIP/2.0/UDP h:p;rport;branch=`).
+    private var viaCache: (binding: LocalBinding, prefix: String)?
 
     init(aor: SIPURI, registrar: SIPURI, displayName: String?, settings: RegistrationSettings, ids: some IdentifierSource) {
         self.aor = aor
@@ -35,6 +39,18 @@ struct RegisterRequestBuilder: Sendable {
         let value = contact(binding: binding, expires: expires).description
         contactCache = (binding, expires, value)
         return value
+    }
+
+    /// The top Via for `binding` with `branch`: the binding's Via (RFC 3581 `rport`, §8.1.1.7
+    /// branch), formatted once per binding and completed with each new branch.
+    private mutating func viaValue(binding: LocalBinding, branch: String) -> String {
+        if let cached = viaCache, cached.binding == binding { return cached.prefix + branch }
+        let marker = "z9hG4bKastraviamarker"
+        let full = binding.via(branch: marker).description
+        guard full.hasSuffix("branch=" + marker) else { return binding.via(branch: branch).description }
+        let prefix = String(full.dropLast(marker.count))
+        viaCache = (binding, prefix)
+        return prefix + branch
     }
 
     /// Our Contact for `binding`, with RFC 5626 instance/reg-id and RFC 8599 push parameters.
@@ -58,8 +74,10 @@ struct RegisterRequestBuilder: Sendable {
     mutating func next(binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
                        authorization: [DigestHeaderField]) -> SIPRequest {
         cseq &+= 1
+        lastBranch = ids.branch()
         var headers = SIPHeaders()
-        headers.add(.via, binding.via(branch: ids.branch()).description)
+        headers.reserveCapacity(bytes: 1024, count: 16)
+        headers.add(.via, viaValue(binding: binding, branch: lastBranch))
         headers.add(.maxForwards, "70")
         headers.add(.from, fromValue)
         headers.add(.to, toValue)

@@ -140,20 +140,31 @@ extension RegistrationClient {
 }
 
 extension String {
-    /// `"<urn:uuid:…>"` → `urn:uuid:…`.
+    /// `"<urn:uuid:…>"` → `urn:uuid:…` (ASCII delimiters, so compared as bytes).
     fileprivate var trimmingQuotesAndBrackets: String {
-        var s = Substring(self)
-        if s.hasPrefix("\""), s.hasSuffix("\""), s.count >= 2 { s = s.dropFirst().dropLast() }
-        if s.hasPrefix("<"), s.hasSuffix(">"), s.count >= 2 { s = s.dropFirst().dropLast() }
-        return String(s)
+        var bytes = Substring(self).utf8[...]
+        if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        if bytes.count >= 2, bytes.first == UInt8(ascii: "<"), bytes.last == UInt8(ascii: ">") {
+            bytes = bytes.dropFirst().dropLast()
+        }
+        return String(Substring(bytes))
     }
 }
 
 extension String.UTF8View {
     /// Whether `needle` occurs, comparing ASCII letters case-insensitively.
     fileprivate func containsASCIICaseInsensitive(_ needle: String.UTF8View) -> Bool {
-        let hay = Array(self)
-        let pattern = Array(needle)
+        if let found = withContiguousStorageIfAvailable({ hay in
+            needle.withContiguousStorageIfAvailable { Self.contains(hay, $0) }
+        }), let found { return found }
+        return Self.contains(Array(self)[...], Array(needle)[...])
+    }
+
+    private static func contains<H: RandomAccessCollection<UInt8>, P: RandomAccessCollection<UInt8>>(
+        _ hay: H, _ pattern: P
+    ) -> Bool where H.Index == Int, P.Index == Int {
         guard !pattern.isEmpty else { return true }
         guard hay.count >= pattern.count else { return false }
         @inline(__always) func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }

@@ -32,14 +32,20 @@ public final class EventWriter: Sendable {
 
     /// Writes one event. `text` replaces the default `key=value` rendering in text mode.
     public func emit(_ event: String, _ fields: JSONObject = [:], text: String? = nil) {
+        write(render(event, fields, text: text))
+    }
+
+    /// The line ``emit(_:_:text:)`` would write now (with its newline), for a caller that writes
+    /// many events at once with ``write(_:)`` (one system call for a batch).
+    public func render(_ event: String, _ fields: JSONObject = [:], text: String? = nil) -> String {
         let t = milliseconds
         switch format {
         case .json:
             var object = JSONObject([(key: "event", value: .string(event)), (key: "t", value: .int(t))])
             object.entries += fields.entries.filter { $0.key != "event" && $0.key != "t" }
-            write(object.jsonText + "\n")
+            return object.jsonText + "\n"
         case .text:
-            write(Self.textLine(event, fields, t: t, text: text) + "\n")
+            return Self.textLine(event, fields, t: t, text: text) + "\n"
         }
     }
 

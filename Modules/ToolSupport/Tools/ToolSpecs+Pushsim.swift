@@ -47,6 +47,52 @@ extension ToolSpecs {
                         "Show why a dead phone fails over within 3 s:", "astra-pushsim run dead-phone --format text"),
                 ]),
             CommandSpec(
+                name: "live",
+                abstract: "Run one scenario end to end with a real phone, Kamailio, the wake gateway and a caller.",
+                discussion: """
+                    Live mode (issue 10): the phone is a real SIP user agent (WSS to Kamailio, CallSession \
+                    calls with media) inside an emulated iPhone whose app state, lock and network the scenario \
+                    sets; its push handler is the same client policy as in virtual time, judged by the same \
+                    rule checker. Pushes come from the gateway's APNs emulator over its device port; the ack \
+                    goes to the gateway's HTTP API. Scenarios: killed, background, locked, offline, reconnect, \
+                    dead-phone, cancel-before-wake. Unless --gateway-http-port is given, the tool starts a \
+                    Kamailio (scripts/kamailio.sh, random ports, KAMAILIO_WAKE_GATEWAY set) and astra-wakegw \
+                    itself, and stops them at the end. Output: the timeline with "t" in wall-clock ms, then \
+                    a verdict with "mode":"live", "push_to_ring_ms" (caller INVITE to its 180), \
+                    "failover_ms" (caller INVITE to the failover answer) and "two_way_audio". Exit 1 when a \
+                    rule is broken or an outcome differs, 3 when a peer could not be started or reached.
+                    """,
+                arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],
+                options: [
+                    pushsimPolicy,
+                    .value("ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                           help: "Gateway ack window (passed to astra-wakegw; sets the failover bound)."),
+                    .value("apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                           help: "APNs delivery delay of the gateway's emulator."),
+                    .value("qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                           help: "Gateway qualify timeout."),
+                    .flag("rfc8599", help: "Register with pn-provider/pn-prid/pn-param instead of the token endpoint."),
+                    .value("wakegw", valueName: "path", help: "The astra-wakegw binary (default: beside astra-pushsim)."),
+                    .value("kamailio-script", valueName: "path",
+                           help: "scripts/kamailio.sh (default: found from the current directory or the binary)."),
+                    .value("kamailio-sip-port", valueName: "port", kind: .int,
+                           help: "Use a running Kamailio: its UDP port (with the gateway options below)."),
+                    .value("kamailio-wss-port", valueName: "port", kind: .int, help: "Running Kamailio: its WSS port."),
+                    .value("ca-file", valueName: "file", help: "Running Kamailio: CA of its certificate."),
+                    .value("gateway-http-port", valueName: "port", kind: .int,
+                           help: "Use a running astra-wakegw: its HTTP port."),
+                    .value("apns-device-port", valueName: "port", kind: .int,
+                           help: "Running astra-wakegw: its APNs device port."),
+                    .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
+                    .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
+                ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true),
+                examples: [
+                    Example("Wake a killed phone through Kamailio and the gateway:", "astra-pushsim live killed"),
+                    Example(
+                        "The naive client breaks R1 and R5 for real:",
+                        "astra-pushsim live killed --policy naive --format text"),
+                ]),
+            CommandSpec(
                 name: "check",
                 abstract: "Run every built-in scenario; exit 1 on any rule violation, naming the rules.",
                 discussion: """
@@ -74,6 +120,7 @@ extension ToolSpecs {
         exitStatuses: [
             ExitStatusDoc(.success, "No rule was violated."),
             ExitStatusDoc(.failure, "A rule was violated (the verdict names it)."),
+            ExitStatusDoc(.network, "live: Kamailio, the gateway or a SIP line could not be started or reached."),
             usageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-pushsim"))

@@ -1,0 +1,128 @@
+import Dispatch
+import PushKitEmu
+import SIPCore
+
+/// One VoIP push as the APNs emulator delivers it to the device (docs/pushkit-emulator.md,
+/// "Live mode": one JSON line per push).
+public struct DevicePush: Sendable, Hashable {
+    /// APNs' id of the notification (`apns-id`).
+    public var apnsID: String
+    /// `apns-push-type` (must be `voip`).
+    public var pushType: String
+    /// `apns-topic` (`<bundle>.voip`).
+    public var topic: String
+    /// `apns-priority`.
+    public var priority: Int
+    /// `apns-expiration` (0 = deliver now or drop).
+    public var expiration: Int
+    /// The payload's push-id (the ack capability); nil when the payload cannot be read.
+    public var pushID: String?
+    /// The caller number.
+    public var caller: String?
+    /// The Call-ID of the held INVITE (R5 match).
+    public var callID: String?
+
+    /// Parses one delivered line; nil when it is not a JSON object at all.
+    public init?(line: [UInt8]) {
+        guard let json = try? LineJSON.parse(line), case .object = json else { return nil }
+        apnsID = json["apns_id"]?.stringValue ?? ""
+        pushType = json["push_type"]?.stringValue ?? ""
+        topic = json["topic"]?.stringValue ?? ""
+        priority = json["priority"]?.intValue ?? 0
+        expiration = json["expiration"]?.intValue ?? 0
+        let payload = json["payload"]
+        pushID = payload?["push_id"]?.stringValue
+        caller = payload?["caller"]?.stringValue
+        callID = payload?["call_id"]?.stringValue
+    }
+
+    public init(
+        apnsID: String, pushID: String?, caller: String?, callID: String?, topic: String = "com.example.astra.voip"
+    ) {
+        self.apnsID = apnsID
+        pushType = "voip"
+        self.topic = topic
+        priority = 10
+        expiration = 0
+        self.pushID = pushID
+        self.caller = caller
+        self.callID = callID
+    }
+}
+
+extension LineJSON {
+    var stringValue: String? {
+        switch self {
+        case .string(let s): s
+        case .number(let n): n
+        default: nil
+        }
+    }
+
+    var intValue: Int? {
+        switch self {
+        case .number(let n): Int(n)
+        case .string(let s): Int(s)
+        default: nil
+        }
+    }
+
+    var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+}
+
+/// The device's persistent connection to the APNs emulator (the role of the iPhone's `apsd`):
+/// connect, announce `{"token","topic","environment"}` as one JSON line, then read one JSON line
+/// per push. The connection belongs to the device, not the app: it stays up while the app is
+/// killed, and is closed only when the device goes offline.
+public final class APNsDeviceConnection: Sendable {
+    /// Pushes as they arrive, then the end of the connection.
+    public let pushes: AsyncStream<DevicePush>
+    private let socket: LoopbackSocket
+
+    private init(socket: LoopbackSocket, pushes: AsyncStream<DevicePush>) {
+        self.socket = socket
+        self.pushes = pushes
+    }
+
+    /// Connects and announces the device. `tokenHex` goes on the wire only.
+    public static func open(
+        host: String = "127.0.0.1", port: UInt16, tokenHex: String, topic: String, environment: String
+    ) async throws(LiveError) -> APNsDeviceConnection {
+        let hello = Array(
+            "{\"token\":\(JSONLine.quote(tokenHex)),\"topic\":\(JSONLine.quote(topic)),\"environment\":\(JSONLine.quote(environment))}\n"
+                .utf8)
+        let opened: Result<LoopbackSocket, LiveError> = await offPool {
+            do throws(LiveError) {
+                let socket = try LoopbackSocket.connect(host: host, port: port)
+                try socket.writeAll(hello)
+                return .success(socket)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let socket = try opened.get()
+        let (stream, sink) = AsyncStream.makeStream(of: DevicePush.self)
+        let queue = DispatchQueue(label: "astra.apns-device")
+        queue.async {
+            var buffer: [UInt8] = []
+            while true {
+                guard let chunk = try? socket.readSome(), !chunk.isEmpty else { break }
+                buffer += chunk
+                while let newline = buffer.firstIndex(of: 10) {
+                    let line = Array(buffer[..<newline])
+                    buffer.removeFirst(newline + 1)
+                    if line.allSatisfy({ $0 == 32 || $0 == 13 }) { continue }
+                    sink.yield(DevicePush(line: line) ?? DevicePush(apnsID: "", pushID: nil, caller: nil, callID: nil))
+                }
+            }
+            sink.finish()
+        }
+        return APNsDeviceConnection(socket: socket, pushes: stream)
+    }
+
+    /// Closes the connection (device offline): the reader ends, the emulator sees the close.
+    public func close() { socket.shutdownBoth() }
+}

@@ -1,0 +1,137 @@
+import PushKitEmu
+import SIPCore
+
+/// The phone's side of the gateway's HTTP API (PUSH-RULES.md "Push token lifecycle endpoints"):
+/// a minimal HTTP/1.1 client over a loopback socket (one request per connection,
+/// `Connection: close`). Tokens travel only in request bodies / query strings, never in logs.
+public struct GatewayClient: Sendable {
+    /// One HTTP answer.
+    public struct Response: Sendable, Hashable {
+        /// Status code (200, 404…).
+        public var status: Int
+        /// The body bytes.
+        public var body: [UInt8]
+        /// The body as JSON, when it is JSON.
+        public var json: LineJSON? { try? LineJSON.parse(body) }
+    }
+
+    /// Gateway host (IPv4 literal).
+    public var host: String
+    /// Gateway HTTP port.
+    public var port: UInt16
+    /// Per-request timeout.
+    public var timeoutMs: Int
+
+    public init(host: String = "127.0.0.1", port: UInt16, timeoutMs: Int = 2_000) {
+        self.host = host
+        self.port = port
+        self.timeoutMs = timeoutMs
+    }
+
+    /// `POST /api/v1/users/voip-push-ack {"push_id":…}`: the one request allowed before reporting.
+    public func ack(pushID: String) async throws(LiveError) -> Response {
+        try await request("POST", "/api/v1/users/voip-push-ack", json: "{\"push_id\":\(JSONLine.quote(pushID))}")
+    }
+
+    /// `POST /api/v1/users/voip-push-token {asterisk_endpoint, token, environment, bundle_id, platform}`.
+    public func registerToken(
+        endpoint: String, tokenHex: String, environment: String, bundleID: String
+    ) async throws(LiveError) -> Response {
+        let body =
+            "{\"asterisk_endpoint\":\(JSONLine.quote(endpoint)),\"token\":\(JSONLine.quote(tokenHex)),"
+            + "\"environment\":\(JSONLine.quote(environment)),\"bundle_id\":\(JSONLine.quote(bundleID)),"
+            + "\"platform\":\"ios\"}"
+        return try await request("POST", "/api/v1/users/voip-push-token", json: body)
+    }
+
+    /// `GET /api/v1/users/voip-push-status?asterisk_endpoint=&token=` (404 = not registered).
+    public func status(endpoint: String, tokenHex: String) async throws(LiveError) -> Response {
+        try await request(
+            "GET", "/api/v1/users/voip-push-status?asterisk_endpoint=\(Self.escape(endpoint))&token=\(tokenHex)")
+    }
+
+    /// `DELETE /api/v1/users/voip-push-token?asterisk_endpoint=`.
+    public func deleteToken(endpoint: String) async throws(LiveError) -> Response {
+        try await request("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=\(Self.escape(endpoint))")
+    }
+
+    /// One request; the answer is read until the server closes or Content-Length is met.
+    public func request(_ method: String, _ path: String, json: String? = nil) async throws(LiveError) -> Response {
+        let host = host, port = port, timeoutMs = timeoutMs
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        head += "User-Agent: astra-pushsim-live\r\nAccept: application/json\r\n"
+        let body = Array((json ?? "").utf8)
+        if json != nil { head += "Content-Type: application/json\r\n" }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        let bytes = Array(head.utf8) + body
+        let result: Result<Response, LiveError> = await offPool {
+            do throws(LiveError) {
+                let socket = try LoopbackSocket.connect(host: host, port: port, timeoutMs: timeoutMs)
+                socket.setReceiveTimeout(ms: timeoutMs)
+                try socket.writeAll(bytes)
+                var received: [UInt8] = []
+                while true {
+                    if let response = Self.parse(received, complete: false) { return .success(response) }
+                    let chunk = try socket.readSome()
+                    if chunk.isEmpty { break }
+                    received += chunk
+                }
+                guard let response = Self.parse(received, complete: true) else {
+                    return .failure(LiveError(.network, "\(method) \(path): no HTTP response"))
+                }
+                return .success(response)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Parses a whole response; `nil` while incomplete.
+    static func parse(_ bytes: [UInt8], complete: Bool) -> Response? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard bytes.count >= 4,
+            let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == separator })
+        else { return nil }
+        let head = String(decoding: bytes[..<end], as: UTF8.self)
+        let lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusParts = lines.first?.split(separator: " ") ?? []
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { return nil }
+        var length: Int?
+        for line in lines.dropFirst() {
+            let pair = line.split(separator: ":", maxSplits: 1)
+            if pair.count == 2, pair[0].lowercased() == "content-length" {
+                length = Int(pair[1].trimmingCharacters(in: " \t"))
+            }
+        }
+        let body = Array(bytes[(end + 4)...])
+        if let length {
+            guard body.count >= length else { return nil }
+            return Response(status: status, body: Array(body.prefix(length)))
+        }
+        return complete ? Response(status: status, body: body) : nil
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if c.isLetter && byte < 128 || c.isNumber && byte < 128 || "-._~".contains(c) {
+                out.append(c)
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" : "") + hex
+            }
+        }
+        return out
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

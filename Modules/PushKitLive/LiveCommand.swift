@@ -1,0 +1,108 @@
+import Glibc
+import PushKitEmu
+
+/// `astra-pushsim live SCENARIO`: one live scenario end to end (docs/pushkit-emulator.md,
+/// "Live mode"), independent of argument parsing.
+public enum LiveCommand {
+    /// The options of `live`, already parsed.
+    public struct Options: Sendable {
+        public var policy: PolicyChoice = .correct
+        public var format: PushSimCommand.Format = .json
+        /// Gateway settings when the tool starts the gateway.
+        public var gateway = LiveInfrastructure.GatewaySettings()
+        /// `astra-wakegw` binary (default: beside astra-pushsim).
+        public var wakegw: String?
+        /// scripts/kamailio.sh (default: found from the binary's or the current directory).
+        public var kamailioScript: String?
+        /// Peers already running: skip starting Kamailio and the gateway.
+        public var external: LiveEnvironment?
+        /// RFC 8599 mode.
+        public var rfc8599 = false
+        public var sipTrace = false
+        public var phoneUser: String?
+        public var callerUser: String?
+        public init() {}
+    }
+
+    /// Exit status for infrastructure failures (TOOLS.md: 3 network/timeout).
+    public static let exitInfrastructure: Int32 = 3
+
+    /// Runs the command; `scenario` is the built-in name.
+    public static func execute(scenario name: String?, options: Options) async -> PushSimOutput {
+        guard let name else { return usage("live needs a SCENARIO (\(LiveScenarios.names.joined(separator: ", ")))") }
+        let ack = options.external?.ackWindowMs ?? options.gateway.ackWindowMs
+        guard let scenario = LiveScenarios.named(name, ackWindowMs: ack) else {
+            return usage("unknown live scenario '\(name)' (\(LiveScenarios.names.joined(separator: ", ")))")
+        }
+        var infrastructure: LiveInfrastructure?
+        var environment: LiveEnvironment
+        if let external = options.external {
+            environment = external
+        } else {
+            let wakegw = options.wakegw ?? siblingBinary("astra-wakegw")
+            guard let script = options.kamailioScript ?? findKamailioScript() else {
+                return failure("scripts/kamailio.sh not found: run from the repository or pass --kamailio-script")
+            }
+            do {
+                infrastructure = try await LiveInfrastructure.start(
+                    wakegw: wakegw, kamailioScript: script, settings: options.gateway)
+            } catch {
+                return failure(error.description)
+            }
+            environment = infrastructure!.environment
+        }
+        environment.rfc8599 = options.rfc8599
+        environment.sipTrace = options.sipTrace
+        if let user = options.phoneUser { environment.phoneUser = user }
+        if let user = options.callerUser { environment.callerUser = user }
+        let report = await LiveRunner.run(scenario, policy: options.policy, environment: environment)
+        infrastructure?.stop()
+        return render(report, format: options.format)
+    }
+
+    /// The timeline, then the verdict; exit 0 / 1 (violation or outcome) / 3 (infrastructure).
+    public static func render(_ report: LiveReport, format: PushSimCommand.Format) -> PushSimOutput {
+        var out = PushSimOutput()
+        for (t, event) in report.timeline { out.stdout.append(PushSimCommand.render(event.jsonLine(t: t), format)) }
+        out.stdout.append(PushSimCommand.render(report.verdictLine, format))
+        if report.infrastructureError != nil {
+            out.exitCode = exitInfrastructure
+            out.stderr.append(report.summary)
+        } else if !report.passed {
+            out.exitCode = PushSimCommand.exitViolation
+            out.stderr.append(report.summary)
+        }
+        return out
+    }
+
+    static func usage(_ reason: String) -> PushSimOutput {
+        PushSimOutput(stdout: [], stderr: [reason], exitCode: PushSimCommand.exitUsage)
+    }
+
+    static func failure(_ reason: String) -> PushSimOutput {
+        PushSimOutput(stdout: [], stderr: [reason], exitCode: exitInfrastructure)
+    }
+
+    /// `name` in the directory of the running executable.
+    static func siblingBinary(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return name }
+        let path = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) + "/" + name
+    }
+
+    /// scripts/kamailio.sh from the current directory or above the binary (.build/<config>/).
+    static func findKamailioScript() -> String? {
+        let binary = siblingBinary("")
+        var candidates = ["scripts/kamailio.sh"]
+        var dir = binary
+        for _ in 0..<5 {
+            if dir.hasSuffix("/") { dir.removeLast() }
+            guard let slash = dir.lastIndex(of: "/") else { break }
+            dir = String(dir[..<slash])
+            candidates.append(dir + "/scripts/kamailio.sh")
+        }
+        return candidates.first { access($0, R_OK) == 0 }
+    }
+}

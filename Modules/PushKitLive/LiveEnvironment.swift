@@ -1,0 +1,49 @@
+import SIPCore
+
+/// Where a live scenario's peers listen (all on loopback): Kamailio (the caller uses UDP, the
+/// phone WSS), the gateway's HTTP API and the APNs emulator's device port, and the gateway
+/// settings the verdict is checked against.
+public struct LiveEnvironment: Sendable {
+    public var host = "127.0.0.1"
+    /// Kamailio UDP/TCP port (the caller's line).
+    public var sipPort: UInt16 = 5060
+    /// Kamailio WSS port (the phone's line).
+    public var wssPort: UInt16 = 8089
+    /// CA of Kamailio's certificate (nil = verification off: the throw-away test CA is unknown).
+    public var caFile: String?
+    /// Gateway HTTP API port.
+    public var httpPort: UInt16 = 8088
+    /// APNs emulator device port.
+    public var apnsDevicePort: UInt16 = 2197
+    /// The gateway's ack window (ms), for the failover bound and the scenario timing.
+    public var ackWindowMs: Int64 = 2_000
+    /// The gateway's qualify timeout (ms).
+    public var qualifyTimeoutMs: Int64 = 500
+    /// The configured APNs delivery delay (ms).
+    public var apnsDelayMs: Int64 = 0
+    /// The phone's user (1001–1099 in the project's Kamailio; password `astra<user>`).
+    public var phoneUser = "1050"
+    /// The caller's user.
+    public var callerUser = "1001"
+    /// `--sip-trace` for both stacks.
+    public var sipTrace = false
+    /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param.
+    public var rfc8599 = false
+
+    public init() {}
+
+    /// The phone's line: WSS to Kamailio.
+    public var phoneLine: Line {
+        Line(
+            user: phoneUser, password: "astra\(phoneUser)", domain: host,
+            server: LineServer(host: host, port: Int(wssPort)),
+            transport: .wss, expires: 300, caFile: caFile, tlsVerify: caFile != nil)
+    }
+
+    /// The caller's line: UDP to Kamailio.
+    public var callerLine: Line {
+        Line(
+            user: callerUser, password: "astra\(callerUser)", domain: host,
+            server: LineServer(host: host, port: Int(sipPort)), transport: .udp, expires: 300)
+    }
+}

@@ -1,0 +1,209 @@
+import CallSession
+import PushKitEmu
+
+/// Executing what the policy recorded, for real: HTTP to the gateway, REGISTER, the emulated
+/// CallKit provider, 180/200/603 on the SIP call, timers.
+extension LivePhone {
+    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check).
+    func applyOps() {
+        for op in ctx.ops { apply(op) }
+        flush()
+    }
+
+    func apply(_ op: ClientOp) {
+        let gen = generation
+        switch op {
+        case .ackPush(let p):
+            record(.ackSent(push: p))
+            guard online, p >= 0, Int(p) < pushes.count else { return }
+            if pushes[Int(p)].call >= 0 { ackedCalls.insert(pushes[Int(p)].call) }
+            let gateway = config.gateway, key = pushKeys[Int(p)]
+            perform { [weak self] in
+                let response = try? await gateway.ack(pushID: key)
+                await self?.ackResponded(p, response, generation: gen)
+            }
+        case .reportNewIncomingCall(let uuid, let p, let invite):
+            report(uuid: uuid, push: p, invite: invite)
+        case .reportCallUpdated(let uuid):
+            if isCallKit(uuid) { record(.callkitUpdate(uuid: uuid)) }
+        case .reportCallEnded(let uuid, let reason):
+            guard isCallKit(uuid), callkit[Int(uuid)].active else { return }
+            callkit[Int(uuid)].ended = true
+            record(.callkitEnd(uuid: uuid, reason: reason))
+        case .fulfillAnswer(let uuid):
+            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
+            callkit[Int(uuid)].answer = .fulfilled
+            record(.answerFulfilled(uuid: uuid))
+            let c = callkit[Int(uuid)].call
+            if c < 0 || !okSent.contains(c) {
+                checker.record(
+                    Violation(.answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push, uuid: uuid))
+            }
+        case .failAnswer(let uuid):
+            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
+            callkit[Int(uuid)].answer = .failed
+            record(.answerFailed(uuid: uuid))
+        case .claimInvite(let c, let uuid):
+            guard isCallKit(uuid) else { return }
+            callkit[Int(uuid)].invite = c
+            record(.inviteClaimed(call: c, uuid: uuid))
+            // The SIP glue alerts the caller once the INVITE is bound to a ringing CallKit call.
+            if let call = sipCalls[c] { perform { await call.ring() } }
+        case .sendOK(let c):
+            guard let call = sipCalls[c] else { return }
+            record(.okSent(call: c))
+            okSent.insert(c)
+            perform { await call.answer() }
+        case .sendDecline(let c):
+            guard let call = sipCalls[c] else { return }
+            record(.declineSent(call: c))
+            perform { await call.reject(status: 603) }
+        case .register(let protection):
+            if locked && protection == .whenUnlocked {
+                record(.keychainDenied)
+                later(0) { await $0.registrationFinished(false, generation: gen) }
+            } else if online {
+                record(.registerSent)
+                register()
+            } else {
+                later(0) { await $0.registrationFinished(false, generation: gen) }
+            }
+        case .uploadToken:
+            guard online else { return }
+            if config.rfc8599 { return }  // RFC 8599: the token rides in the REGISTER Contact.
+            let gateway = config.gateway, config = config, timeline = timeline
+            perform {
+                let response = try? await gateway.registerToken(
+                    endpoint: config.endpointName, tokenHex: config.token.rawHexForAPNsRequestOnly,
+                    environment: config.environment.rawValue, bundleID: config.bundleID)
+                if let response, (200..<300).contains(response.status) {
+                    timeline.record(.tokenUploaded(token: config.token))
+                }
+            }
+        case .deleteToken:
+            guard online, !config.rfc8599 else { return }
+            let gateway = config.gateway, name = config.endpointName, timeline = timeline
+            perform {
+                if let response = try? await gateway.deleteToken(endpoint: name), (200..<300).contains(response.status)
+                {
+                    timeline.record(.tokenDeleted)
+                }
+            }
+        case .fetch:
+            record(.fetchSent)
+            guard online else { return }
+            let gateway = config.gateway, name = config.endpointName, hex = config.token.rawHexForAPNsRequestOnly
+            perform { _ = try? await gateway.status(endpoint: name, tokenHex: hex) }
+        case .startTimer(let timer, let after):
+            later(after) { await $0.timerFired(timer, generation: gen) }
+        }
+    }
+
+    /// Queues real IO behind what earlier ops asked for.
+    func perform(_ work: @escaping @Sendable () async -> Void) { io.yield(work) }
+
+    /// Runs `body` on this phone after `ms`.
+    func later(_ ms: Int64, _ body: @escaping @Sendable (isolated LivePhone) async -> Void) {
+        tasks.append(
+            Task { [weak self] in
+                if ms > 0 { do { try await Task.sleep(for: .milliseconds(ms)) } catch { return } }
+                guard let self else { return }
+                await self.run(body)
+            })
+    }
+
+    func run(_ body: @Sendable (isolated LivePhone) async -> Void) async { await body(self) }
+
+    func timerFired(_ timer: PolicyTimer, generation gen: Int) {
+        guard gen == generation, appRunning else { return }
+        beginCallback()
+        policy.timerFired(timer, &ctx)
+        applyOps()
+    }
+
+    func registrationFinished(_ ok: Bool, generation gen: Int) {
+        guard gen == generation, appRunning else { return }
+        record(.registrationResult(success: ok))
+        beginCallback()
+        policy.registrationFinished(success: ok, &ctx)
+        applyOps()
+    }
+
+    func isCallKit(_ uuid: Int32) -> Bool { uuid >= 0 && Int(uuid) < callkit.count && callkit[Int(uuid)].used }
+
+    /// `CXProvider.reportNewIncomingCall`: the phone rings. Checks R5 duplicates, arms the
+    /// placeholder deadline and the user's planned answer / decline.
+    func report(uuid: Int32, push p: Int32, invite: Int32) {
+        guard uuid >= 0 else { return }
+        while callkit.count <= Int(uuid) { callkit.append(CallKitEntry()) }
+        guard !callkit[Int(uuid)].used else { return }
+        let validPush = p >= 0 && Int(p) < pushes.count
+        let c = validPush ? pushes[Int(p)].call : invite
+        if let other = activeCallKit(call: c) {
+            let push = validPush ? p : (pushes.firstIndex { $0.call == c }.map(Int32.init) ?? -1)
+            checker.record(Violation(.duplicateSession, t: now, call: c, push: push, uuid: max(uuid, other)))
+        }
+        callkit[Int(uuid)] = CallKitEntry(used: true, call: c, push: validPush ? p : -1, invite: invite)
+        record(.callkitReport(uuid: uuid, call: c, push: validPush ? p : -1))
+        guard c >= 0 else { return }
+        let gen = generation
+        if validPush && invite < 0 && pushes[Int(p)].content == .call {
+            later(config.settings.placeholderTimeoutMs + 1) { $0.placeholderDeadline(uuid) }
+        }
+        if declinedInGeneration[c] == gen {
+            checker.record(Violation(.rangAfterDecline, t: now, call: c, push: validPush ? p : -1, uuid: uuid))
+        }
+        var plan = plans[c] ?? UserPlan()
+        if !plan.scheduled {
+            plan.scheduled = true
+            if plan.answerAfterMs >= 0 { later(plan.answerAfterMs) { $0.userAnswered(uuid) } }
+            if plan.declineAfterMs >= 0 { later(plan.declineAfterMs) { $0.userDeclined(uuid) } }
+        }
+        plans[c] = plan
+    }
+
+    func placeholderDeadline(_ uuid: Int32) {
+        let entry = callkit[Int(uuid)]
+        if entry.active && entry.invite < 0 {
+            checker.record(
+                Violation(.placeholderNotEnded, t: now, call: entry.call, push: entry.push, uuid: uuid))
+            flush()
+        }
+    }
+
+    func userAnswered(_ uuid: Int32) {
+        guard callkit[Int(uuid)].active, callkit[Int(uuid)].answer == .none, appRunning else { return }
+        callkit[Int(uuid)].answer = .pending
+        record(.userAnswer(uuid: uuid))
+        let c = callkit[Int(uuid)].call
+        if c >= 0 { plans[c, default: UserPlan()].tappedAt = now }
+        later(config.settings.answerActionTimeoutMs) { $0.answerDeadline(uuid) }
+        beginCallback()
+        policy.performAnswerCallAction(uuid: uuid, &ctx)
+        applyOps()
+    }
+
+    func userDeclined(_ uuid: Int32) {
+        guard callkit[Int(uuid)].active, callkit[Int(uuid)].answer == .none, appRunning else { return }
+        callkit[Int(uuid)].ended = true
+        record(.userDecline(uuid: uuid))
+        let c = callkit[Int(uuid)].call
+        if c >= 0 { declinedInGeneration[c] = generation }
+        beginCallback()
+        policy.performEndCallAction(uuid: uuid, &ctx)
+        applyOps()
+    }
+
+    func answerDeadline(_ uuid: Int32) {
+        guard callkit[Int(uuid)].answer == .pending else { return }
+        callkit[Int(uuid)].answer = .failed
+        record(.answerTimedOut(uuid: uuid))
+        let entry = callkit[Int(uuid)]
+        checker.record(Violation(.answerActionTimedOut, t: now, call: entry.call, push: entry.push, uuid: uuid))
+        if entry.active {
+            callkit[Int(uuid)].ended = true
+            record(.callkitEnd(uuid: uuid, reason: .failed))
+        }
+        flush()
+    }
+}

@@ -1,0 +1,367 @@
+import CallSession
+import Media
+import PushKitEmu
+import SIPCore
+import SIPDialog
+
+/// The live phone: a real SIP user agent (``LiveSIPStack`` + CallSession `Call`) inside an
+/// emulated iPhone whose app state, lock and network the scenario controls, with the same
+/// ``PushClientPolicy`` as virtual mode as its app code, judged by the same ``RuleChecker``.
+///
+/// Every real event (push line from the APNs emulator, INVITE, CANCEL, ack response, REGISTER
+/// result, answer tap, timer) becomes the policy callback of virtual mode; the ``ClientOp``s it
+/// records are checked in order, then executed for real: ack and token requests → HTTP to the
+/// gateway, REGISTER → `LineRegistration`, report/update/end/fulfil → the emulated CallKit
+/// below, claim → 180 Ringing, 200 OK / 603 → the `Call`. Files: this one (device and process
+/// life cycle, pushes), `LivePhone+Ops.swift` (ops and CallKit), `LivePhone+SIP.swift` (SIP).
+public actor LivePhone<Policy: PushClientPolicy> {
+    /// One emulated CallKit call (`CXProvider` view).
+    struct CallKitEntry: Sendable {
+        var used = false
+        var call: Int32 = -1
+        var push: Int32 = -1
+        var invite: Int32 = -1
+        var ended = false
+        var answer: AnswerState = .none
+        var active: Bool { used && !ended }
+    }
+
+    enum AnswerState: Sendable { case none, pending, fulfilled, failed }
+
+    /// What the user will do with a call's first ring (scenario step `answer_after_ms`…).
+    struct UserPlan: Sendable {
+        var answerAfterMs: Int64 = -1
+        var declineAfterMs: Int64 = -1
+        var scheduled = false
+        var tappedAt: Int64 = -1
+    }
+
+    let config: LivePhoneConfig
+    let timeline: LiveTimeline
+    let directory: CallDirectory
+    let pristine: Policy
+    var policy: Policy
+    var ctx = ClientContext()
+    /// Violations so far (same checker as virtual mode).
+    public internal(set) var checker: RuleChecker
+    var flushed = 0
+
+    // Device.
+    var app: AppState = .killed
+    var locked = false
+    var online = false
+    var strikes = 0
+    var blackout = false
+    var generation = 0
+    var device: APNsDeviceConnection?
+    var launchingUntil: Int64 = -1
+
+    // Process (gone when killed).
+    var sip: LiveSIPStack?
+    var registered = false
+    var sipCalls: [Int32: Call<ContinuousClock>] = [:]
+    var okSent: Set<Int32> = []
+
+    // Emulated CallKit and bookkeeping.
+    var callkit: [CallKitEntry] = []
+    var pushes: [VoIPPush] = []
+    var pushKeys: [String] = []
+    var plans: [Int32: UserPlan] = [:]
+    var declinedInGeneration: [Int32: Int] = [:]
+    var leftFlagged: Set<Int32> = []
+    var ackedCalls: Set<Int32> = []
+    /// Audio the phone heard (two-way audio check), per call.
+    public internal(set) var recordings: [Int32: RecordingSink] = [:]
+    /// Serial queue of real IO, in the order the ops asked for it.
+    let io: AsyncStream<@Sendable () async -> Void>.Continuation
+    var tasks: [Task<Void, Never>] = []
+
+    public init(config: LivePhoneConfig, policy: Policy, timeline: LiveTimeline, directory: CallDirectory) {
+        self.config = config
+        self.timeline = timeline
+        self.directory = directory
+        pristine = policy
+        self.policy = policy
+        checker = RuleChecker(settings: config.settings)
+        let (stream, feed) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        io = feed
+        tasks.append(
+            Task {
+                for await work in stream { await work() }
+            })
+    }
+
+    /// Stops everything the phone runs (end of scenario): calls hung up, stack stopped.
+    public func shutdown() async {
+        for call in sipCalls.values { await call.hangUp() }
+        sipCalls.removeAll()
+        if let sip { await sip.shutdown(within: .milliseconds(500)) }
+        sip = nil
+        device?.close()
+        device = nil
+        io.finish()
+        for task in tasks { task.cancel() }
+    }
+
+    var now: Int64 { timeline.now }
+
+    func record(_ event: TimelineEvent) { timeline.record(event) }
+
+    func flush() {
+        while flushed < checker.violations.count {
+            timeline.record(.emu(.violation(checker.violations[flushed])), at: checker.violations[flushed].t)
+            flushed += 1
+        }
+    }
+
+    var appRunning: Bool { app == .foreground || app == .background }
+
+    func beginCallback() {
+        ctx.begin(now: now, locked: locked, online: online, appState: app)
+    }
+
+    // MARK: Scenario controls
+
+    /// Initial device state (before t = 0 of the timeline matters): app state, lock, network.
+    /// A foreground/background app is launched and registers; background then loses its flow.
+    public func setUp(app state: AppState, locked: Bool, online: Bool) async throws(LiveError) {
+        self.locked = locked
+        if online { try await goOnline(notify: false) }
+        switch state {
+        case .killed:
+            app = .killed
+        case .suspended:
+            startProcess(as: .background)
+            app = .suspended
+        case .foreground, .background:
+            startProcess(as: .foreground)
+            if !registered { try await waitRegistered(timeoutMs: 5_000) }
+            if state == .background {
+                app = .background
+                await loseFlow()
+            }
+        }
+    }
+
+    /// The user (or a test) plans what to do when call `call` first rings.
+    public func plan(call: Int32, answerAfterMs: Int64?, declineAfterMs: Int64?) {
+        var plan = plans[call] ?? UserPlan()
+        plan.answerAfterMs = answerAfterMs ?? -1
+        plan.declineAfterMs = declineAfterMs ?? -1
+        plans[call] = plan
+    }
+
+    /// When the user tapped Answer for `call` (-1 if never).
+    public func answerTappedAt(call: Int32) -> Int64 { plans[call]?.tappedAt ?? -1 }
+
+    /// The device loses the network: APNs connection and SIP transports close.
+    public func goOffline() async {
+        guard online else { return }
+        online = false
+        record(.connectivity(online: false))
+        device?.close()
+        device = nil
+        await loseFlow()
+        if appRunning {
+            beginCallback()
+            policy.connectivityChanged(online: false, &ctx)
+            applyOps()
+        }
+    }
+
+    /// The device is back online: APNs connection reopened (pushes with expiration 0 sent
+    /// meanwhile are gone), the app told.
+    public func goOnline(notify: Bool = true) async throws(LiveError) {
+        guard !online else { return }
+        let connection = try await APNsDeviceConnection.open(
+            host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.token.rawHexForAPNsRequestOnly,
+            topic: config.topic, environment: config.environment.rawValue)
+        online = true
+        device = connection
+        if notify { record(.connectivity(online: true)) }
+        let gen = generation
+        _ = gen
+        tasks.append(
+            Task { [weak self] in
+                for await push in connection.pushes { await self?.pushArrived(push) }
+            })
+        if notify && appRunning {
+            beginCallback()
+            policy.connectivityChanged(online: true, &ctx)
+            applyOps()
+        }
+    }
+
+    /// The app is killed (swiped away / by iOS): no process state, flow gone without unregister.
+    public func kill() async {
+        record(.appState(.killed))
+        app = .killed
+        await processDied()
+    }
+
+    /// Waits until the current process is registered.
+    public func waitRegistered(timeoutMs: Int64) async throws(LiveError) {
+        let deadline = now + timeoutMs
+        while !registered {
+            if now > deadline { throw LiveError(.infrastructure, "the phone did not register within \(timeoutMs) ms") }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Whether the phone's SIP stack is registered now.
+    public var isRegistered: Bool { registered }
+
+    // MARK: Process life cycle
+
+    /// A fresh process: fresh policy state, old timers void; PushKit hands over the token.
+    func startProcess(as state: AppState) {
+        policy = pristine
+        generation += 1
+        app = state
+        beginCallback()
+        policy.launched(&ctx)
+        applyOps()
+        beginCallback()
+        policy.didUpdatePushToken(&ctx)
+        applyOps()
+    }
+
+    /// The process died: policy state, timers, SIP calls and flow are gone; iOS ends its calls.
+    func processDied() async {
+        policy = pristine
+        generation += 1
+        for i in callkit.indices where callkit[i].active {
+            callkit[i].ended = true
+            if callkit[i].answer == .pending { callkit[i].answer = .failed }
+            record(.callkitEnd(uuid: Int32(i), reason: .failed))
+        }
+        sipCalls.removeAll()
+        await loseFlow()
+    }
+
+    /// The SIP flow dies under the app (no unregister).
+    func loseFlow() async {
+        registered = false
+        guard let stack = sip else { return }
+        sip = nil
+        await stack.dropFlow()
+    }
+
+    // MARK: Pushes
+
+    func pushArrived(_ delivered: DevicePush) {
+        let p = Int32(pushes.count)
+        let call = delivered.callID.map { directory.index(of: $0) } ?? -1
+        let readable = delivered.pushID != nil && delivered.pushType == "voip"
+        let push = VoIPPush(
+            pushID: p, call: call, content: readable ? .call : .unreadable,
+            origin: delivered.topic == config.topic ? .known : .unknown, sentAt: now, mustReport: nil)
+        pushes.append(push)
+        pushKeys.append(delivered.pushID ?? "")
+        record(.apnsDelivered(push: p, ageMs: 0))
+        if blackout {
+            record(.pushSuppressed(push: p))
+            return
+        }
+        var delay: Int64 = 0
+        if !appRunning {
+            let from = app
+            record(.appLaunch(from: from, push: p))
+            delay = from == .killed ? config.launchFromKilledMs : config.launchFromSuspendedMs
+        }
+        if delay <= 0 {
+            runHandler(p)
+        } else {
+            let gen = generation
+            tasks.append(
+                Task { [weak self] in
+                    do { try await Task.sleep(for: .milliseconds(delay)) } catch { return }
+                    await self?.runHandler(p, expectedGeneration: gen)
+                })
+        }
+    }
+
+    func runHandler(_ p: Int32, expectedGeneration: Int? = nil) {
+        if let expectedGeneration, expectedGeneration != generation, appRunning { return }
+        if !appRunning {
+            if app == .killed { startProcess(as: .background) } else { app = .background }
+        }
+        let push = pushes[Int(p)]
+        record(.handlerStart(push: p))
+        beginCallback()
+        policy.didReceiveIncomingPush(push, &ctx)
+        let ops = ctx.ops
+        let reported = ops.contains { if case .reportNewIncomingCall = $0 { true } else { false } }
+        applyOps()
+        let killed = checker.handlerReturned(push, ops: ops, t: now)
+        record(.handlerReturn(push: p, reported: reported))
+        checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKit(push: p))
+        flush()
+        guard killed else { return }
+        strikes += 1
+        record(.appKilled(strikes: strikes))
+        app = .killed
+        let dying = Task { await self.processDied() }
+        tasks.append(dying)
+        if checker.strikeCounted(strikes, t: now) {
+            blackout = true
+            record(.blackout(strikes: strikes))
+        }
+        flush()
+    }
+
+    func activeCallKit(push: Int32) -> Int32? {
+        callkit.indices.first { callkit[$0].active && callkit[$0].push == push }.map(Int32.init)
+    }
+
+    func activeCallKit(call: Int32) -> Int32? {
+        guard call >= 0 else { return nil }
+        return callkit.indices.first { callkit[$0].active && callkit[$0].call == call }.map(Int32.init)
+    }
+
+    /// The gateway answered the push-ack.
+    func ackResponded(_ p: Int32, _ response: GatewayClient.Response?, generation gen: Int) {
+        guard gen == generation, appRunning, online else { return }
+        guard let response else { return }
+        let active = Self.callActive(response)
+        record(.ackResponse(push: p, callActive: active))
+        beginCallback()
+        policy.didReceiveAckResponse(pushID: p, callActive: active, &ctx)
+        applyOps()
+        if !active { checkCallerLeft(pushes[Int(p)].call) }
+        flush()
+    }
+
+    /// Whether the ack response says the call is still up: `call_active` (or `active`) when
+    /// present, else 404/410 = gone, other 2xx = up.
+    static func callActive(_ response: GatewayClient.Response) -> Bool {
+        if let json = response.json {
+            for key in ["call_active", "active"] { if let b = json[key]?.boolValue { return b } }
+            if let status = json["status"]?.stringValue, ["gone", "cancelled", "canceled", "ended"].contains(status) {
+                return false
+            }
+        }
+        if response.status == 404 || response.status == 410 { return false }
+        return (200..<300).contains(response.status)
+    }
+
+    /// R5: once the phone knows the caller left, nothing for that call may still ring.
+    func checkCallerLeft(_ c: Int32) {
+        guard c >= 0, !leftFlagged.contains(c), let uuid = activeCallKit(call: c) else { return }
+        leftFlagged.insert(c)
+        let push = pushes.firstIndex { $0.call == c }.map(Int32.init) ?? -1
+        checker.record(Violation(.callerLeftStillRinging, t: now, call: c, push: push, uuid: uuid))
+    }
+
+    /// The runner tells the checker the caller was failed over (WAKE bound).
+    public func failedOver(call: Int32, reason: FailoverReason, afterMs: Int64) {
+        checker.failover(reason, call: call, afterMs: afterMs, t: now)
+        flush()
+    }
+
+    /// Whether this phone ever acked a push for `call`.
+    public func acked(call: Int32) -> Bool { ackedCalls.contains(call) }
+
+    /// The violations found.
+    public var violations: [Violation] { checker.violations }
+}

@@ -1,0 +1,54 @@
+import PushKitEmu
+import SIPCore
+import SIPDialog
+
+/// What one live phone is: its SIP line, its push identity, where the gateway and the APNs
+/// emulator listen, and the rule settings it is judged with.
+public struct LivePhoneConfig: Sendable {
+    /// The phone's SIP account (WSS to Kamailio in the scenarios).
+    public var line: Line
+    /// The gateway's HTTP API (ack, token endpoints).
+    public var gateway: GatewayClient
+    /// The APNs emulator's device port (gateway flag `--apns-device-port`); host is loopback.
+    public var apnsDevicePort: UInt16
+    /// The APNs emulator's host.
+    public var apnsHost = "127.0.0.1"
+    /// The device's PushKit token (printed only redacted).
+    public var token: PushToken
+    /// App bundle id; the VoIP topic is `<bundle>.voip`.
+    public var bundleID = "com.example.astra"
+    /// Token environment (`sandbox` or `production`).
+    public var environment: APNsEnvironment = .sandbox
+    /// RFC 8599 mode: REGISTER carries pn-provider/pn-prid/pn-param; no token endpoint.
+    public var rfc8599 = false
+    /// Apple team id for `pn-param` (`<TeamID>.<BundleID>.voip`).
+    public var teamID = "ASTRATEAM1"
+    /// Rule settings (placeholder and answer timeouts, staleness, strikes).
+    public var settings = EmulatorSettings()
+    /// Emulated cold-launch delay of a killed app before its handler runs (ms). Live default 0:
+    /// the real process work (SIP stack, TLS, REGISTER) is what is measured.
+    public var launchFromKilledMs: Int64 = 0
+    /// Emulated resume delay of a suspended app (ms).
+    public var launchFromSuspendedMs: Int64 = 0
+    /// Tone the phone sends once answered (Hz).
+    public var toneHz: Double = 1_000
+    /// `--sip-trace` for the phone's stack.
+    public var sipTrace = false
+
+    public init(line: Line, gateway: GatewayClient, apnsDevicePort: UInt16, token: PushToken) {
+        self.line = line
+        self.gateway = gateway
+        self.apnsDevicePort = apnsDevicePort
+        self.token = token
+    }
+
+    /// `apns-topic` of VoIP pushes.
+    public var topic: String { bundleID + ".voip" }
+    /// The token endpoint's `asterisk_endpoint`: the line's user.
+    public var endpointName: String { line.user }
+
+    /// RFC 8599 Contact parameters for this device.
+    public var pushParameters: PushParameters {
+        PushParameters(provider: "apns", prid: token.rawHexForAPNsRequestOnly, param: "\(teamID).\(topic)")
+    }
+}

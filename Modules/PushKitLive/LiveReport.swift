@@ -1,0 +1,78 @@
+import Media
+import PushKitEmu
+
+/// The result of one live scenario: the wall-clock timeline, the violations (same checker as
+/// virtual mode), outcomes, and the measured latencies.
+public struct LiveReport: Sendable {
+    public var scenario: String
+    public var policy: String
+    public var timeline: [(t: Int64, event: LiveEvent)]
+    public var violations: [Violation]
+    public var outcomes: [CallOutcome]
+    public var expected: [CallOutcome]
+    /// Caller INVITE → caller's 180, per call that rang (ms).
+    public var pushToRingMs: [Int64]
+    /// Caller INVITE → the failover answer, per call failed over (ms).
+    public var failoverMs: [Int64]
+    /// Tone seconds each side heard from the other in the first connected call (phone: 440 Hz
+    /// from the caller; caller: 1000 Hz from the phone), when a call connected.
+    public var phoneHeardSeconds: Double?
+    public var callerHeardSeconds: Double?
+    /// An infrastructure failure that stopped the run (exit 3), if any.
+    public var infrastructureError: String?
+
+    public var expectationMet: Bool { outcomes == expected }
+    public var passed: Bool { infrastructureError == nil && violations.isEmpty && expectationMet }
+    public var rulesBroken: [RuleID] { Array(Set(violations.map(\.rule))).sorted() }
+    /// Both sides heard the other's tone for most of the talk time.
+    public var twoWayAudio: Bool? {
+        guard let phone = phoneHeardSeconds, let caller = callerHeardSeconds else { return nil }
+        return phone >= 0.8 && caller >= 0.8
+    }
+
+    /// The verdict line: virtual mode's fields plus `mode`, latencies and the audio check.
+    public var verdictLine: String {
+        var line = JSONLine(event: "verdict", t: timeline.last?.t ?? 0)
+        line.add("scenario", scenario)
+        line.add("policy", policy)
+        line.add("mode", "live")
+        line.add("ok", passed)
+        line.add("violations", violations.count)
+        line.add("rules", rulesBroken.map(\.rawValue))
+        line.add("kinds", Array(Set(violations.map(\.kind.rawValue))).sorted())
+        line.add("outcomes", outcomes.map(\.rawValue))
+        line.add("expected", expected.map(\.rawValue))
+        line.add("events", timeline.count)
+        line.add("push_to_ring_ms", pushToRingMs.map(String.init))
+        line.add("failover_ms", failoverMs.map(String.init))
+        if let twoWayAudio { line.add("two_way_audio", twoWayAudio) }
+        if let infrastructureError { line.add("error", infrastructureError) }
+        return line.string
+    }
+
+    /// One stderr line when the verdict is not ok.
+    public var summary: String {
+        var parts: [String] = []
+        if let infrastructureError { parts.append(infrastructureError) }
+        if !violations.isEmpty { parts.append("broke " + rulesBroken.map(\.rawValue).joined(separator: ", ")) }
+        if !expectationMet {
+            parts.append("outcomes \(outcomes.map(\.rawValue)) != expected \(expected.map(\.rawValue))")
+        }
+        return "\(scenario) (live) with \(policy): " + parts.joined(separator: "; ")
+    }
+
+    /// Seconds of `frequency` in 8 kHz audio (100 ms Goertzel blocks, as the call tests do).
+    static func toneSeconds(_ samples: [Int16], frequency: Double) -> Double {
+        var blocks = 0
+        var index = 0
+        while index + 800 <= samples.count {
+            let block = samples[index..<index + 800]
+            let energy = Goertzel.energy(block)
+            if energy > 250_000, Goertzel.power(block, frequency: frequency, sampleRate: 8000) / energy > 0.3 {
+                blocks += 1
+            }
+            index += 800
+        }
+        return Double(blocks) / 10
+    }
+}

@@ -1,0 +1,142 @@
+import PushKitEmu
+import SIPCore
+
+/// Runs one live scenario end to end against running peers (``LiveEnvironment``): sets the
+/// phone up, plays the steps on the wall clock, lets calls finish, and judges.
+public enum LiveRunner {
+    /// Runs `scenario` with `policy`. Never throws: an infrastructure failure is in the report.
+    public static func run(
+        _ scenario: LiveScenario, policy choice: PolicyChoice, environment env: LiveEnvironment,
+        token: PushToken = PushToken(0x1111, 0x2222, 0x3333, UInt64.random(in: 1...UInt64.max))
+    ) async -> LiveReport {
+        var settings = EmulatorSettings()
+        settings.ackWindowMs = env.ackWindowMs
+        settings.qualifyTimeoutMs = env.qualifyTimeoutMs
+        // The WAKE bound in live mode: qualify (when a binding looks live) + ack window + 100 ms.
+        settings.failoverBoundMs =
+            env.ackWindowMs + (scenario.staleBinding || scenario.app == .background ? env.qualifyTimeoutMs : 0) + 100
+        settings.staleAfterMs = env.ackWindowMs
+        let timeline = LiveTimeline()
+        let directory = CallDirectory()
+        var config = LivePhoneConfig(
+            line: env.phoneLine, gateway: GatewayClient(host: env.host, port: env.httpPort),
+            apnsDevicePort: env.apnsDevicePort, token: token)
+        config.apnsHost = env.host
+        config.rfc8599 = env.rfc8599
+        config.settings = settings
+        config.launchFromKilledMs = scenario.launchFromKilledMs
+        config.sipTrace = env.sipTrace
+        let phone = LivePhone(config: config, policy: choice.policy(settings), timeline: timeline, directory: directory)
+        var report = LiveReport(
+            scenario: scenario.name, policy: choice.rawValue, timeline: [], violations: [], outcomes: [],
+            expected: scenario.expect, pushToRingMs: [], failoverMs: [])
+        let caller: LiveCaller
+        do {
+            caller = try LiveCaller(
+                line: env.callerLine, timeline: timeline, directory: directory, sipTrace: env.sipTrace,
+                answerTappedAt: { await phone.answerTappedAt(call: $0) })
+            try await caller.start()
+            try await setUp(phone, scenario, config: config)
+        } catch {
+            report.infrastructureError = error.description
+            await phone.shutdown()
+            report.timeline = timeline.events
+            return report
+        }
+        let bound = settings.failoverBoundMs
+        await caller.whenEnded { c, placed in
+            guard placed.outcome == .failedOver else { return }
+            let after = placed.endedAt - placed.startedAt
+            let reason: FailoverReason
+            if case .declined = placed.endReason {
+                reason = .declined
+            } else {
+                reason = await phone.acked(call: c) ? .noRegister : .noAck
+            }
+            timeline.record(
+                .emu(.failover(call: c, reason: reason, afterMs: after, boundMs: bound)),
+                at: placed.endedAt)
+            await phone.failedOver(call: c, reason: reason, afterMs: after)
+        }
+        let base = timeline.now
+        let target = "sip:\(env.phoneUser)@\(env.host)"
+        var dialled: Int32 = 0
+        do {
+            for step in scenario.steps.sorted(by: { $0.at < $1.at }) {
+                let wait = base + step.at - timeline.now
+                if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+                switch step.action {
+                case .call(let answerAfter, let talk):
+                    // The user's plan is known before the call exists: index = calls dialled so far.
+                    await phone.plan(call: dialled, answerAfterMs: answerAfter, declineAfterMs: nil)
+                    let uri = try SIPURI(parsing: target)
+                    try await caller.dial(uri, talkMs: talk)
+                    dialled += 1
+                case .hangup(let c):
+                    await caller.hangUp(c)
+                case .offline:
+                    await phone.goOffline()
+                case .online:
+                    try await phone.goOnline()
+                }
+            }
+        } catch {
+            report.infrastructureError = "\(error)"
+        }
+        let horizon = base + scenario.horizonMs
+        while timeline.now < horizon, !(await caller.allEnded) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        // Let the phone finish what it does after the last call ended (a late launch, an ack).
+        let settle = base + (scenario.steps.map(\.at).max() ?? 0) + scenario.settleMs
+        if timeline.now < settle { try? await Task.sleep(for: .milliseconds(settle - timeline.now)) }
+        try? await Task.sleep(for: .milliseconds(200))
+        let placed = await caller.placed
+        for c in placed.keys.sorted() {
+            let p = placed[c]!
+            report.outcomes.append(p.outcome)
+            if p.ringingAt >= 0 { report.pushToRingMs.append(p.ringingAt - p.startedAt) }
+            if p.outcome == .failedOver { report.failoverMs.append(p.endedAt - p.startedAt) }
+        }
+        if let first = placed.keys.sorted().first(where: { placed[$0]!.outcome == .connected }) {
+            report.callerHeardSeconds = LiveReport.toneSeconds(placed[first]!.recording.samples, frequency: 1_000)
+            if let sink = await phone.recordings[first] {
+                report.phoneHeardSeconds = LiveReport.toneSeconds(sink.samples, frequency: 440)
+            }
+        }
+        await caller.shutdown()
+        await phone.shutdown()
+        report.violations = await phone.violations
+        report.timeline = timeline.events
+        return report
+    }
+
+    /// The phone's starting state.
+    static func setUp(_ phone: LivePhone<ReferencePolicy>, _ scenario: LiveScenario, config: LivePhoneConfig)
+        async throws(LiveError)
+    {
+        if scenario.staleBinding {
+            try await phone.setUp(app: .foreground, locked: scenario.locked, online: true)
+            await phone.kill()
+            if !scenario.online { await phone.goOffline() }
+            return
+        }
+        if scenario.app != .foreground && !config.rfc8599 {
+            // The app uploaded its token on an earlier run (virtual mode's `token_on_server`).
+            let response = try await config.gateway.registerToken(
+                endpoint: config.endpointName, tokenHex: config.token.rawHexForAPNsRequestOnly,
+                environment: config.environment.rawValue, bundleID: config.bundleID)
+            guard (200..<300).contains(response.status) else {
+                throw LiveError(.infrastructure, "gateway refused the token registration: HTTP \(response.status)")
+            }
+        }
+        if scenario.app == .killed && config.rfc8599 {
+            // RFC 8599: the token reaches the server only inside a REGISTER: register once, then die.
+            try await phone.setUp(app: .foreground, locked: scenario.locked, online: true)
+            await phone.kill()
+            if !scenario.online { await phone.goOffline() }
+            return
+        }
+        try await phone.setUp(app: scenario.app, locked: scenario.locked, online: scenario.online)
+    }
+}

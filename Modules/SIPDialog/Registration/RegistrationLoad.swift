@@ -1,0 +1,303 @@
+import SIPCore
+
+/// Many registrations stepped in one loop over one flow: the pure core of load generation
+/// (`astra-register --load`, decision D13).
+///
+/// Each line is a ``RegistrationClient`` value with at most one REGISTER in flight, run by its
+/// own ``NonInviteClientTransaction`` (RFC 3261 §17.1.2: Timer E retransmits on unreliable
+/// transports, Timer F times out). A response is one dictionary look-up (top-Via branch), one
+/// transaction step and one registration step; the next REGISTER lands in ``outgoing``. The
+/// shell owns the socket and the clock: it feeds ``receive(_:now:)`` and ``fireTimers(now:)``,
+/// sends what ``takeOutgoing()`` returns, and reports what ``takeOutcomes()`` returns. No task,
+/// actor or continuation per line or per message.
+///
+/// Timer K (§17.1.2.2, absorbing retransmitted finals) is not kept: once a transaction has its
+/// final response its branch is forgotten, and a late copy matches nothing and is dropped — the
+/// same effect, without a timer per finished request.
+public struct RegistrationLoad: Sendable {
+    /// What a phase does to each line.
+    public enum Phase: Sendable {
+        /// Register every line, `concurrency` at a time.
+        case register
+        /// Unregister every line whose registration succeeded (REGISTER with expiry 0).
+        case unregister
+    }
+
+    /// How one line's phase ended.
+    public struct Outcome: Sendable {
+        public var index: Int
+        /// From the line's first REGISTER to its final result.
+        public var latency: Duration
+        public var result: Result
+
+        public enum Result: Sendable {
+            case registered(RegistrationResult)
+            case unregistered
+            case failed(RegistrationFailure)
+        }
+    }
+
+    /// One line: its registration and the transaction of the REGISTER in flight.
+    struct Slot: Sendable {
+        var client: RegistrationClient
+        var transaction = NonInviteClientTransaction<SIPResponse>(reliable: false)
+        var request: [UInt8] = []
+        var branch: String?
+        var started: Duration = .zero
+        var active = false
+        var registered = false
+        /// Stamps of the live Timer E and F (a heap entry with another stamp was cancelled).
+        var stampE: UInt32 = 0
+        var stampF: UInt32 = 0
+    }
+
+    private struct TimerEntry: Sendable {
+        var deadline: Duration
+        var slot: Int32
+        var isE: Bool
+        var stamp: UInt32
+    }
+
+    private var slots: [Slot]
+    private let binding: LocalBinding
+    private let reliable: Bool
+    private let timers: TransactionTimers
+    private let concurrency: Int
+    private var phase: Phase = .register
+    private var queue: [Int] = []
+    private var nextInQueue = 0
+    private var running = 0
+    private var byBranch: [String: Int] = [:]
+    private var heap: [TimerEntry] = []
+    private var outgoing: [[UInt8]] = []
+    private var outcomes: [Outcome] = []
+
+    /// - Parameters:
+    ///   - clients: one idle registration per line, in line order (``Outcome/index`` refers to it).
+    ///   - binding: where the lines are reachable on the shared flow (Via, Contact).
+    ///   - reliable: the flow's transport is reliable (no retransmissions, RFC 3261 §17.1.2.2).
+    public init(clients: [RegistrationClient], binding: LocalBinding, reliable: Bool, concurrency: Int,
+                timers: TransactionTimers = .rfc3261) {
+        slots = clients.map { Slot(client: $0) }
+        self.binding = binding
+        self.reliable = reliable
+        self.timers = timers
+        self.concurrency = max(1, concurrency)
+        byBranch.reserveCapacity(2 * self.concurrency)
+    }
+
+    /// Starts a phase: the first `concurrency` lines send their REGISTER.
+    public mutating func begin(_ phase: Phase, now: Duration) {
+        self.phase = phase
+        switch phase {
+        case .register: queue = Array(slots.indices)
+        case .unregister: queue = slots.indices.filter { slots[$0].registered }
+        }
+        nextInQueue = 0
+        while running < concurrency, launchNext(now: now) {}
+    }
+
+    /// True when every line of the phase has its outcome.
+    public var isFinished: Bool { running == 0 && nextInQueue >= queue.count }
+
+    /// The registration of line `index` (its state after the phases run so far).
+    public func client(_ index: Int) -> RegistrationClient { slots[index].client }
+
+    /// Messages to send, in order (whole SIP messages); empties the list.
+    public mutating func takeOutgoing() -> [[UInt8]] {
+        defer { outgoing.removeAll(keepingCapacity: true) }
+        return outgoing
+    }
+
+    /// Lines that finished since the last call; empties the list.
+    public mutating func takeOutcomes() -> [Outcome] {
+        defer { outcomes.removeAll(keepingCapacity: true) }
+        return outcomes
+    }
+
+    /// Whether anything waits in ``takeOutgoing()`` or ``takeOutcomes()``.
+    public var hasOutput: Bool { !outgoing.isEmpty || !outcomes.isEmpty }
+
+    /// A response from the flow (§17.1.3: matched by top-Via branch; CSeq is checked by the
+    /// registration). Responses that match no REGISTER in flight are dropped.
+    public mutating func receive(_ response: SIPResponse, now: Duration) {
+        guard let branch = response.headers.topViaBranch, let index = byBranch[branch] else { return }
+        let actions = slots[index].transaction.receive(status: response.statusCode, response)
+        perform(actions, slot: index, now: now)
+    }
+
+    /// The earliest running timer's deadline.
+    public mutating func nextDeadline() -> Duration? {
+        while let top = heap.first {
+            if isLive(top) { return top.deadline }
+            popTop()
+        }
+        return nil
+    }
+
+    /// Fires every timer due at `now`.
+    public mutating func fireTimers(now: Duration) {
+        while let top = heap.first, top.deadline <= now {
+            popTop()
+            guard isLive(top) else { continue }
+            let index = Int(top.slot)
+            if top.isE { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
+            let actions = slots[index].transaction.timerFired(top.isE ? .E : .F)
+            perform(actions, slot: index, now: now)
+        }
+    }
+
+    /// The transport could not send; every line in flight fails its transaction (§8.1.3.1).
+    public mutating func transportFailed(now: Duration) {
+        for index in slots.indices where slots[index].active && slots[index].branch != nil {
+            perform(slots[index].transaction.transportError(), slot: index, now: now)
+        }
+    }
+
+    // MARK: - Stepping
+
+    private mutating func launchNext(now: Duration) -> Bool {
+        guard nextInQueue < queue.count else { return false }
+        let index = queue[nextInQueue]
+        nextInQueue += 1
+        running += 1
+        slots[index].active = true
+        slots[index].started = now
+        let actions: [RegistrationClient.Action]
+        switch phase {
+        case .register: actions = slots[index].client.start(binding: binding)
+        case .unregister: actions = slots[index].client.stop()
+        }
+        apply(actions, slot: index, now: now)
+        return true
+    }
+
+    /// Executes a transaction's actions for line `index`.
+    private mutating func perform(_ actions: [NonInviteClientTransaction<SIPResponse>.Action], slot index: Int,
+                                  now: Duration) {
+        for action in actions {
+            switch action {
+            case .sendRequest:
+                outgoing.append(slots[index].request)
+            case .startTimer(let timer, let after):
+                schedule(timer, after: after, slot: index, now: now)
+            case .cancelTimer(let timer):
+                if timer == .E { slots[index].stampE &+= 1 } else if timer == .F { slots[index].stampF &+= 1 }
+            case .deliver(let response):
+                guard response.statusCode >= 200 else { continue }
+                forgetTransaction(index)
+                apply(slots[index].client.receive(response), slot: index, now: now)
+                // The rest (Timer K, termination) belongs to the finished transaction; the line
+                // may already have started its next one.
+                return
+            case .terminate(let end):
+                guard slots[index].branch != nil else { continue }
+                forgetTransaction(index)
+                let cseq = slots[index].client.builder.cseq
+                apply(slots[index].client.transactionFailed(end, cseq: cseq), slot: index, now: now)
+            case .sendACK:
+                continue
+            }
+        }
+    }
+
+    /// Executes a registration's actions for line `index`: a REGISTER starts a transaction; the
+    /// registered / unregistered / failed events end the line's phase.
+    private mutating func apply(_ actions: [RegistrationClient.Action], slot index: Int, now: Duration) {
+        for action in actions {
+            switch action {
+            case .send(let request):
+                startTransaction(request, slot: index, now: now)
+            case .event(.registered(let result)):
+                slots[index].registered = true
+                finish(index, .registered(result), now: now)
+            case .event(.unregistered):
+                slots[index].registered = false
+                finish(index, .unregistered, now: now)
+            case .event(.failed(let failure)):
+                finish(index, .failed(failure), now: now)
+            case .event, .startTimer, .cancelTimer:
+                // Load mode keeps no binding alive: refresh and retry timers are not run.
+                continue
+            }
+        }
+    }
+
+    private mutating func startTransaction(_ request: SIPRequest, slot index: Int, now: Duration) {
+        // The builder made the branch (RFC 3261 §8.1.1.7): no need to parse our own Via back.
+        let branch = slots[index].client.builder.lastBranch
+        slots[index].request = request.serialized()
+        slots[index].branch = branch
+        slots[index].transaction = NonInviteClientTransaction(reliable: reliable, timers: timers)
+        byBranch[branch] = index
+        perform(slots[index].transaction.start(), slot: index, now: now)
+    }
+
+    private mutating func forgetTransaction(_ index: Int) {
+        if let branch = slots[index].branch { byBranch[branch] = nil }
+        slots[index].branch = nil
+        slots[index].stampE &+= 1
+        slots[index].stampF &+= 1
+    }
+
+    private mutating func finish(_ index: Int, _ result: Outcome.Result, now: Duration) {
+        guard slots[index].active else { return }
+        forgetTransaction(index)
+        slots[index].active = false
+        slots[index].request = []
+        running -= 1
+        outcomes.append(Outcome(index: index, latency: now - slots[index].started, result: result))
+        while running < concurrency, launchNext(now: now) {}
+    }
+
+    // MARK: - Timer heap (lazy cancellation by stamp)
+
+    private func isLive(_ entry: TimerEntry) -> Bool {
+        let slot = slots[Int(entry.slot)]
+        return entry.stamp == (entry.isE ? slot.stampE : slot.stampF)
+    }
+
+    private mutating func schedule(_ timer: TransactionTimer, after: Duration, slot index: Int, now: Duration) {
+        let isE: Bool
+        switch timer {
+        case .E: isE = true
+        case .F: isE = false
+        default: return  // K is not kept (see the type's documentation)
+        }
+        if isE { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
+        let stamp = isE ? slots[index].stampE : slots[index].stampF
+        if heap.count >= 256 && heap.count > 8 * running { compactHeap() }
+        heap.append(TimerEntry(deadline: now + after, slot: Int32(index), isE: isE, stamp: stamp))
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].deadline < heap[parent].deadline else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Drops cancelled entries (most Timer F entries are: their transaction ended long before).
+    private mutating func compactHeap() {
+        let live = heap.filter(isLive)
+        heap = []
+        heap.reserveCapacity(live.count * 2)
+        for entry in live.sorted(by: { $0.deadline < $1.deadline }) { heap.append(entry) }  // sorted = a heap
+    }
+
+    private mutating func popTop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var best = left
+            if left + 1 < heap.count, heap[left + 1].deadline < heap[left].deadline { best = left + 1 }
+            guard heap[best].deadline < heap[parent].deadline else { return }
+            heap.swapAt(best, parent)
+            parent = best
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import SIPCore
+import SIPTransport
+
+/// One INVITE the gateway holds or has released: the upstream transaction (from Kamailio) and,
+/// once released, the downstream one (back to Kamailio, marked). RFC 3261 §16: the gateway is a
+/// transaction-stateful proxy; the upstream server transaction answers 100 at once.
+struct HeldCall: Sendable {
+    /// Where the call is.
+    enum Phase: Sendable, Hashable {
+        /// RFC 3261 §16.2: received, 100 sent; the wake decision runs.
+        case held
+        /// §16.6: forwarded downstream (released, or to the failover URI).
+        case released
+        /// A final response went upstream (§16.7 step 10, or our own 480/487).
+        case finished
+    }
+
+    let id: Int32
+    /// The R-URI user (`asterisk_endpoint`).
+    let user: String
+    let domain: String
+    let caller: String
+    let callID: String
+    /// The INVITE as Kamailio sent it.
+    let invite: SIPRequest
+    let upstream: SocketAddress
+    let upstreamBranch: String
+    let toTag: String
+    let arrivedMs: Int64
+    var phase: Phase = .held
+    var pushID: String?
+    var pushSentMs: Int64?
+    var ackMs: Int64?
+    /// The INVITE forwarded downstream, its branch and when.
+    var forwarded: SIPRequest?
+    var downstreamBranch: String?
+    var releasedMs: Int64?
+    var gotDownstreamResponse = false
+    var answered = false
+    var rang = false
+    /// Our own final response upstream (480/487/…), retransmitted until ACK (§17.2.1 Timer G).
+    var localFinal: [UInt8]?
+    var upstreamAcked = false
+    var cancelledByCaller = false
+    var cancelSent = false
+    var qualifyBranch: String?
+}

@@ -1,0 +1,61 @@
+import HTTPLite
+import PushKitEmu
+import SIPCore
+
+/// The push registrations the gateway knows, by endpoint: the token API's and RFC 8599's. Pure.
+///
+/// Which one a push uses: the RFC 8599 parameters of the endpoint's last REGISTER when present
+/// (the standard form wins: it is what the phone registered most recently over SIP), else the
+/// token endpoint's.
+public struct PushTokenStore: Sendable {
+    public private(set) var api: [String: PushRegistration] = [:]
+    public private(set) var rfc8599: [String: PushRegistration] = [:]
+
+    public init() {}
+
+    /// The registration a push for `endpoint` uses.
+    public func registration(for endpoint: String) -> PushRegistration? { rfc8599[endpoint] ?? api[endpoint] }
+
+    public mutating func setAPI(_ registration: PushRegistration) { api[registration.endpoint] = registration }
+    public mutating func setRFC8599(_ registration: PushRegistration) { rfc8599[registration.endpoint] = registration }
+    @discardableResult public mutating func removeAPI(_ endpoint: String) -> Bool {
+        api.removeValue(forKey: endpoint) != nil
+    }
+
+    /// Applies a token request (`registerToken`, `status`, `deleteToken`) and returns the
+    /// response; `ack` is the gateway's and is answered 500 here.
+    public mutating func apply(_ request: WakeAPIRequest, nowMs: Int64) -> HTTPResponse {
+        switch request {
+        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform):
+            let registration = PushRegistration(
+                endpoint: endpoint, token: token, environment: environment, bundleID: bundleID, platform: platform,
+                updatedAt: nowMs)
+            setAPI(registration)
+            return .json(200, Self.statusJSON(registration, tokenMatches: true))
+        case .status(let endpoint, let token):
+            guard let registration = api[endpoint] else {
+                return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
+            }
+            let matches = token.flatMap(TokenText.normalized) == registration.token
+            return .json(200, Self.statusJSON(registration, tokenMatches: matches))
+        case .deleteToken(let endpoint):
+            guard removeAPI(endpoint) else {
+                return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
+            }
+            return .json(200, LineJSON.object([("registered", .bool(false)), ("deleted", .bool(true))]).serialized)
+        case .ack:
+            return .text(500, "ack is handled by the gateway")
+        }
+    }
+
+    /// `{registered, token_matches, environment, platform, updated_at}` — never the raw token.
+    static func statusJSON(_ registration: PushRegistration, tokenMatches: Bool) -> String {
+        LineJSON.object([
+            ("registered", .bool(true)),
+            ("token_matches", .bool(tokenMatches)),
+            ("environment", .string(registration.environment.rawValue)),
+            ("platform", .string(registration.platform)),
+            ("updated_at", .string(WallClock.iso8601(ms: registration.updatedAt))),
+        ]).serialized
+    }
+}

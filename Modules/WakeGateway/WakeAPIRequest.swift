@@ -1,0 +1,127 @@
+import HTTPLite
+import PushKitEmu
+import SIPCore
+
+/// The gateway's HTTP API (PUSH-RULES.md "Push token lifecycle endpoints"), parsed and validated
+/// from an ``HTTPRequest`` — pure, so the contract is tested without sockets.
+///
+/// | Method | Path | Body / query |
+/// |---|---|---|
+/// | POST | `/api/v1/users/voip-push-token` | `{asterisk_endpoint, token, environment, bundle_id, platform}` |
+/// | GET | `/api/v1/users/voip-push-status` | `?asterisk_endpoint=&token=` |
+/// | DELETE | `/api/v1/users/voip-push-token` | `?asterisk_endpoint=` |
+/// | POST | `/api/v1/users/voip-push-ack` | `{push_id}` (no auth: the push-id is the capability) |
+public enum WakeAPIRequest: Sendable, Hashable {
+    case registerToken(
+        endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String)
+    case status(endpoint: String, token: String?)
+    case deleteToken(endpoint: String)
+    case ack(pushID: String)
+
+    public static let tokenPath = "/api/v1/users/voip-push-token"
+    public static let statusPath = "/api/v1/users/voip-push-status"
+    public static let ackPath = "/api/v1/users/voip-push-ack"
+
+    /// The request, or the response that refuses it (404 unknown path, 405 wrong method, 400 bad
+    /// JSON or fields — each with a one-line reason).
+    public static func parse(_ request: HTTPRequest) -> Parsed {
+        switch request.path {
+        case tokenPath:
+            switch request.method {
+            case "POST": return parseRegister(request)
+            case "DELETE":
+                guard let endpoint = nonEmpty(request.query["asterisk_endpoint"]) else {
+                    return .reject(.text(400, "query parameter asterisk_endpoint is required"))
+                }
+                return .request(.deleteToken(endpoint: endpoint))
+            default: return .reject(methodNotAllowed("POST, DELETE"))
+            }
+        case statusPath:
+            guard request.method == "GET" else { return .reject(methodNotAllowed("GET")) }
+            guard let endpoint = nonEmpty(request.query["asterisk_endpoint"]) else {
+                return .reject(.text(400, "query parameter asterisk_endpoint is required"))
+            }
+            return .request(.status(endpoint: endpoint, token: nonEmpty(request.query["token"])))
+        case ackPath:
+            guard request.method == "POST" else { return .reject(methodNotAllowed("POST")) }
+            switch object(request) {
+            case .failure(let refusal): return .reject(refusal.response)
+            case .success(let json):
+                switch string(json, "push_id") {
+                case .failure(let refusal): return .reject(refusal.response)
+                case .success(let pushID): return .request(.ack(pushID: pushID))
+                }
+            }
+        default:
+            return .reject(.text(404, "no such endpoint: \(request.path)"))
+        }
+    }
+
+    /// ``parse(_:)``'s outcome.
+    public enum Parsed: Sendable, Hashable {
+        case request(WakeAPIRequest)
+        case reject(HTTPResponse)
+    }
+
+    private static func parseRegister(_ request: HTTPRequest) -> Parsed {
+        let json: LineJSON
+        switch object(request) {
+        case .failure(let refusal): return .reject(refusal.response)
+        case .success(let value): json = value
+        }
+        var fields: [String: String] = [:]
+        for key in ["asterisk_endpoint", "token", "environment", "bundle_id", "platform"] {
+            switch string(json, key) {
+            case .failure(let refusal): return .reject(refusal.response)
+            case .success(let value): fields[key] = value
+            }
+        }
+        guard let token = TokenText.normalized(fields["token"]!) else {
+            return .reject(.text(400, "token must be hex, even length, 16-512 digits"))
+        }
+        guard let environment = APNsEnvironment(rawValue: fields["environment"]!) else {
+            return .reject(.text(400, "environment must be \"sandbox\" or \"production\""))
+        }
+        return .request(
+            .registerToken(
+                endpoint: fields["asterisk_endpoint"]!, token: token, environment: environment,
+                bundleID: fields["bundle_id"]!, platform: fields["platform"]!))
+    }
+
+    private static func object(_ request: HTTPRequest) -> Result<LineJSON, Refusal> {
+        if let type = request.header("Content-Type"), !type.lowercased().hasPrefix("application/json") {
+            return .failure(Refusal(.text(415, "Content-Type must be application/json")))
+        }
+        let json: LineJSON
+        do { json = try LineJSON.parse(request.body) } catch {
+            return .failure(Refusal(.text(400, "bad JSON: \(error.detail)")))
+        }
+        guard case .object = json else { return .failure(Refusal(.text(400, "bad JSON: the body must be an object"))) }
+        return .success(json)
+    }
+
+    private static func string(_ json: LineJSON, _ key: String) -> Result<String, Refusal> {
+        guard let value = json[key] else { return .failure(Refusal(.text(400, "missing field \(key)"))) }
+        guard case .string(let text) = value else {
+            return .failure(Refusal(.text(400, "field \(key) must be a string, not \(value.typeName)")))
+        }
+        guard !text.isEmpty, text.count <= 512 else {
+            return .failure(Refusal(.text(400, "field \(key) must be 1-512 characters")))
+        }
+        return .success(text)
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }
+
+    private static func methodNotAllowed(_ allow: String) -> HTTPResponse {
+        var response = HTTPResponse.text(405, "method not allowed; use \(allow)")
+        response.headers.append(HTTPHeader("Allow", allow))
+        return response
+    }
+}
+
+/// A refused request's response, as an `Error` for `Result`.
+struct Refusal: Error {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
+}

@@ -1,0 +1,266 @@
+import PushKitEmu
+import SIPCore
+import SIPTransport
+
+/// Receiving: requests from Kamailio (INVITE, CANCEL, ACK, replicated REGISTER) and responses to
+/// what the gateway sent (released INVITEs, qualifies, CANCELs).
+extension WakeGatewayServer {
+    static var wakeHeader: SIPHeaderName { "X-Astra-Wake" }
+    static var pushIDHeader: SIPHeaderName { "X-Astra-Push-Id" }
+
+    func handle(_ received: ReceivedMessage) async {
+        switch received.message {
+        case .request(let request):
+            switch request.method {
+            case .invite: await incomingInvite(request, from: received.remote)
+            case .cancel: await incomingCancel(request, from: received.remote)
+            case .ack: incomingAck(request)
+            case .register: await incomingRegister(request, from: received.remote)
+            case .options: await reply(to: request, 200, to: received.remote)
+            default: await reply(to: request, 501, to: received.remote)
+            }
+        case .response(let response):
+            await incomingResponse(response)
+        }
+    }
+
+    // MARK: Sending
+
+    func send(_ bytes: [UInt8], to remote: SocketAddress) async {
+        do { try await udp.send(bytes, to: remote) } catch { log("sip: send to \(remote) failed: \(error)") }
+    }
+
+    func reply(
+        to request: SIPRequest, _ status: Int, reason: String? = nil, toTag: String? = nil,
+        extra: SIPHeaders = SIPHeaders(),
+        to remote: SocketAddress
+    ) async {
+        var headers = extra
+        headers.add(.server, "astra-wakegw")
+        let response = SIPResponse(
+            to: request, statusCode: status, reasonPhrase: reason, toTag: toTag, headers: headers)
+        await send(response.serialized(), to: remote)
+    }
+
+    func newBranch() -> String { "z9hG4bK-wgw-" + ids.token(length: 16) }
+
+    func via(_ branch: String) -> String {
+        "SIP/2.0/UDP \(sipAddress.uriHost):\(sipAddress.port);branch=\(branch);rport"
+    }
+
+    /// Sends `bytes` now and again at T1, 2·T1, … capped at T2 (RFC 3261 §17.1.1.2 Timer A /
+    /// §17.2.1 Timer G) until ``stopRetransmitting(_:)`` or 64·T1.
+    func sendReliably(_ bytes: [UInt8], to remote: SocketAddress, key: String) async {
+        await send(bytes, to: remote)
+        retransmissions[key]?.cancel()
+        let clock = clock
+        retransmissions[key] = Task { [weak self] in
+            var interval: Int64 = 500
+            var total: Int64 = 0
+            while total < 32_000 {
+                do { try await clock.sleep(for: .milliseconds(interval)) } catch { return }
+                total += interval
+                guard let self else { return }
+                await self.send(bytes, to: remote)
+                interval = min(interval * 2, 4_000)
+            }
+        }
+    }
+
+    func stopRetransmitting(_ key: String) {
+        retransmissions.removeValue(forKey: key)?.cancel()
+    }
+
+    // MARK: INVITE from Kamailio (RFC 3261 §16.2–§16.3)
+
+    func incomingInvite(_ invite: SIPRequest, from remote: SocketAddress) async {
+        guard let branch = try? invite.headers.topVia()?.branch, let callID = invite.headers.callID else {
+            await reply(to: invite, 400, reason: "Bad Request (Via branch, Call-ID)", to: remote)
+            return
+        }
+        if let id = byUpstreamBranch[branch], let call = calls[id] {
+            // A retransmission: repeat our last word (§17.2.1).
+            if let final = call.localFinal {
+                await send(final, to: remote)
+            } else {
+                await reply(to: invite, 100, to: remote)
+            }
+            return
+        }
+        let maxForwards = (try? invite.headers.maxForwards()) ?? 70
+        if maxForwards <= 0 {
+            await reply(to: invite, 483, to: remote)
+            return
+        }
+        let user = invite.uri.user ?? ""
+        nextCall += 1
+        let id = nextCall
+        let caller = (try? invite.headers.from())?.uri.user ?? "anonymous"
+        let call = HeldCall(
+            id: id, user: user, domain: invite.uri.host?.description ?? sipAddress.ip, caller: caller, callID: callID,
+            invite: invite, upstream: remote, upstreamBranch: branch, toTag: "wgw" + ids.tag(), arrivedMs: nowMs)
+        calls[id] = call
+        byUpstreamBranch[branch] = id
+        await reply(to: invite, 100, to: remote)
+        let live = registrationLive(user)
+        let registration = store.registration(for: user)
+        emit(
+            WakeEvent(
+                "call_held",
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(callID)), ("user", .string(user)),
+                    ("caller", .string(caller)),
+                    ("registration_live", .bool(live)), ("has_token", .bool(registration != nil)),
+                    ("token_source", .string(registration?.source.rawValue ?? "none")),
+                ]))
+        await wake?.incomingCall(id, registrationLive: live, hasToken: registration != nil)
+    }
+
+    // MARK: CANCEL (§16.10)
+
+    func incomingCancel(_ cancel: SIPRequest, from remote: SocketAddress) async {
+        guard let branch = try? cancel.headers.topVia()?.branch, let id = byUpstreamBranch[branch],
+            var call = calls[id]
+        else {
+            await reply(to: cancel, 481, to: remote)
+            return
+        }
+        await reply(to: cancel, 200, to: remote)
+        guard !call.cancelledByCaller else { return }
+        call.cancelledByCaller = true
+        calls[id] = call
+        emit(
+            WakeEvent(
+                "cancelled",
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("phase", .string("\(call.phase)")),
+                    ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                ]))
+        switch call.phase {
+        case .held:
+            await wake?.callerLeft(id)
+            await finish(id, status: 487, reason: "Request Terminated", why: "cancelled")
+        case .released:
+            // The decision sends the CANCEL downstream (§16.10); the phone's 487 comes back.
+            await wake?.callerLeft(id)
+            await cancelDownstream(id)  // idempotent: also covers a failover-URI leg the decision no longer owns
+        case .finished:
+            break
+        }
+    }
+
+    func incomingAck(_ ack: SIPRequest) {
+        guard let branch = try? ack.headers.topVia()?.branch, let id = byUpstreamBranch[branch] else { return }
+        calls[id]?.upstreamAcked = true
+        stopRetransmitting("final-\(id)")
+    }
+
+    /// Answers the caller with our own final response (failover 480, 487 after CANCEL, 503).
+    func finish(_ id: Int32, status: Int, reason: String, why: String, extra: SIPHeaders = SIPHeaders()) async {
+        guard var call = calls[id], call.phase != .finished else { return }
+        call.phase = .finished
+        var headers = extra
+        headers.add(.server, "astra-wakegw")
+        let response = SIPResponse(
+            to: call.invite, statusCode: status, reasonPhrase: reason, toTag: call.toTag, headers: headers)
+        let bytes = response.serialized()
+        call.localFinal = bytes
+        calls[id] = call
+        await sendReliably(bytes, to: call.upstream, key: "final-\(id)")
+        emit(
+            WakeEvent(
+                "call_ended",
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
+                    ("why", .string(why)), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                ]))
+    }
+
+    // MARK: Responses (§16.7)
+
+    func incomingResponse(_ response: SIPResponse) async {
+        guard let top = try? response.headers.topVia(), let branch = top.branch else { return }
+        if let id = byQualifyBranch[branch] {
+            if response.statusCode >= 200 { byQualifyBranch[branch] = nil }
+            guard calls[id]?.qualifyBranch == branch else { return }
+            emit(
+                WakeEvent(
+                    "qualify_result",
+                    [("call", .int(Int64(id))), ("status", .int(Int64(response.statusCode)))]))
+            if (200...299).contains(response.statusCode) { await wake?.qualifyAnswered(id) }
+            return
+        }
+        guard let id = byDownstreamBranch[branch], var call = calls[id] else { return }
+        let method = (try? response.headers.cseq())?.method
+        if method == .cancel { return }  // 200 to our CANCEL: nothing to relay
+        stopRetransmitting("invite-\(id)")
+        call.gotDownstreamResponse = true
+        let status = response.statusCode
+        if status == 100 {
+            calls[id] = call
+            return
+        }
+        var upstream = response
+        _ = try? upstream.headers.removeTopVia()
+        if status >= 300 {
+            await ackDownstream(call, response: response)
+        }
+        let alreadyFinal = call.phase == .finished && !(200...299).contains(status)
+        if status < 200 {
+            if !call.rang, status == 180 || status == 183 {
+                call.rang = true
+                emit(
+                    WakeEvent(
+                        "ringing",
+                        [
+                            ("call", .int(Int64(id))), ("status", .int(Int64(status))),
+                            ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
+                            ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                        ]))
+            }
+        } else if (200...299).contains(status) {
+            if !call.answered {
+                call.answered = true
+                call.phase = .finished
+                emit(
+                    WakeEvent(
+                        "answered",
+                        [
+                            ("call", .int(Int64(id))), ("since_release_ms", .int(nowMs - (call.releasedMs ?? nowMs))),
+                            ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                        ]))
+                calls[id] = call
+                await wake?.answered(id)
+            }
+        } else if !alreadyFinal {
+            call.phase = .finished
+            emit(
+                WakeEvent(
+                    "call_ended",
+                    [
+                        ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("status", .int(Int64(status))),
+                        ("why", .string("downstream_final")), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
+                    ]))
+        }
+        calls[id] = call
+        if alreadyFinal { return }
+        // 2xx retransmissions are relayed too (§16.7 step 5); non-2xx finals once.
+        await send(upstream.serialized(), to: call.upstream)
+    }
+
+    /// ACK for a non-2xx final from downstream (§17.1.1.3): same R-URI, our Via/branch, To with tag.
+    func ackDownstream(_ call: HeldCall, response: SIPResponse) async {
+        guard let forwarded = call.forwarded, let branch = call.downstreamBranch else { return }
+        var headers = SIPHeaders()
+        headers.add(.via, via(branch))
+        headers.add(.maxForwards, "70")
+        if let from = forwarded.headers[.from] { headers.add(.from, from) }
+        if let to = response.headers[.to] { headers.add(.to, to) }
+        headers.add(.callID, call.callID)
+        let sequence = (try? forwarded.headers.cseq())?.sequence ?? 1
+        headers.add(.cseq, "\(sequence) ACK")
+        headers.add(Self.wakeHeader, "released")
+        let ack = SIPRequest(method: .ack, uri: forwarded.uri, headers: headers)
+        await send(ack.serialized(), to: configuration.kamailio)
+    }
+}

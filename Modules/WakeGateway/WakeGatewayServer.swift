@@ -1,0 +1,210 @@
+import HTTPLite
+import PushKitEmu
+import SIPCore
+import SIPTransport
+
+/// The wake gateway: PushKitEmu's ``WakeServer`` (wake decision v2) running for real beside
+/// Kamailio (docs/wake-gateway.md, D12).
+///
+/// - SIP (UDP, one socket): Kamailio relays every INVITE for a local user here; the gateway is a
+///   transaction-stateful proxy (RFC 3261 §16) that holds it while the decision runs, then
+///   forwards it back to Kamailio marked `X-Astra-Wake: released` (Kamailio does
+///   `lookup("location")` + `t_relay`), or answers the caller 480 (failover). Qualifies are
+///   OPTIONS to `sip:user@domain` through Kamailio, marked. Kamailio replicates every saved
+///   REGISTER here (`t_replicate`), so the gateway sees fresh registrations and RFC 8599
+///   `pn-*` Contact parameters.
+/// - HTTP: the token endpoints and `POST /api/v1/users/voip-push-ack` (``WakeAPIRequest``).
+/// - APNs: an in-process ``APNsEmulator`` with a device port for phones.
+///
+/// Timers (ack window, register wait, qualify, ring timeout) run on the injected clock inside
+/// ``WakeServer``; SIP retransmissions (Timer A/G) use the same clock.
+public actor WakeGatewayServer<C: Clock<Duration>> {
+    public typealias Emit = @Sendable (WakeEvent) -> Void
+    public typealias Log = @Sendable (String) -> Void
+
+    public struct Ports: Sendable, Hashable {
+        public var sip: UInt16
+        public var http: UInt16
+        public var apnsDevice: UInt16
+    }
+
+    let configuration: WakeGatewayConfiguration
+    let clock: C
+    let startInstant: C.Instant
+    let ids: any IdentifierSource
+    let udp: UDPTransport
+    public nonisolated let apns: APNsEmulator<C>
+    let emit: Emit
+    let log: Log
+    nonisolated let sipAddress: SocketAddress
+    var http: HTTPServer?
+    var wake: WakeServer<C, GatewayTransport<C>>?
+    var receiveTask: Task<Void, Never>?
+    var retransmissions: [String: Task<Void, Never>] = [:]
+
+    var store = PushTokenStore()
+    /// Registration expiry per user (ms on the gateway clock), from replicated REGISTERs.
+    var bindings: [String: Int64] = [:]
+    var lastRegisterMs: [String: Int64] = [:]
+    var calls: [Int32: HeldCall] = [:]
+    var byUpstreamBranch: [String: Int32] = [:]
+    var byDownstreamBranch: [String: Int32] = [:]
+    var byQualifyBranch: [String: Int32] = [:]
+    var byPushID: [String: Int32] = [:]
+    var nextCall: Int32 = 0
+
+    public init(
+        configuration: WakeGatewayConfiguration, clock: C, ids: any IdentifierSource = SystemIdentifierSource(),
+        emit: @escaping Emit = { _ in }, log: @escaping Log = { _ in }
+    ) throws(WakeGatewayError) {
+        self.configuration = configuration
+        self.clock = clock
+        startInstant = clock.now
+        self.ids = ids
+        self.emit = emit
+        self.log = log
+        guard let local = SocketAddress(ip: configuration.sipHost, port: configuration.sipPort) else {
+            throw WakeGatewayError("bad SIP address \(configuration.sipHost):\(configuration.sipPort)")
+        }
+        do {
+            udp = try UDPTransport(local: local, log: TransportLog { _, line in log(line) })
+        } catch {
+            throw WakeGatewayError("SIP UDP \(local): \(error)")
+        }
+        sipAddress = udp.local
+        do {
+            apns = try APNsEmulator(
+                host: configuration.sipHost, devicePort: configuration.apnsDevicePort,
+                delayMs: configuration.apnsDelayMs, clock: clock, log: log)
+        } catch {
+            throw WakeGatewayError("APNs device port \(configuration.apnsDevicePort): \(error)")
+        }
+    }
+
+    /// Starts the HTTP API, the APNs device listener and the SIP receive loop.
+    public func start() async throws(WakeGatewayError) -> Ports {
+        wake = WakeServer(settings: configuration.decision, clock: clock, transport: GatewayTransport(gateway: self))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(host: configuration.sipHost, port: configuration.httpPort) { [weak self] request in
+                guard let self else { return .text(503, "gateway stopping") }
+                return await self.handleHTTP(request)
+            }
+        } catch {
+            throw WakeGatewayError("HTTP port \(configuration.httpPort): \(error)")
+        }
+        http = server
+        await server.start()
+        await apns.startAccepting()
+        let udp = udp
+        receiveTask = Task { [weak self] in
+            for await received in udp.events {
+                guard let self else { return }
+                await self.handle(received)
+            }
+        }
+        let ports = Ports(sip: sipAddress.port, http: server.port, apnsDevice: apns.devicePort)
+        emit(
+            WakeEvent(
+                "listening",
+                [
+                    ("sip", .string(sipAddress.description)), ("http_port", .int(Int64(ports.http))),
+                    ("apns_device_port", .int(Int64(ports.apnsDevice))),
+                    ("kamailio", .string(configuration.kamailio.description)),
+                    ("ack_window_ms", .int(configuration.ackWindowMs)),
+                    ("register_wait_ms", .int(configuration.registerWaitMs)),
+                    ("qualify_timeout_ms", .int(configuration.qualifyTimeoutMs)),
+                    ("ring_timeout_ms", .int(configuration.ringTimeoutMs)),
+                    ("apns_delay_ms", .int(configuration.apnsDelayMs)),
+                ]))
+        return ports
+    }
+
+    /// Stops every listener and timer; held calls are answered 503 first.
+    public func stop() async {
+        for (id, call) in calls where call.phase == .held {
+            await finish(id, status: 503, reason: "Service Unavailable", why: "gateway_stopping")
+        }
+        receiveTask?.cancel()
+        for task in retransmissions.values { task.cancel() }
+        retransmissions.removeAll()
+        await http?.stop()
+        await apns.stop()
+        await udp.close()
+        wake = nil
+    }
+
+    /// Milliseconds since start on the gateway clock.
+    var nowMs: Int64 {
+        let d = startInstant.duration(to: clock.now)
+        return d.components.seconds * 1_000 + d.components.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// The push registrations (for tests and status).
+    public var tokens: PushTokenStore { store }
+
+    /// Whether `user` has an unexpired binding the gateway heard of.
+    func registrationLive(_ user: String) -> Bool { (bindings[user] ?? Int64.min) > nowMs }
+
+    // MARK: HTTP
+
+    func handleHTTP(_ request: HTTPRequest) async -> HTTPResponse {
+        switch WakeAPIRequest.parse(request) {
+        case .reject(let response):
+            return response
+        case .request(.ack(let pushID)):
+            return await acked(pushID)
+        case .request(let other):
+            let response = store.apply(other, nowMs: WallClock.nowMs())
+            if case .registerToken(let endpoint, let token, let environment, _, _) = other {
+                emit(
+                    WakeEvent(
+                        "token_registered",
+                        [
+                            ("user", .string(endpoint)), ("token", .string(TokenText.redact(token))),
+                            ("environment", .string(environment.rawValue)),
+                        ]))
+            } else if case .deleteToken(let endpoint) = other, response.status == 200 {
+                emit(WakeEvent("token_deleted", [("user", .string(endpoint))]))
+            }
+            return response
+        }
+    }
+
+    func acked(_ pushID: String) async -> HTTPResponse {
+        guard let id = byPushID[pushID], var call = calls[id] else {
+            return .json(404, "{\"error\":\"unknown push_id\"}")
+        }
+        let now = nowMs
+        let first = call.ackMs == nil
+        if first {
+            call.ackMs = now
+            calls[id] = call
+            emit(
+                WakeEvent(
+                    "ack",
+                    [
+                        ("call", .int(Int64(id))), ("push_id", .string(pushID)), ("user", .string(call.user)),
+                        ("since_push_ms", .int(now - (call.pushSentMs ?? now))),
+                        ("since_invite_ms", .int(now - call.arrivedMs)),
+                    ]))
+            await wake?.ackReceived(id)
+            // The REGISTER may have overtaken the ack (different paths): feed it now.
+            if let seen = lastRegisterMs[call.user], let pushed = call.pushSentMs, seen >= pushed {
+                await wake?.registerReceived(id)
+            }
+        }
+        return .json(200, "{\"acked\":true}")
+    }
+}
+
+/// ``WakeTransport`` for ``WakeServer``: every action goes back into the gateway actor.
+struct GatewayTransport<C: Clock<Duration>>: WakeTransport {
+    let gateway: WakeGatewayServer<C>
+    func sendQualify(call: Int32) async { await gateway.sendQualify(call) }
+    func sendInvite(call: Int32, direct: Bool) async { await gateway.release(call, direct: direct) }
+    func sendPush(call: Int32) async -> APNsRejection? { await gateway.push(call) }
+    func sendCancel(call: Int32) async { await gateway.cancelDownstream(call) }
+    func sendGoneNotice(call: Int32) async { await gateway.goneNotice(call) }
+    func failedOver(call: Int32, reason: FailoverReason) async { await gateway.failover(call, reason: reason) }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPLite
+import Testing
+import WakeGateway
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// Issue 10, server side: the wake gateway beside the real Kamailio (docs/wake-gateway.md).
+    @Suite struct WakeGatewayKamailioTests {
+        typealias H = CallToolHarness
+
+        /// (a) A registered line that answers the qualify is rung straight through the gateway.
+        @Test func registeredLineIsRungDirectly() async throws {
+            let rig = try await WakeGatewayRig.start()
+            defer { Task { await rig.stop() } }
+            let callee = try await H.callee(rig.server, .udp, user: "1032", ["--after", "0.1", "--duration", "0.5"])
+            let caller = try H.dial(rig.server, .udp, user: "1031", to: "1032", ["--duration", "2"])
+            #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            let held = try #require(rig.events("call_held").first)
+            #expect(held.bool("registration_live") == true)
+            #expect(rig.events("qualify_result").first?.int("status") == 200)
+            #expect(rig.events("released").first?.bool("direct") == true)
+            #expect(rig.events("push_sent").isEmpty)
+            #expect(caller.events("answered").count == 1)
+            #expect(H.field("reason", in: caller.events("ended").first ?? "") == "remote_hangup")
+        }
+
+        /// (b) Killed phone: no registration, token registered → push on the device connection,
+        /// ack, the line registers over WSS, the held INVITE reaches the fresh contact, answered.
+        @Test func pushAckRegisterReleaseAnswer() async throws {
+            let rig = try await WakeGatewayRig.start { $0.apnsDelayMs = 30 }
+            defer { Task { await rig.stop() } }
+            try await rig.registerToken(user: "1034")
+            let device = try await APNsDevice(port: rig.ports.apnsDevice)
+            defer { device.close() }
+            try await Task.sleep(for: .milliseconds(100))  // hello processed
+            let caller = try H.dial(rig.server, .udp, user: "1033", to: "1034", ["--duration", "1.5"])
+            let line = try #require(await device.nextPush(), "no push: \(rig.events)")
+            let push = try #require(H.field("push_id", in: line))
+            let callID = try #require(H.field("call_id", in: line))
+            #expect(line.contains(#""push_type":"voip""#) && line.contains(#""topic":"com.example.astra.voip""#))
+            #expect(line.contains(#""priority":10,"expiration":0"#) && line.contains(#""caller":"1033""#))
+            #expect(try await rig.ack(push) == 200)
+            #expect(try await rig.ack("p-unknown") == 404)
+            let callee = try await H.callee(rig.server, .wss, user: "1034", ["--after", "0.1", "--duration", "0.8"])
+            #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            let incoming = try #require(callee.events("incoming").first, "\(callee.stdout)")
+            #expect(H.field("call_id", in: incoming) == callID)
+            let released = try #require(rig.events("released").first, "\(rig.events)")
+            #expect(released.bool("direct") == false)
+            #expect(released.string("push_id") == push)
+            #expect(rig.events("failover").isEmpty)
+            let pushSent = try #require(rig.instant(of: "push_sent"))
+            let registerSeen = try #require(
+                rig.recorded.withLock {
+                    $0.last {
+                        $0.1.name == "register_seen" && $0.1.string("user") == "1034" && ($0.1.int("expires") ?? 0) > 0
+                    }?.0
+                })
+            let releasedAt = try #require(rig.instant(of: "released"))
+            let ringing = try #require(rig.instant(of: "ringing"))
+            print(
+                "wake-gateway: fresh REGISTER → released \(ms(registerSeen, releasedAt)) ms, released → 180 \(ms(releasedAt, ringing)) ms, push → ack \(rig.events("ack").first?.int("since_push_ms") ?? -1) ms"
+            )
+            #expect(ms(registerSeen, releasedAt) < 300)
+            #expect(caller.events("answered").count == 1)
+        }
+
+        /// (c) Dead phone: push delivered, never acked → the caller gets 480 within the ack
+        /// window + 100 ms (measured at the gateway and at the caller).
+        @Test func noAckFailsOverWithinTheAckWindow() async throws {
+            let ackWindow: Int64 = 1_000
+            let rig = try await WakeGatewayRig.start { $0.ackWindowMs = ackWindow }
+            defer { Task { await rig.stop() } }
+            try await rig.registerToken(user: "1036")
+            let device = try await APNsDevice(port: rig.ports.apnsDevice)
+            defer { device.close() }
+            let caller = try H.dial(rig.server, .udp, user: "1035", to: "1036", [])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            #expect(await device.nextPush() != nil)
+            let failover = try #require(rig.events("failover").first, "\(rig.events)")
+            #expect(failover.string("reason") == "no_ack")
+            let atGateway = try #require(failover.int("since_invite_ms"))
+            let ended = try #require(caller.events("ended").first)
+            #expect(H.field("status", in: ended) == "480")
+            let trying = Int(H.field("t", in: caller.events("trying").first ?? "") ?? "") ?? 0
+            let endedT = Int(H.field("t", in: ended) ?? "") ?? 0
+            print(
+                "wake-gateway: failover at gateway \(atGateway) ms after the INVITE; caller 100 Trying → 480 \(endedT - trying) ms (ack window \(ackWindow) ms)"
+            )
+            #expect(atGateway >= ackWindow && atGateway <= ackWindow + 100)
+            #expect(Int64(endedT - trying) <= ackWindow + 100)
+            #expect(rig.events("released").isEmpty)
+        }
+
+        /// (d) The caller hangs up while the INVITE is held: 487 to the caller, nothing released.
+        @Test func cancelWhileHeld() async throws {
+            let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 5_000 }
+            defer { Task { await rig.stop() } }
+            try await rig.registerToken(user: "1038")
+            let caller = try H.dial(rig.server, .udp, user: "1037", to: "1038", ["--timeout", "0.6"])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
+            #expect(await rig.waitFor("call_ended") != nil)
+            let cancelled = try #require(rig.events("cancelled").first, "\(rig.events)")
+            #expect(cancelled.string("phase") == "held")
+            #expect(rig.events("call_ended").first?.int("status") == 487)
+            #expect(rig.events("released").isEmpty)
+            #expect(rig.events("failover").isEmpty)
+            // The ack after the caller left is accepted, and still releases nothing.
+            if let push = rig.events("push_sent").first?.string("push_id") { _ = try await rig.ack(push) }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(rig.events("released").isEmpty)
+            #expect(H.field("reason", in: caller.events("ended").first ?? "") == "no_answer")
+        }
+
+        /// (e) RFC 8599: the line registers with pn-provider/pn-prid/pn-param; the gateway pushes
+        /// with them (no token endpoint). An unknown provider is refused with 555.
+        @Test func rfc8599RegistrationIsUsedAndUnknownProviderGets555() async throws {
+            let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 800 }
+            defer { Task { await rig.stop() } }
+            let line = """
+                {"v":1,"user":"1040","password":"astra1040","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
+                "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
+                "push_topic":"ABCDE12345.com.example.astra.voip"}
+                """
+            let (status, stdout, stderr) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: line)
+            #expect(status == 0, "\(stdout) \(stderr)")
+            let seen = try #require(await rig.waitFor("register_seen"))
+            #expect(seen.bool("pn_used") == true)
+            #expect(seen.string("pn_provider") == "apns")
+            let device = try await APNsDevice(port: rig.ports.apnsDevice)
+            defer { device.close() }
+            try await Task.sleep(for: .milliseconds(100))
+            let caller = try H.dial(rig.server, .udp, user: "1039", to: "1040", [])
+            let push = try #require(await device.nextPush(), "\(rig.events)")
+            #expect(push.contains(#""topic":"com.example.astra.voip""#))
+            #expect(rig.events("push_sent").first?.string("token_source") == "rfc8599")
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1)
+
+            let fcm = line.replacingOccurrences(of: #""push_provider":"apns""#, with: #""push_provider":"fcm""#)
+                .replacingOccurrences(of: "1040", with: "1041")
+            let (refused, out555, err555) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: fcm)
+            #expect(refused == 1, "\(out555) \(err555)")
+            #expect((out555 + err555).contains("555"), "\(out555) \(err555)")
+        }
+    }
+}

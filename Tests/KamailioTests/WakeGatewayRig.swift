@@ -1,0 +1,170 @@
+import Foundation
+import HTTPLite
+import Synchronization
+import Testing
+import WakeGateway
+
+/// A Kamailio started with KAMAILIO_WAKE_GATEWAY plus an in-process ``WakeGatewayServer`` on
+/// that address (real sockets, continuous clock), with its events recorded.
+final class WakeGatewayRig: Sendable {
+    let server: KamailioServer
+    let gateway: WakeGatewayServer<ContinuousClock>
+    let ports: WakeGatewayServer<ContinuousClock>.Ports
+    let recorded: Recorded
+
+    /// The gateway's events with their arrival instants.
+    final class Recorded: Sendable {
+        let list = Mutex<[(ContinuousClock.Instant, WakeEvent)]>([])
+        func withLock<R>(_ body: (inout [(ContinuousClock.Instant, WakeEvent)]) -> R) -> R {
+            list.withLock { body(&$0) }
+        }
+    }
+
+    static let token = (0..<32).map { String(format: "%02x", ($0 * 37 + 11) & 0xFF) }.joined()
+    static let topic = "com.example.astra.voip"
+
+    private init(
+        server: KamailioServer, gateway: WakeGatewayServer<ContinuousClock>,
+        ports: WakeGatewayServer<ContinuousClock>.Ports,
+        recorded: Recorded
+    ) {
+        self.server = server
+        self.gateway = gateway
+        self.ports = ports
+        self.recorded = recorded
+    }
+
+    static func start(_ tune: (inout WakeGatewayConfiguration) -> Void = { _ in }) async throws -> WakeGatewayRig {
+        let sipPort = UInt16.random(in: 20_000...59_000)
+        let server = try KamailioServer.start(wakeGateway: "127.0.0.1:\(sipPort)")
+        var configuration = WakeGatewayConfiguration()
+        configuration.sipPort = sipPort
+        configuration.kamailio = .init(ip: "127.0.0.1", port: server.sipPort)!
+        configuration.httpPort = 0
+        configuration.apnsDevicePort = 0
+        tune(&configuration)
+        let recorded = Recorded()
+        let gateway = try WakeGatewayServer(
+            configuration: configuration, clock: ContinuousClock(),
+            emit: { event in recorded.withLock { $0.append((ContinuousClock.now, event)) } })
+        let ports = try await gateway.start()
+        return WakeGatewayRig(server: server, gateway: gateway, ports: ports, recorded: recorded)
+    }
+
+    func stop() async {
+        await gateway.stop()
+        server.stop()
+    }
+
+    var events: [WakeEvent] { recorded.withLock { $0.map(\.1) } }
+    func events(_ name: String) -> [WakeEvent] { events.filter { $0.name == name } }
+    func instant(of name: String) -> ContinuousClock.Instant? {
+        recorded.withLock { $0.first { $0.1.name == name }?.0 }
+    }
+
+    func waitFor(_ name: String, _ timeout: Duration = .seconds(10)) async -> WakeEvent? {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if let event = events(name).first { return event }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return events(name).first
+    }
+
+    // MARK: HTTP API
+
+    func http(_ method: String, _ target: String, _ body: String = "") async throws -> HTTPResponseHead {
+        let connection = try TCPConnection.connect(host: "127.0.0.1", port: ports.http)
+        defer { connection.close() }
+        let text =
+            "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        _ = await connection.write(Array(text.utf8))
+        var buffer: [UInt8] = []
+        for await event in connection.events {
+            guard case .data(let bytes) = event else { break }
+            buffer += bytes
+            if let (head, _) = HTTPResponseHead.parse(buffer) { return head }
+        }
+        throw KamailioError(message: "no HTTP response to \(method) \(target)")
+    }
+
+    func registerToken(user: String, token: String = WakeGatewayRig.token) async throws {
+        let body =
+            #"{"asterisk_endpoint":"\#(user)","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
+        let response = try await http("POST", "/api/v1/users/voip-push-token", body)
+        try #require(response.status == 200, "\(response.text)")
+    }
+
+    func ack(_ pushID: String) async throws -> Int {
+        try await http("POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(pushID)"}"#).status
+    }
+}
+
+/// A phone's APNs connection (the device side of the emulator's contract): hello, then one JSON
+/// line per delivered push.
+final class APNsDevice: Sendable {
+    let connection: TCPConnection
+    let lines = Lines()
+
+    final class Lines: Sendable {
+        let list = Mutex<[String]>([])
+        func withLock<R>(_ body: (inout [String]) -> R) -> R { list.withLock { body(&$0) } }
+    }
+    let reader: Task<Void, Never>
+
+    init(port: UInt16, token: String = WakeGatewayRig.token, topic: String = WakeGatewayRig.topic) async throws {
+        connection = try TCPConnection.connect(host: "127.0.0.1", port: port)
+        let hello = #"{"token":"\#(token)","topic":"\#(topic)","environment":"sandbox"}"# + "\n"
+        _ = await connection.write(Array(hello.utf8))
+        let connection = connection
+        let lines = lines
+        reader = Task {
+            var buffer: [UInt8] = []
+            for await event in connection.events {
+                guard case .data(let bytes) = event else { return }
+                buffer += bytes
+                while let newline = buffer.firstIndex(of: 10) {
+                    let line = String(decoding: buffer[0..<newline], as: UTF8.self)
+                    buffer.removeFirst(newline + 1)
+                    lines.withLock { $0.append(line) }
+                }
+            }
+        }
+    }
+
+    func nextPush(_ timeout: Duration = .seconds(5)) async -> String? {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if let line = lines.withLock({ $0.first }) { return line }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    func close() {
+        connection.close()
+        reader.cancel()
+    }
+}
+
+extension WakeEvent {
+    func int(_ key: String) -> Int64? {
+        if case .int(let value)? = self[key] { return value }
+        return nil
+    }
+    func string(_ key: String) -> String? {
+        if case .string(let value)? = self[key] { return value }
+        return nil
+    }
+    func bool(_ key: String) -> Bool? {
+        if case .bool(let value)? = self[key] { return value }
+        return nil
+    }
+}
+
+/// Milliseconds between two instants.
+func ms(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
+    let d = from.duration(to: to)
+    return Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15
+}

@@ -1,0 +1,194 @@
+import AstraTestSupport
+import HTTPLite
+import SIPCore
+import SIPTransport
+import Synchronization
+import Testing
+
+@testable import WakeGateway
+
+/// The gateway's proxy behaviour and wake timers in virtual time: a ``TestClock`` drives the
+/// decision and the retransmissions; a UDP socket in the test plays Kamailio.
+@Suite struct WakeGatewayProxyTests {
+    final class FakeKamailio: Sendable {
+        let udp: UDPTransport
+        let received = Inbox()
+        let task: Task<Void, Never>
+
+        final class Inbox: Sendable {
+            let list = Mutex<[SIPMessage]>([])
+            func withLock<R>(_ body: (inout [SIPMessage]) -> R) -> R { list.withLock { body(&$0) } }
+        }
+
+        init() throws {
+            udp = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!, log: .discard)
+            let udp = udp
+            let received = received
+            task = Task { for await message in udp.events { received.withLock { $0.append(message.message) } } }
+        }
+
+        func next(_ where: (SIPMessage) -> Bool) async -> SIPMessage? {
+            for _ in 0..<400 {
+                if let m = received.withLock({ list -> SIPMessage? in
+                    guard let i = list.firstIndex(where: `where`) else { return nil }
+                    return list.remove(at: i)
+                }) {
+                    return m
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
+        }
+
+        func send(_ text: String, to port: UInt16) async throws {
+            try await udp.send(
+                Array(text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n").utf8),
+                to: SocketAddress(ip: "127.0.0.1", port: port)!)
+        }
+    }
+
+    static func invite(_ kamailio: FakeKamailio, branch: String = "z9hG4bK-k1") -> String {
+        """
+        INVITE sip:1002@127.0.0.1 SIP/2.0
+        Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=\(branch)
+        Via: SIP/2.0/UDP 127.0.0.1:40000;branch=z9hG4bK-caller;rport=40000
+        Max-Forwards: 69
+        From: <sip:1001@127.0.0.1>;tag=c1
+        To: <sip:1002@127.0.0.1>
+        Call-ID: call-1@test
+        CSeq: 2 INVITE
+        Contact: <sip:1001@127.0.0.1:40000>
+        X-Astra-Wake: released
+        Content-Length: 0
+
+
+        """
+    }
+
+    static func gateway(_ kamailio: FakeKamailio, clock: TestClock) async throws -> WakeGatewayServer<TestClock> {
+        var configuration = WakeGatewayConfiguration()
+        configuration.sipPort = 0
+        configuration.httpPort = 0
+        configuration.apnsDevicePort = 0
+        configuration.kamailio = kamailio.udp.local
+        configuration.ackWindowMs = 2_000
+        let gateway = try WakeGatewayServer(
+            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1),
+            emit: { _ in })
+        _ = try await gateway.start()
+        let token = String(repeating: "0a", count: 32)
+        let body =
+            #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
+        let response = await gateway.handleHTTP(
+            try HTTPRequest(
+                method: "POST", target: "/api/v1/users/voip-push-token", headers: [HTTPHeader("Host", "h")],
+                body: Array(body.utf8)))
+        #expect(response.status == 200)
+        return gateway
+    }
+
+    @Test func noAckFailsOverExactlyAtTheAckWindow() async throws {
+        let clock = TestClock()
+        let kamailio = try FakeKamailio()
+        let gateway = try await Self.gateway(kamailio, clock: clock)
+        let port = gateway.sipAddress.port
+        try await kamailio.send(Self.invite(kamailio), to: port)
+        let trying = await kamailio.next { $0.response?.statusCode == 100 }
+        #expect(trying != nil)
+        #expect(await clock.waitForSleepers(1))
+        #expect(await gateway.calls[1]?.pushID != nil)
+        clock.advance(by: .milliseconds(1_999))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(kamailio.received.withLock { $0.contains { ($0.response?.statusCode ?? 0) >= 300 } } == false)
+        clock.advance(by: .milliseconds(1))
+        let final = try #require(await kamailio.next { ($0.response?.statusCode ?? 0) >= 300 })
+        #expect(final.response?.statusCode == 480)
+        #expect(final.headers["Reason"]?.contains("no_ack") == true)
+        #expect(final.headers.values(.via).count == 2)  // upstream Vias untouched, none of ours
+        // Timer G: retransmitted at +500 ms until the ACK.
+        clock.advance(by: .milliseconds(500))
+        #expect(await kamailio.next { $0.response?.statusCode == 480 } != nil)
+        await gateway.stop()
+    }
+
+    @Test func ackRegisterQualifyReleaseAndRelayResponses() async throws {
+        let clock = TestClock()
+        let kamailio = try FakeKamailio()
+        let gateway = try await Self.gateway(kamailio, clock: clock)
+        let port = gateway.sipAddress.port
+        try await kamailio.send(Self.invite(kamailio), to: port)
+        _ = await kamailio.next { $0.response?.statusCode == 100 }
+        #expect(await clock.waitForSleepers(1))
+        let pushID = try #require(await gateway.calls[1]?.pushID)
+        #expect(await gateway.acked(pushID).status == 200)
+        #expect(await gateway.acked("nope").status == 404)
+        try await kamailio.send(
+            """
+            REGISTER sip:127.0.0.1 SIP/2.0
+            Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-r1
+            Max-Forwards: 70
+            From: <sip:1002@127.0.0.1>;tag=r
+            To: <sip:1002@127.0.0.1>
+            Call-ID: reg@test
+            CSeq: 5 REGISTER
+            Contact: <sip:1002@abc.invalid;transport=ws>;expires=300
+            Content-Length: 0
+
+
+            """, to: port)
+        #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "reg@test" } != nil)
+        let options = try #require(await kamailio.next { $0.request?.method == .options }).request!
+        #expect(options.uri.description == "sip:1002@127.0.0.1")
+        #expect(options.headers["X-Astra-Wake"] != nil)
+        let qualifyOK = SIPResponse(to: options, statusCode: 200, toTag: "ph")
+        try await kamailio.udp.send(qualifyOK.serialized(), to: gateway.sipAddress)
+        let released = try #require(await kamailio.next { $0.request?.method == .invite }).request!
+        #expect(released.headers["X-Astra-Wake"] == "released")
+        #expect(released.headers["X-Astra-Push-Id"] == pushID)
+        #expect(released.headers.values(.via).count == 3)
+        #expect(try released.headers.topVia()?.port == port)
+        #expect(try released.headers.maxForwards() == 68)
+        #expect(released.headers.callID == "call-1@test")
+        // 180 and 200 from the phone come back with our Via removed.
+        for status in [180, 200] {
+            let response = SIPResponse(to: released, statusCode: status, toTag: "ph")
+            try await kamailio.udp.send(response.serialized(), to: gateway.sipAddress)
+            let relayed = try #require(
+                await kamailio.next { $0.response?.statusCode == status && $0.headers.callID == "call-1@test" })
+            #expect(relayed.headers.values(.via).count == 2)
+            #expect(try relayed.headers.topVia()?.branch == "z9hG4bK-k1")
+        }
+        await gateway.stop()
+    }
+
+    @Test func cancelWhileHeldAnswers200Then487() async throws {
+        let clock = TestClock()
+        let kamailio = try FakeKamailio()
+        let gateway = try await Self.gateway(kamailio, clock: clock)
+        let port = gateway.sipAddress.port
+        try await kamailio.send(Self.invite(kamailio), to: port)
+        _ = await kamailio.next { $0.response?.statusCode == 100 }
+        try await kamailio.send(
+            """
+            CANCEL sip:1002@127.0.0.1 SIP/2.0
+            Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-k1
+            Max-Forwards: 70
+            From: <sip:1001@127.0.0.1>;tag=c1
+            To: <sip:1002@127.0.0.1>
+            Call-ID: call-1@test
+            CSeq: 2 CANCEL
+            Content-Length: 0
+
+
+            """, to: port)
+        #expect(await kamailio.next { $0.response?.statusCode == 200 } != nil)
+        #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
+        clock.advance(by: .seconds(10))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(
+            kamailio.received.withLock {
+                $0.contains { $0.request?.method == .invite || $0.response?.statusCode == 480 }
+            } == false)
+        await gateway.stop()
+    }
+}
