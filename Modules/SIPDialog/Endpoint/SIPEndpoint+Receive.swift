@@ -31,19 +31,45 @@ extension SIPEndpoint {
         }
     }
 
-    /// §17.1.3: hand the response to its client transaction, else report it as stray.
+    /// §18.1.2 / §8.1.3.3, then §17.1.3: a response with more than one Via, or whose Via
+    /// sent-by is not the one we inserted, is silently discarded (reported as ``EndpointEvent/discarded(_:)``
+    /// only); the others go to their client transaction, or are reported as stray.
     func receive(_ response: SIPResponse) {
+        let sentBy: ViaSentBy
+        switch response.headers.responseVia {
+        case .missing:
+            sink.yield(.discarded("response without Via"))
+            return
+        case .several:
+            sink.yield(.discarded("response with more than one Via (RFC 3261 §8.1.3.3)"))
+            return
+        case .single(let value):
+            sentBy = value
+        }
         guard let key = TransactionKey.client(response: response.headers) else {
             sink.yield(.discarded("response without Via branch or CSeq"))
             return
         }
         guard var record = clients[key] else {
-            sink.yield(.strayResponse(response))
+            // No transaction: check against the sent-by we insert on this flow now.
+            if let binding, ViaSentBy(host: binding.host, port: binding.port) != sentBy {
+                sink.yield(.discarded(Self.foreignVia(sentBy)))
+            } else {
+                sink.yield(.strayResponse(response))
+            }
+            return
+        }
+        if let inserted = record.sentBy, inserted != sentBy {
+            sink.yield(.discarded(Self.foreignVia(sentBy, expected: inserted)))
             return
         }
         let actions = record.machine.receive(response)
         clients[key] = record
         run(actions, client: key)
+    }
+
+    private static func foreignVia(_ sentBy: ViaSentBy, expected: ViaSentBy? = nil) -> String {
+        "response Via sent-by \(sentBy) is not ours" + (expected.map { " (\($0))" } ?? "") + " (RFC 3261 §18.1.2)"
     }
 
     /// §17.2.3: retransmissions go to their server transaction; ACK and CANCEL are special;
