@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// URI equivalence (RFC 3261 §19.1.4). `==` on ``SIPURI`` is structural (parameters in order, as

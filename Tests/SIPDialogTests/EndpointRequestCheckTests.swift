@@ -16,8 +16,10 @@ import Testing
         return net.channelB.sentMessages.dropFirst(before).compactMap { try? SIPMessage(parsing: $0).response }
     }
 
-    static func message(_ method: String, branch: String = "z9hG4bKcheck1", cseq: String? = nil, callID: String = "c1",
-                        extra: String = "", version: String = "SIP/2.0") -> String {
+    static func message(
+        _ method: String, branch: String = "z9hG4bKcheck1", cseq: String? = nil, callID: String = "c1",
+        extra: String = "", version: String = "SIP/2.0"
+    ) -> String {
         """
         \(method) sip:1002@127.0.0.1 \(version)
         Via: SIP/2.0/UDP 127.0.0.1:5070;branch=\(branch)

@@ -15,8 +15,10 @@ import Testing
         return try #require(try SIPMessage(parsing: wire).request)
     }
 
-    func options(method: String = "OPTIONS", uri: String = "sip:user@example.com", version: String = "SIP/2.0",
-                 cseq: String = "8 OPTIONS", extra: String = "", omit: String = "") throws -> SIPRequest {
+    func options(
+        method: String = "OPTIONS", uri: String = "sip:user@example.com", version: String = "SIP/2.0",
+        cseq: String = "8 OPTIONS", extra: String = "", omit: String = ""
+    ) throws -> SIPRequest {
         var lines = [
             "Via: SIP/2.0/UDP host.example.com;branch=z9hG4bKvalid", "Max-Forwards: 70",
             "To: <sip:user@example.com>", "From: <sip:caller@example.net>;tag=1", "Call-ID: valid.1",
@@ -61,7 +63,9 @@ import Testing
 
     @Test func aRecognisedButUnsupportedMethodGets405WithAllow() throws {
         let rejection = validator.check(try options(method: "SUBSCRIBE", cseq: "8 SUBSCRIBE"))
-        #expect(rejection == .methodNotAllowed("SUBSCRIBE", allow: "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY"))
+        #expect(
+            rejection
+                == .methodNotAllowed("SUBSCRIBE", allow: "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY"))
         #expect(rejection?.statusCode == 405)
         #expect(rejection?.responseHeaders.first?.0 == .allow)
     }

@@ -65,18 +65,21 @@ import Testing
         }
         let branch = (try? register.headers.topVia())??.branch ?? ""
         func answer(_ via: [String]) -> SIPResponse {
-            var response = SIPResponse(to: register, statusCode: 200, toTag: "r1",
-                                       headers: SIPHeaders([(.contact, register.headers[.contact]!)]))
+            var response = SIPResponse(
+                to: register, statusCode: 200, toTag: "r1",
+                headers: SIPHeaders([(.contact, register.headers[.contact]!)]))
             response.headers.remove(.via)
             for (index, value) in via.enumerated() { response.headers.insert(.via, value, at: index) }
             return try! SIPMessage(parsing: response.serialized()).response!
         }
         load.receive(answer(["SIP/2.0/UDP 192.0.2.99:5070;branch=\(branch)"]), now: .milliseconds(1))
-        load.receive(answer(["SIP/2.0/UDP 192.0.2.10:5070;branch=\(branch)", "SIP/2.0/UDP x;branch=z9hG4bKy"]),
-                     now: .milliseconds(1))
+        load.receive(
+            answer(["SIP/2.0/UDP 192.0.2.10:5070;branch=\(branch)", "SIP/2.0/UDP x;branch=z9hG4bKy"]),
+            now: .milliseconds(1))
         #expect(load.takeOutcomes().isEmpty)
-        load.receive(answer(["SIP/2.0/UDP 192.0.2.10:5070;branch=\(branch);received=198.51.100.1"]),
-                     now: .milliseconds(2))
+        load.receive(
+            answer(["SIP/2.0/UDP 192.0.2.10:5070;branch=\(branch);received=198.51.100.1"]),
+            now: .milliseconds(2))
         let outcomes = load.takeOutcomes()
         #expect(outcomes.count == 1)
         if let first = outcomes.first, case .registered = first.result {} else { Issue.record("\(outcomes)") }
