@@ -44,6 +44,24 @@ extension SIPHeaders {
 }
 
 extension SIPHeaders {
+    /// RFC 3261 §8.1.3.3 / §18.1.2: how many Via values a response has and, when one, its
+    /// sent-by. Scans the bytes of the Via line(s) without building a ``SIPVia`` (one short
+    /// string for the host), so the load engine can afford it per response.
+    public var responseVia: ResponseVia {
+        var first: HeaderSlot?
+        for slot in slots where slot.known == .via {
+            if first != nil { return .several }
+            first = slot
+        }
+        guard let slot = first else { return .missing }
+        return storage.withUnsafeBufferPointer { p -> ResponseVia in
+            var c = ByteCursor(p, slot.valueRange, header: .via)
+            guard let r = try? SIPVia.scan(&c), let more = try? c.nextListElement() else { return .missing }
+            if more { return .several }
+            return .single(ViaSentBy(p, host: r.host, kind: r.hostKind, port: r.port))
+        }
+    }
+
     /// The `branch` parameter of the top Via (RFC 3261 §8.1.1.7), found by scanning the first Via
     /// line's bytes without parsing the Via: what transaction matching (§17.1.3) needs per
     /// response. Nil when there is no Via or its first element has no branch. Folded lines are

@@ -202,3 +202,26 @@ struct TopViaTests {
         #expect(headers.first?.name == .via)
     }
 }
+
+/// RFC 3261 §8.1.3.3 / §18.1.2: the client's view of a response's Via.
+@Suite struct ResponseViaTests {
+    func via(_ lines: String...) throws -> ResponseVia {
+        let text = "SIP/2.0 200 OK\r\n" + lines.map { "Via: \($0)\r\n" }.joined() + "Content-Length: 0\r\n\r\n"
+        return try #require(try SIPMessage(parsing: text).response).headers.responseVia
+    }
+
+    @Test func oneViaGivesItsSentByNormalised() throws {
+        #expect(try via("SIP/2.0/UDP Host.Example.COM:5070;branch=z9hG4bK1;received=1.2.3.4")
+            == .single(ViaSentBy(host: "host.example.com", port: 5070)))
+        #expect(try via("SIP / 2.0 / TCP 192.0.2.1 ;branch=z9hG4bK1") == .single(ViaSentBy(host: "192.0.2.1", port: nil)))
+        #expect(try via("SIP/2.0/UDP [2001:DB8::9]:5060;branch=z9hG4bK1")
+            == .single(ViaSentBy(host: "[2001:db8::9]", port: 5060)))
+        #expect(ViaSentBy(host: "a.example", port: nil) != ViaSentBy(host: "a.example", port: 5060))
+    }
+
+    @Test func moreThanOneValueIsSeveralOnOneLineOrTwo() throws {
+        #expect(try via("SIP/2.0/UDP a;branch=z9hG4bK1, SIP/2.0/UDP b;branch=z9hG4bK2") == .several)
+        #expect(try via("SIP/2.0/UDP a;branch=z9hG4bK1", "SIP/2.0/UDP b;branch=z9hG4bK2") == .several)
+        #expect(try via() == .missing)
+    }
+}

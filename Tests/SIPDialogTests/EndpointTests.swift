@@ -13,10 +13,11 @@ struct EndpointPair {
     let channelB: LoopbackChannel
     let ids = SeededIdentifierSource(seed: 42)
 
-    init(transport: TransportKind = .udp, faults: LoopbackFaults = .none, startB: Bool = true) async {
+    init(transport: TransportKind = .udp, faults: LoopbackFaults = .none, startB: Bool = true,
+         settingsB: EndpointSettings = EndpointSettings()) async {
         (channelA, channelB) = LoopbackChannel.pair(transport: transport, clock: clock, faults: faults, seed: 9)
         a = SIPEndpoint(channel: channelA, clock: clock, ids: SeededIdentifierSource(seed: 1))
-        b = SIPEndpoint(channel: channelB, clock: clock, ids: SeededIdentifierSource(seed: 2))
+        b = SIPEndpoint(channel: channelB, clock: clock, ids: SeededIdentifierSource(seed: 2), settings: settingsB)
         guard startB else { return }
         await a.start()
         await b.start()

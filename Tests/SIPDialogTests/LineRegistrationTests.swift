@@ -112,6 +112,11 @@ final class TestRegistrar: Sendable {
 }
 
 extension EndpointPair {
-    /// A pair whose `b` end is not started yet (so a test can subscribe to its events first).
-    static func unstarted() async -> EndpointPair { await EndpointPair(startB: false) }
+    /// A pair whose `b` end is not started yet (so a test can subscribe to its events first) and
+    /// accepts REGISTER (a UA answers it 405, RFC 3261 §8.2.1).
+    static func unstarted() async -> EndpointPair {
+        var registrar = EndpointSettings()
+        registrar.allow += ", REGISTER"
+        return await EndpointPair(startB: false, settingsB: registrar)
+    }
 }

@@ -62,6 +62,28 @@ import Testing
         #expect(c.state == .registering)
     }
 
+    /// RFC 3261 §10.2.4: without `+sip.instance`, our binding in the 2xx is the Contact whose URI
+    /// is §19.1.4-equivalent to the one we sent: host case and `%HH` user escapes do not matter;
+    /// an added explicit default port or `transport` does.
+    @Test func ourContactIsFoundByURIEquivalence() throws {
+        let udp = LocalBinding(transport: .udp, host: "Host.Example", port: nil)
+        func granted(_ contacts: [String]) throws -> RegistrationResult? {
+            var c = client(password: nil) { $0.instanceID = nil; $0.regID = nil }
+            let request = try #require(sent(c.start(binding: udp)).first)
+            let actions = c.receive(response(request, 200, contacts.map { (.contact, $0) }))
+            if case .registered(let result) = events(actions).last { return result }
+            return nil
+        }
+        let equivalent = try granted(["<sip:other@host.example>;expires=50", "<sip:%31001@HOST.example>;expires=40"])
+        #expect(equivalent?.contactMatched == true)
+        #expect(equivalent?.grantedExpires == 40)
+        for foreign in ["<sip:1001@host.example:5060>;expires=40", "<sip:1001@host.example;transport=tcp>;expires=40"] {
+            let result = try granted(["<sip:other@host.example>;expires=50", foreign])
+            #expect(result?.contactMatched == false, "\(foreign)")
+            #expect(result?.grantedExpires == 300, "\(foreign): falls back to what we asked for")
+        }
+    }
+
     @Test func sameSeedGivesByteIdenticalRequests() {
         var a = client()
         var b = client()

@@ -3,8 +3,10 @@ import SIPTransport
 
 /// The transaction layer of one user agent on one flow (RFC 3261 §17): it runs the four
 /// transaction state machines, executes their actions on the channel with timers from the
-/// injected clock, matches incoming messages (§17.1.3, §17.2.3), sends 100 Trying for INVITEs,
-/// answers CANCEL and (optionally) OPTIONS itself, and reports everything else as events.
+/// injected clock, matches incoming messages (§17.1.3, §17.2.3), refuses requests that fail the
+/// UAS checks of §8.2 (``RequestValidator``), drops responses whose Via is not ours (§18.1.2,
+/// §8.1.3.3), sends 100 Trying for INVITEs, answers CANCEL and (optionally) OPTIONS itself, and
+/// reports everything else as events.
 public actor SIPEndpoint {
     public nonisolated let events: AsyncStream<EndpointEvent>
     let sink: AsyncStream<EndpointEvent>.Continuation
@@ -13,6 +15,8 @@ public actor SIPEndpoint {
     let ids: any IdentifierSource
     let timers: TransactionTimers
     let settings: EndpointSettings
+    /// RFC 3261 §8.2 checks on new requests, built from ``EndpointSettings``.
+    let validator: RequestValidator
     var clients: [TransactionKey: ClientRecord] = [:]
     var servers: [TransactionKey: ServerRecord] = [:]
     /// Every running RFC 3261 timer; one task sleeps until the earliest deadline.
@@ -41,6 +45,8 @@ public actor SIPEndpoint {
         self.ids = ids
         self.timers = timers
         self.settings = settings
+        self.validator = RequestValidator(allow: settings.allow, supported: settings.supported,
+                                          uriSchemes: settings.uriSchemes)
         self.elapsed = Self.stopwatch(clock)
         (events, sink) = AsyncStream.makeStream(of: EndpointEvent.self)
         (outgoing, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self)
@@ -150,10 +156,14 @@ public actor SIPEndpoint {
 public struct EndpointSettings: Sendable {
     /// Answer OPTIONS (qualify, RFC 3261 §11.2) with 200 automatically, in or out of dialog.
     public var answersOptions = true
-    /// Methods listed in Allow of automatic answers.
+    /// Methods we support, listed in Allow of automatic answers; a request for any other method
+    /// gets 405 (recognised) or 501 (unknown) from the endpoint (RFC 3261 §8.2.1, §21.5.2).
     public var allow = "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY"
     public var accept = "application/sdp"
+    /// Option tags we support: a request that requires any other gets 420 (RFC 3261 §8.2.2.3).
     public var supported = "path, outbound, timer"
+    /// Request-URI schemes we accept; others get 416 (RFC 3261 §8.2.2.1).
+    public var uriSchemes: Set<String> = ["sip", "sips"]
     public var userAgent = "AstraSIP/0.1"
 
     public init() {}

@@ -118,12 +118,15 @@ struct ClientRecord: Sendable {
     let request: SIPRequest
     let bytes: [UInt8]
     var listener: ClientListener
+    /// The sent-by of the Via we inserted: a response must carry it back (RFC 3261 §18.1.2).
+    let sentBy: ViaSentBy?
 
     init(request: SIPRequest, bytes: [UInt8], reliable: Bool, timers: TransactionTimers,
          listener: ClientListener) {
         self.request = request
         self.bytes = bytes
         self.listener = listener
+        self.sentBy = ((try? request.headers.topVia()) ?? nil).map(ViaSentBy.init)
         machine = request.method == .invite
             ? .invite(InviteClientTransaction(reliable: reliable, timers: timers))
             : .nonInvite(NonInviteClientTransaction(reliable: reliable, timers: timers))

@@ -16,8 +16,9 @@ struct RegisterRequestBuilder: Sendable {
     /// Header values that are the same in every REGISTER of this registration, formatted once.
     private let fromValue: String
     private let toValue: String
-    /// The Contact value for the last binding and expiry asked for (a refresh reuses it).
-    private var contactCache: (binding: LocalBinding, expires: UInt32, value: String)?
+    /// The Contact value for the last binding and expiry asked for (a refresh reuses it), and
+    /// its URI (what a 2xx must list for our binding, §10.2.4).
+    private var contactCache: (binding: LocalBinding, expires: UInt32, value: String, uri: SIPURI)?
     /// The Via value up to the branch for the last binding (`SIP/2.0/UDP h:p;rport;branch=`).
     private var viaCache: (binding: LocalBinding, prefix: String)?
 
@@ -36,9 +37,16 @@ struct RegisterRequestBuilder: Sendable {
 
     private mutating func contactValue(binding: LocalBinding, expires: UInt32) -> String {
         if let cached = contactCache, cached.expires == expires, cached.binding == binding { return cached.value }
-        let value = contact(binding: binding, expires: expires).description
-        contactCache = (binding, expires, value)
+        let contact = contact(binding: binding, expires: expires)
+        let value = contact.description
+        contactCache = (binding, expires, value, contact.uri)
         return value
+    }
+
+    /// The Contact URI of the last REGISTER built, if it was for `binding`.
+    func lastContactURI(for binding: LocalBinding) -> SIPURI? {
+        guard let cached = contactCache, cached.binding == binding else { return nil }
+        return cached.uri
     }
 
     /// The top Via for `binding` with `branch`: the binding's Via (RFC 3581 `rport`, §8.1.1.7

@@ -117,25 +117,17 @@ extension RegistrationClient {
     }
 
     /// Does this Contact from a 2xx name our binding? By `+sip.instance` when we sent one
-    /// (RFC 5626 §6), else by user, host and port.
+    /// (RFC 5626 §6), else by comparing its URI with the Contact URI we registered "using
+    /// comparison rules in Section 19.1.4" (RFC 3261 §10.2.4): user case-sensitive, host
+    /// case-insensitive, an explicit default port not equal to none, `transport` etc. significant.
     private func isOurs(_ contact: SIPContact) -> Bool {
         guard let address = contact.address else { return false }
         if let instance = settings.instanceID, let theirs = contact.instance {
             return theirs.trimmingQuotesAndBrackets == instance
         }
         guard let binding = currentBinding else { return false }
-        let uri = address.uri
-        return uri.user == builderUser && uri.host?.address.lowercased() == binding.host.lowercased()
-            && (uri.port ?? defaultPort(binding.transport)) == (binding.port ?? defaultPort(binding.transport))
-    }
-
-    private func defaultPort(_ transport: SIPTransportProtocol) -> UInt16 {
-        switch transport {
-        case .tls: 5061
-        case .ws: 80
-        case .wss: 443
-        default: 5060
-        }
+        let sent = builder.lastContactURI(for: binding) ?? builder.contact(binding: binding, expires: 0).uri
+        return address.uri.isEquivalent(to: sent)
     }
 }
 

@@ -60,6 +60,8 @@ public struct RegistrationLoad: Sendable {
 
     private var slots: [Slot]
     private let binding: LocalBinding
+    /// The sent-by every REGISTER carries in its Via (RFC 3261 §18.1.2).
+    private let sentBy: ViaSentBy
     private let reliable: Bool
     private let timers: TransactionTimers
     private let concurrency: Int
@@ -80,6 +82,7 @@ public struct RegistrationLoad: Sendable {
                 timers: TransactionTimers = .rfc3261) {
         slots = clients.map { Slot(client: $0) }
         self.binding = binding
+        self.sentBy = ViaSentBy(host: binding.host, port: binding.port)
         self.reliable = reliable
         self.timers = timers
         self.concurrency = max(1, concurrency)
@@ -119,9 +122,12 @@ public struct RegistrationLoad: Sendable {
     public var hasOutput: Bool { !outgoing.isEmpty || !outcomes.isEmpty }
 
     /// A response from the flow (§17.1.3: matched by top-Via branch; CSeq is checked by the
-    /// registration). Responses that match no REGISTER in flight are dropped.
+    /// registration). Responses that match no REGISTER in flight are dropped, and so are those
+    /// with more than one Via (§8.1.3.3) or a Via sent-by other than ours (§18.1.2), as the
+    /// endpoint does: one byte scan of the Via line, no ``SIPVia`` built.
     public mutating func receive(_ response: SIPResponse, now: Duration) {
-        guard let branch = response.headers.topViaBranch, let index = byBranch[branch] else { return }
+        guard case .single(let via) = response.headers.responseVia, via == sentBy,
+              let branch = response.headers.topViaBranch, let index = byBranch[branch] else { return }
         let actions = slots[index].transaction.receive(status: response.statusCode, response)
         perform(actions, slot: index, now: now)
     }
