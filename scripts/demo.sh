@@ -63,7 +63,7 @@ wake_status=0
 (unset KAMAILIO_SIP_PORT KAMAILIO_TLS_PORT KAMAILIO_WS_PORT KAMAILIO_WSS_PORT KAMAILIO_RUN_DIR
     astra-pushsim live killed --policy correct) >"$work/wake.jsonl" 2>"$work/wake.err" || wake_status=$?
 verdict=$(grep '"event":"verdict"' "$work/wake.jsonl" || true)
-for event in call_start apns_delivered callkit_report ack_sent phone_registered invite_claimed caller_ringing call_connected; do
+for event in call_start apns_delivered ack_sent callkit_report phone_registered invite_claimed caller_ringing call_connected; do
     line=$(grep -m1 "\"event\":\"$event\"" "$work/wake.jsonl" || true)
     if [[ -n $line ]]; then echo "   t=$(field t <<<"$line") ms  $event"; fi
 done
