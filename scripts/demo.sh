@@ -6,6 +6,8 @@
 #   3. a line through a sealed QR code and back: astra-qr encode | astra-qr decode | astra-register
 #   4. the iOS wake rules: astra-pushsim check (correct policy passes, naive policy is caught)
 #   5. a call between a WSS line and a UDP line, when scripts/demo-call.sh exists
+#   6. push wake end to end: astra-pushsim live killed (its own Kamailio with the wake gateway,
+#      astra-wakegw, a real caller and the live phone): the correct policy must pass
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
@@ -53,4 +55,22 @@ if [[ -x scripts/demo-call.sh ]]; then
     scripts/demo-call.sh
 fi
 
-step "Done: every step ran against the local Kamailio"
+step "6. Push wake end to end: a call to a killed phone (astra-pushsim live killed --policy correct)"
+# astra-pushsim starts its own Kamailio (random ports, KAMAILIO_WAKE_GATEWAY) and astra-wakegw
+# beside itself and stops both: the demo's Kamailio above has no wake gateway in its path.
+field() { sed -n "s/.*\"$1\":\(\"[^\"]*\"\|\[[^]]*\]\|[^,}]*\).*/\1/p" | head -1; }
+wake_status=0
+(unset KAMAILIO_SIP_PORT KAMAILIO_TLS_PORT KAMAILIO_WS_PORT KAMAILIO_WSS_PORT KAMAILIO_RUN_DIR
+    astra-pushsim live killed --policy correct) >"$work/wake.jsonl" 2>"$work/wake.err" || wake_status=$?
+verdict=$(grep '"event":"verdict"' "$work/wake.jsonl" || true)
+for event in call_start apns_delivered ack_sent callkit_report phone_registered invite_claimed caller_ringing call_connected; do
+    line=$(grep -m1 "\"event\":\"$event\"" "$work/wake.jsonl" || true)
+    if [[ -n $line ]]; then echo "   t=$(field t <<<"$line") ms  $event"; fi
+done
+echo "   verdict: ok $(field ok <<<"$verdict"), outcomes $(field outcomes <<<"$verdict"), push-to-ring $(field push_to_ring_ms <<<"$verdict") ms, two-way audio $(field two_way_audio <<<"$verdict")"
+if [[ $wake_status != 0 || $(field ok <<<"$verdict") != true ]]; then
+    echo "   push wake FAILED (exit $wake_status): $(tail -3 "$work/wake.err")" >&2
+    exit 1
+fi
+
+step "Done: every step ran against a local Kamailio"

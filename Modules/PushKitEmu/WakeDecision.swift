@@ -101,6 +101,13 @@ public struct WakeDecision: Sendable, Hashable {
         }
     }
 
+    /// The qualify got a final non-2xx answer (the registrar's 404/480, the proxy's 408/500 for a
+    /// contact with no flow): the same transition as ``qualifyTimedOut(hasToken:)``, taken as soon
+    /// as the answer is in rather than when the qualify timer fires.
+    public mutating func qualifyFailed(hasToken: Bool) -> WakeAction {
+        qualifyTimedOut(hasToken: hasToken)
+    }
+
     /// APNs refused the push.
     public mutating func pushRejected() -> WakeAction {
         guard case .awaitingAck = state else { return .none }

@@ -29,6 +29,9 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
     private var machines: [Int32: WakeDecision] = [:]
     private var hasToken: [Int32: Bool] = [:]
     private var timers: [Int32: Task<Void, Never>] = [:]
+    /// When each call's register wait ends (set by the ack), so a failed fresh qualify can go
+    /// back to waiting for another REGISTER under the same deadline.
+    private var registerDeadlines: [Int32: C.Instant] = [:]
 
     private let goneNotice: Bool
 
@@ -53,6 +56,11 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
 
     /// The contact answered OPTIONS.
     public func qualifyAnswered(_ call: Int32) async { await step(call) { $0.qualifyAnswered() } }
+    /// The qualify got a final non-2xx answer: acted on at once (no wait for the qualify timer).
+    public func qualifyFailed(_ call: Int32) async {
+        let hasToken = self.hasToken[call] ?? false
+        await step(call) { $0.qualifyFailed(hasToken: hasToken) }
+    }
     /// `POST /voip-push-ack` for this call's push-id arrived.
     public func ackReceived(_ call: Int32) async { await step(call) { $0.ackReceived() } }
     /// A fresh REGISTER arrived for the endpoint.
@@ -64,8 +72,13 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
 
     private func step(_ call: Int32, _ event: (inout WakeDecision) -> WakeAction) async {
         guard var machine = machines[call] else { return }
+        let before = machine.state
         let action = event(&machine)
         machines[call] = machine
+        if before == .qualifyingFresh, machine.state == .awaitingRegister, let deadline = registerDeadlines[call] {
+            // The fresh contact did not qualify: the register wait (one timer per call) resumes.
+            arm(.register, after: clock.now.duration(to: deadline), call: call)
+        }
         await perform(action, call: call)
     }
 
@@ -81,10 +94,14 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
     }
 
     private func arm(_ timer: Timer, after ms: Int64, call: Int32) {
+        arm(timer, after: .milliseconds(ms), call: call)
+    }
+
+    private func arm(_ timer: Timer, after delay: Duration, call: Int32) {
         timers[call]?.cancel()
         let clock = clock
         timers[call] = Task {
-            do { try await clock.sleep(for: .milliseconds(ms)) } catch { return }
+            do { try await clock.sleep(for: max(delay, .zero)) } catch { return }
             await self.fired(timer, call: call)
         }
     }
@@ -109,6 +126,7 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
             if await transport.sendPush(call: call) != nil { await step(call) { $0.pushRejected() } }
         case .awaitRegister:
             arm(.register, after: settings.registerWaitMs, call: call)
+            registerDeadlines[call] = clock.now.advanced(by: .milliseconds(settings.registerWaitMs))
         case .failover(let reason):
             disarm(call)
             await transport.failedOver(call: call, reason: reason)

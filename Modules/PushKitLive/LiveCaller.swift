@@ -17,6 +17,10 @@ public actor LiveCaller {
         public var endedAt: Int64 = -1
         public var endReason: CallEndReason?
         public var hungUpByCaller = false
+        /// The `Reason` header of the final failure (the gateway's `SIP;cause=480;text="wake no_ack"`).
+        public var reasonHeader: String?
+        /// The failover reason the gateway named in its `Reason` header, when it did.
+        public var gatewayFailoverReason: FailoverReason? { reasonHeader.flatMap(ResponseTap.failoverReason) }
         public let recording: RecordingSink
 
         /// The call's outcome in the emulator's terms.
@@ -33,6 +37,8 @@ public actor LiveCaller {
     let directory: CallDirectory
     let toneHz: Double
     var calls: [Int32: Call<ContinuousClock>] = [:]
+    var callIDs: [Int32: String] = [:]
+    let tap = ResponseTap()
     /// Every call placed, by index.
     public private(set) var placed: [Int32: Placed] = [:]
     var tasks: [Task<Void, Never>] = []
@@ -44,7 +50,7 @@ public actor LiveCaller {
         answerTappedAt: @escaping @Sendable (Int32) async -> Int64 = { _ in -1 }
     ) throws(LiveError) {
         self.answerTappedAt = answerTappedAt
-        stack = try LiveSIPStack(line: line, userAgent: "astra-pushsim-caller", sipTrace: sipTrace)
+        stack = try LiveSIPStack(line: line, userAgent: "astra-pushsim-caller", sipTrace: sipTrace, tap: tap)
         self.timeline = timeline
         self.directory = directory
         self.toneHz = toneHz
@@ -111,6 +117,7 @@ public actor LiveCaller {
         }
         let c = directory.index(of: call.callID)
         calls[c] = call
+        callIDs[c] = call.callID
         let t = timeline.record(.callStart(call: c))
         placed[c] = Placed(index: c, startedAt: t, recording: recording)
         tasks.append(
@@ -142,6 +149,12 @@ public actor LiveCaller {
         case .ended(let reason, _):
             p.endedAt = now
             p.endReason = reason
+            p.reasonHeader = callIDs[c].flatMap(tap.reason(callID:))
+            if let status = reason.status, status >= 300, status != 487 {
+                var fields: [(String, JSONField)] = [("call", .int(c)), ("status", .int(Int64(status)))]
+                if let header = p.reasonHeader { fields.append(("sip_reason", .text(header))) }
+                timeline.record(.live("caller_final", fields), at: now)
+            }
             calls[c] = nil
         default:
             break

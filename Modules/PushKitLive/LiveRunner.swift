@@ -12,9 +12,10 @@ public enum LiveRunner {
         var settings = EmulatorSettings()
         settings.ackWindowMs = env.ackWindowMs
         settings.qualifyTimeoutMs = env.qualifyTimeoutMs
-        // The WAKE bound in live mode: qualify (when a binding looks live) + ack window + 100 ms.
-        settings.failoverBoundMs =
-            env.ackWindowMs + (scenario.staleBinding || scenario.app == .background ? env.qualifyTimeoutMs : 0) + 100
+        // The WAKE bound in live mode: ack window + 100 ms. A binding that looks live costs one
+        // qualify round trip, not the qualify timeout: Kamailio answers a dead contact's OPTIONS
+        // with a final non-2xx at once and the gateway pushes then.
+        settings.failoverBoundMs = env.ackWindowMs + 100
         settings.staleAfterMs = env.ackWindowMs
         let timeline = LiveTimeline()
         let directory = CallDirectory()
@@ -48,7 +49,9 @@ public enum LiveRunner {
             guard placed.outcome == .failedOver else { return }
             let after = placed.endedAt - placed.startedAt
             let reason: FailoverReason
-            if case .declined = placed.endReason {
+            if let named = placed.gatewayFailoverReason {
+                reason = named  // the gateway's 480 says why (Reason: SIP;cause=480;text="wake no_ack")
+            } else if case .declined = placed.endReason {
                 reason = .declined
             } else {
                 reason = await phone.acked(call: c) ? .noRegister : .noAck

@@ -24,7 +24,7 @@ public final class LiveSIPStack: Sendable {
     /// Builds (does not start) the stack for `line`; `push` adds RFC 8599 Contact parameters.
     public init(
         line: Line, userAgent: String, push: PushParameters? = nil, expires: Int = 300, sipTrace: Bool = false,
-        ids: any IdentifierSource = SystemIdentifierSource()
+        ids: any IdentifierSource = SystemIdentifierSource(), tap: ResponseTap? = nil
     ) throws(LiveError) {
         let setup: LineSetup
         do { setup = try LineSetup(line: line) } catch { throw LiveError(.usage, error.description) }
@@ -38,7 +38,12 @@ public final class LiveSIPStack: Sendable {
             clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = "\(userAgent)/\(AstraVersion.current)"
-        endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
+        if let tap {
+            endpoint = SIPEndpoint(
+                channel: TappedChannel(flow: flow, tap: tap), clock: clock, ids: ids, settings: endpointSettings)
+        } else {
+            endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
+        }
         var settings = setup.registrationSettings(expires: expires, keep: true, ids: ids, userAgent: userAgent)
         if let push { settings.push = push }
         let client = RegistrationClient(

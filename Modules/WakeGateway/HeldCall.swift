@@ -42,6 +42,8 @@ struct HeldCall: Sendable {
     var localFinal: [UInt8]?
     var upstreamAcked = false
     var cancelledByCaller = false
+    /// The decision gave up on the phone (480 upstream, or forwarded to the failover URI).
+    var failedOver = false
     var cancelSent = false
     var qualifyBranch: String?
 }

@@ -7,8 +7,9 @@ extension WakeGatewayServer {
     // MARK: Qualify (decision step 1 and step 4)
 
     /// OPTIONS `sip:user@domain` through Kamailio, marked: Kamailio's `lookup("location")` sends
-    /// it to the registered contact (200 = live) or answers 404 itself (no binding). A negative
-    /// answer is not acted on: the qualify timer decides (one code path, bounded by its timeout).
+    /// it to the registered contact (200 = live) or answers 404 itself (no binding). A final
+    /// non-2xx is a failed qualify at once (``WakeServer/qualifyFailed(_:)``); no answer at all is
+    /// left to the qualify timer.
     func sendQualify(_ id: Int32) async {
         guard var call = calls[id], call.phase == .held else { return }
         let branch = newBranch()
@@ -142,7 +143,9 @@ extension WakeGatewayServer {
     // MARK: Failover (decision step 3 and dead ends)
 
     func failover(_ id: Int32, reason: FailoverReason) async {
-        guard let call = calls[id], call.phase != .finished else { return }
+        guard var call = calls[id], call.phase != .finished else { return }
+        call.failedOver = true
+        calls[id] = call
         let elapsed = nowMs - call.arrivedMs
         let sinceAck = call.ackMs.map { nowMs - $0 } ?? -1
         if let target = configuration.failoverURI, let uri = try? SIPURI(parsing: target), call.phase == .held,

@@ -187,7 +187,14 @@ extension WakeGatewayServer {
                 WakeEvent(
                     "qualify_result",
                     [("call", .int(Int64(id))), ("status", .int(Int64(response.statusCode)))]))
-            if (200...299).contains(response.statusCode) { await wake?.qualifyAnswered(id) }
+            if (200...299).contains(response.statusCode) {
+                await wake?.qualifyAnswered(id)
+            } else if response.statusCode >= 300 {
+                // Kamailio answers at once when the binding has no usable flow (404 no binding,
+                // 408/480/500 for a dead WS contact): a failed qualify now, not at the timer.
+                calls[id]?.qualifyBranch = nil
+                await wake?.qualifyFailed(id)
+            }
             return
         }
         guard let id = byDownstreamBranch[branch], var call = calls[id] else { return }

@@ -109,8 +109,11 @@ extension KamailioPeer {
             #expect(rig.events("call_ended").first?.int("status") == 487)
             #expect(rig.events("released").isEmpty)
             #expect(rig.events("failover").isEmpty)
-            // The ack after the caller left is accepted, and still releases nothing.
-            if let push = rig.events("push_sent").first?.string("push_id") { _ = try await rig.ack(push) }
+            // The ack after the caller left is accepted, says the call is gone, and releases nothing.
+            let push = try #require(rig.events("push_sent").first?.string("push_id"))
+            let ack = try await rig.http("POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(push)"}"#)
+            #expect(ack.status == 200)
+            #expect(String(decoding: ack.body, as: UTF8.self).contains(#""call_active":false"#))
             try await Task.sleep(for: .milliseconds(200))
             #expect(rig.events("released").isEmpty)
             #expect(H.field("reason", in: caller.events("ended").first ?? "") == "no_answer")

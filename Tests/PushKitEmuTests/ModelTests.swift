@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct WakeDecisionTests {
     enum Input: Sendable {
-        case start(live: Bool, token: Bool), qualifyOK, qualifyTimeout, ack, ackWindow, register, registerWait, ok,
+        case start(live: Bool, token: Bool), qualifyOK, qualifyTimeout, qualifyFailed, qualifyFailedNoToken, ack, ackWindow, register, registerWait, ok,
             callerLeft, rejected, inviteTimeout
     }
 
@@ -12,6 +12,8 @@ import Testing
         case .start(let live, let token): machine.start(registrationLive: live, hasToken: token)
         case .qualifyOK: machine.qualifyAnswered()
         case .qualifyTimeout: machine.qualifyTimedOut(hasToken: true)
+        case .qualifyFailed: machine.qualifyFailed(hasToken: true)
+        case .qualifyFailedNoToken: machine.qualifyFailed(hasToken: false)
         case .ack: machine.ackReceived()
         case .ackWindow: machine.ackWindowExpired()
         case .register: machine.registerReceived()
@@ -52,6 +54,23 @@ import Testing
             [.sendPush, .awaitRegister, .qualify, .none, .qualify, .sendInvite(direct: false)], .inviteSent
         ),
         ([.start(live: false, token: true), .callerLeft, .ack], [.sendPush, .stop, .none], .cancelled),
+        // A final non-2xx to the qualify is the qualify timeout, taken at once.
+        (
+            [.start(live: true, token: true), .qualifyFailed, .ack, .register, .qualifyOK],
+            [.qualify, .sendPush, .awaitRegister, .qualify, .sendInvite(direct: false)], .inviteSent
+        ),
+        (
+            [.start(live: true, token: false), .qualifyFailedNoToken], [.qualify, .failover(.noToken)],
+            .failedOver(.noToken)
+        ),
+        (
+            [.start(live: false, token: true), .ack, .register, .qualifyFailed, .qualifyTimeout, .register],
+            [.sendPush, .awaitRegister, .qualify, .none, .none, .qualify], .qualifyingFresh
+        ),
+        (
+            [.start(live: true, token: true), .qualifyOK, .qualifyFailed],
+            [.qualify, .sendInvite(direct: true), .none], .ringingDirect
+        ),
         (
             [.start(live: true, token: true), .qualifyOK, .callerLeft],
             [.qualify, .sendInvite(direct: true), .sendCancel],

@@ -54,6 +54,16 @@ import Testing
         #expect(await Self.waitUntil { !apns.connected })
     }
 
+    /// The gateway's failover 480 names its reason in `Reason` (RFC 3326); the caller reads it.
+    @Test func failoverReasonFromTheReasonHeader() {
+        #expect(ResponseTap.failoverReason(#"SIP;cause=480;text="wake no_ack""#) == .noAck)
+        #expect(ResponseTap.failoverReason(#"SIP ; cause=480 ; text="wake no_register""#) == .noRegister)
+        #expect(ResponseTap.failoverReason(#"SIP;cause=480;text="wake apns_rejected""#) == .apnsRejected)
+        #expect(ResponseTap.failoverReason(#"SIP;cause=480;text="Temporarily Unavailable""#) == nil)
+        #expect(ResponseTap.failoverReason("SIP;cause=480") == nil)
+        #expect(ResponseTap.failoverReason(#"Q.850;cause=16;text="wake nonsense""#) == nil)
+    }
+
     @Test func httpResponseParsing() {
         let text = "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n{\"call_active\":true}"
         let response = GatewayClient.parse(Array(text.utf8), complete: false)

@@ -87,6 +87,54 @@ import Testing
         return gateway
     }
 
+    static func text(_ response: HTTPResponse) -> String {
+        String(decoding: response.body.filter { $0 != 10 && $0 != 13 }, as: UTF8.self)
+    }
+
+    static func register(_ kamailio: FakeKamailio, callID: String = "reg@test", expires: Int = 300) -> String {
+        """
+        REGISTER sip:127.0.0.1 SIP/2.0
+        Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-\(callID.prefix(5))
+        Max-Forwards: 70
+        From: <sip:1002@127.0.0.1>;tag=r
+        To: <sip:1002@127.0.0.1>
+        Call-ID: \(callID)
+        CSeq: 5 REGISTER
+        Contact: <sip:1002@abc.invalid;transport=ws>;expires=\(expires)
+        Content-Length: 0
+
+
+        """
+    }
+
+    /// Dead phone, binding still registered: Kamailio answers the qualify 500 at once (no flow to
+    /// the WS contact); the push goes out then, not at the qualify timer, and the failover comes
+    /// one ack window later.
+    @Test(arguments: [500, 408, 404, 480])
+    func failedQualifyPushesAtOnce(status: Int) async throws {
+        let clock = TestClock()
+        let kamailio = try FakeKamailio()
+        let gateway = try await Self.gateway(kamailio, clock: clock)
+        let port = gateway.sipAddress.port
+        try await kamailio.send(Self.register(kamailio, callID: "old-reg@test"), to: port)
+        #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "old-reg@test" } != nil)
+        try await kamailio.send(Self.invite(kamailio), to: port)
+        _ = await kamailio.next { $0.response?.statusCode == 100 }
+        let options = try #require(await kamailio.next { $0.request?.method == .options }).request!
+        #expect(await gateway.calls[1]?.pushID == nil)
+        try await kamailio.udp.send(SIPResponse(to: options, statusCode: status).serialized(), to: gateway.sipAddress)
+        for _ in 0..<200 where await gateway.calls[1]?.pushID == nil { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await gateway.calls[1]?.pushID != nil)  // no virtual time passed: the 500 did it
+        #expect(await gateway.wake?.state(of: 1) == .awaitingAck)
+        clock.advance(by: .milliseconds(1_999))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(kamailio.received.withLock { $0.contains { ($0.response?.statusCode ?? 0) >= 300 } } == false)
+        clock.advance(by: .milliseconds(1))
+        let final = try #require(await kamailio.next { ($0.response?.statusCode ?? 0) >= 300 })
+        #expect(final.response?.statusCode == 480)
+        await gateway.stop()
+    }
+
     @Test func noAckFailsOverExactlyAtTheAckWindow() async throws {
         let clock = TestClock()
         let kamailio = try FakeKamailio()
@@ -105,6 +153,9 @@ import Testing
         #expect(final.response?.statusCode == 480)
         #expect(final.headers["Reason"]?.contains("no_ack") == true)
         #expect(final.headers.values(.via).count == 2)  // upstream Vias untouched, none of ours
+        // A late ack learns the call is gone (failed over).
+        let pushID = try #require(await gateway.calls[1]?.pushID)
+        #expect(Self.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":false}"#)
         // Timer G: retransmitted at +500 ms until the ACK.
         clock.advance(by: .milliseconds(500))
         #expect(await kamailio.next { $0.response?.statusCode == 480 } != nil)
@@ -120,7 +171,9 @@ import Testing
         _ = await kamailio.next { $0.response?.statusCode == 100 }
         #expect(await clock.waitForSleepers(1))
         let pushID = try #require(await gateway.calls[1]?.pushID)
-        #expect(await gateway.acked(pushID).status == 200)
+        let ack = await gateway.acked(pushID)
+        #expect(ack.status == 200)
+        #expect(Self.text(ack) == #"{"acked":true,"call_active":true}"#)
         #expect(await gateway.acked("nope").status == 404)
         try await kamailio.send(
             """
@@ -183,6 +236,11 @@ import Testing
             """, to: port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 } != nil)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
+        // The phone wakes after the caller left: the ack says so (cancel-before-wake, R5).
+        let pushID = try #require(await gateway.calls[1]?.pushID)
+        let ack = await gateway.acked(pushID)
+        #expect(ack.status == 200)
+        #expect(Self.text(ack) == #"{"acked":true,"call_active":false}"#)
         clock.advance(by: .seconds(10))
         try await Task.sleep(for: .milliseconds(50))
         #expect(

@@ -47,7 +47,7 @@ extension ToolSpecs {
                 help: "After the ack, how long to wait for the fresh REGISTER (and a qualify that answers)."),
             .value(
                 "qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
-                help: "A qualify (OPTIONS) not answered 2xx within this time counts as dead."),
+                help: "A qualify (OPTIONS) not answered within this time counts as dead; a final non-2xx answer counts at once."),
             .value(
                 "ring-timeout-ms", valueName: "ms", kind: .int, default: "32000",
                 help: "A released INVITE without a final answer within this time: CANCEL and fail over."),
