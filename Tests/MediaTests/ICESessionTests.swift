@@ -46,7 +46,7 @@ import Testing
         let session = try MediaSession(
             configuration: config, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 31))
         await session.start(remote: nil)
-        let local = try #require(await session.webRTCLocalParameters(gatheringTimeout: .seconds(3)))
+        let local = try #require(await session.webRTCLocalParameters())
         await session.stop()
         server.stop()
         #expect(server.requests.withLock { $0 } >= 1)
