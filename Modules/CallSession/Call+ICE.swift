@@ -16,8 +16,16 @@ extension Call {
     /// Waits for candidate gathering (bounded by the ICE agent's gathering timeout) and takes
     /// the gathered candidates into ``capabilities``.
     func awaitGathering() async {
-        guard gathersServerReflexive, let local = await media.webRTCLocalParameters() else { return }
+        guard gathersServerReflexive, !reportedGathering else { return }
+        let started = clock.now
+        guard let local = await media.webRTCLocalParameters() else { return }
+        reportedGathering = true
         capabilities.ice = local.ice
+        let count = { (type: String) in local.ice.candidates.filter { $0.type == type }.count }
+        sink.yield(
+            .iceGathered(
+                host: count("host"), serverReflexive: count("srflx"),
+                waitedMilliseconds: CallStatistics.milliseconds(started.duration(to: clock.now))))
     }
 
     /// Caller with a STUN server: the INVITE's offer is rebuilt with the gathered candidates

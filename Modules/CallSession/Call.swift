@@ -48,6 +48,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
     var dtlsRole: DTLSRole?
     /// An ICE restart in progress: when, and whether the peer started it.
     var iceRestart: (at: C.Instant, byPeer: Bool)?
+    var reportedGathering = false
     private let outbox: AsyncStream<Outgoing>.Continuation
     private let outgoing: AsyncStream<Outgoing>
 

@@ -54,7 +54,8 @@ extension ToolSpecs {
         discussion: """
             Registers the line first, then places (dial) or waits for (answer) one call. Events are JSON Lines: \
             registered, calling, waiting, incoming, trying, ringing, early_media, answered (codec, srtp, \
-            telephone_event, media: rtp, sdes or webrtc), ice_connected (local, remote, since_answer_ms), \
+            telephone_event, media: rtp, sdes or webrtc), ice_gathered (with --stun: host, srflx candidate \
+            counts, waited_ms: how long the SDP waited for gathering), ice_connected (local, remote, since_answer_ms), \
             dtls_connected (role, srtp_profile, since_answer_ms), ice_restarted (by_peer, local, remote, ms: \
             restart to the new pair), first_rtp (since_answer_ms: the first packet \
             that passed SRTP), dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
