@@ -39,10 +39,18 @@ extension Call {
         }
         sessionVersion += 1
         guard var (answer, audio) = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
+        var remake = false
+        if caps.setup != .actpass, let old = negotiated?.remoteFingerprint, audio.remoteFingerprint != old {
+            caps.setup = .actpass  // a new certificate: a new association, RFC 5763 §5 roles (RFC 8842 §5.3)
+            remake = true
+        }
         if isICERestart(audio) {
             // The peer restarted ICE (RFC 8839 §4.4.1.1.1): our answer carries new credentials too.
             await restartLocalICE(byPeer: true)
             caps.ice = capabilities.ice
+            remake = true
+        }
+        if remake {
             guard let again = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
             (answer, audio) = again
         }

@@ -92,7 +92,9 @@ extension CallLoopbackTests {
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value
         for (events, byPeer) in [(callerEvents, false), (calleeEvents, true)] {
-            let restarts = events.compactMap { if case .iceRestarted(let b, _, _, let ms) = $0 { (b, ms) } else { nil } }
+            let restarts = events.compactMap {
+                if case .iceRestarted(let b, _, _, let ms) = $0 { (b, ms) } else { nil }
+            }
             #expect(restarts.count == 1 && restarts.first?.0 == byPeer, "\(events)")
             #expect((restarts.first?.1 ?? 1000) < 500)
             #expect(events.filter { if case .dtlsConnected = $0 { true } else { false } }.count == 1)

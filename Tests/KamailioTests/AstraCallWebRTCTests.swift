@@ -63,7 +63,10 @@ extension KamailioPeer {
             defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
             let callee = try await H.callee(
                 server, .udp, user: "1092",
-                ["--media", "webrtc", "--stun", stun.hostPort, "--tone", "1000", "--record", calleeWAV, "--after", "0.3"])
+                [
+                    "--media", "webrtc", "--stun", stun.hostPort, "--tone", "1000", "--record", calleeWAV,
+                    "--after", "0.3",
+                ])
             let caller = try H.dial(
                 server, .udp, user: "1091", to: "1092",
                 [

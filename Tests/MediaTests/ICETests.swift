@@ -351,7 +351,8 @@ struct ICETestNetwork {
         #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.host, "192.0.2.1", nil))
         #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.serverReflexive, "192.0.2.7", "198.51.100.1"))
         #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.serverReflexive, "192.0.2.1", "198.51.100.2"))
-        #expect(ICEAgentCandidate.priority(kind: .serverReflexive, localPreference: 65535) == (100 << 24) + (65535 << 8) + 255)
+        let expected: UInt32 = (100 << 24) + (65535 << 8) + 255
+        #expect(ICEAgentCandidate.priority(kind: .serverReflexive, localPreference: 65535) == expected)
     }
 
     /// RFC 8489 §9.1.3 / §6.3.1: wrong credentials get 401 without integrity; an unknown

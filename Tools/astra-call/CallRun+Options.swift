@@ -59,7 +59,9 @@ extension CallRun.Options {
             options.stun = (server.host, UInt16(server.port ?? 3478))
         }
         if let timeout = arguments.double("stun-timeout") {
-            guard timeout > 0 && timeout <= 10 else { throw ToolError(.usage, "--stun-timeout must be in (0, 10] seconds") }
+            guard timeout > 0 && timeout <= 10 else {
+                throw ToolError(.usage, "--stun-timeout must be in (0, 10] seconds")
+            }
             options.call.webRTC.ice.gatheringTimeout = .milliseconds(Int(timeout * 1000))
         }
         options.mediaAddress = arguments.string("media-address")

@@ -58,7 +58,9 @@ struct CallRun {
         // while registering, not between an INVITE and its answer.
         if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
         var options = self.options
-        if let (host, port) = options.stun { options.call.webRTC.stunServer = await Self.stunServer(host, port, context) }
+        if let (host, port) = options.stun {
+            options.call.webRTC.stunServer = await Self.stunServer(host, port, context)
+        }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
             options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
