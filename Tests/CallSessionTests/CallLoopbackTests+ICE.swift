@@ -54,8 +54,9 @@ extension CallLoopbackTests {
     /// server and carries the server-reflexive candidate (priority, foundation, raddr/rport);
     /// then an ICE restart by re-INVITE (RFC 8445 §9, RFC 8839 §4.4.1.1.1) mid-call: both
     /// sides take new credentials, the new pair is nominated, DTLS is not redone (RFC 8842 §5)
-    /// and the callee hears the caller's tone all through the restart.
-    @Test func webRTCWithSTUNThenICERestartMidCall() async throws {
+    /// and the callee hears the caller's tone all through the restart. Either side restarts: the
+    /// callee's re-offer pins `a=setup:active` (it is the DTLS client), the caller's `passive`.
+    @Test(arguments: [true, false]) func webRTCWithSTUNThenICERestartMidCall(callerRestarts: Bool) async throws {
         let stun = try TestSTUNServer()
         defer { stun.stop() }
         let pair = try await Pair(callerMedia: .webRTC) {
@@ -80,7 +81,7 @@ extension CallLoopbackTests {
         try await Task.sleep(for: .milliseconds(700))
         #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
         let before = pair.calleeSink.samples.count
-        await pair.caller.restartICE()
+        await (callerRestarts ? pair.caller : pair.callee).restartICE()
         try await Task.sleep(for: .milliseconds(600))
         let after = pair.calleeSink.samples.count
         #expect(after - before > 3200, "callee playout went on during the restart")
@@ -91,7 +92,7 @@ extension CallLoopbackTests {
         await pair.caller.hangUp()
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value
-        for (events, byPeer) in [(callerEvents, false), (calleeEvents, true)] {
+        for (events, byPeer) in [(callerEvents, !callerRestarts), (calleeEvents, callerRestarts)] {
             let restarts = events.compactMap {
                 if case .iceRestarted(let b, _, _, let ms) = $0 { (b, ms) } else { nil }
             }
