@@ -49,9 +49,6 @@ extension CallRun.Options {
         options.holdAfter = seconds("hold-after")
         options.resumeAfter = seconds("resume-after")
         options.iceRestartAfter = seconds("ice-restart-after")
-        if options.iceRestartAfter != nil && options.call.mediaMode == .rtp {
-            throw ToolError(.usage, "--ice-restart-after needs WebRTC media (--media webrtc or auto)")
-        }
         if let text = arguments.string("stun") {
             guard let server = try? LineServer(parsing: text, field: "--stun"), (server.port ?? 3478) <= 65535,
                 (server.port ?? 3478) > 0
@@ -63,6 +60,14 @@ extension CallRun.Options {
                 throw ToolError(.usage, "--stun-timeout must be in (0, 10] seconds")
             }
             options.call.webRTC.ice.gatheringTimeout = .milliseconds(Int(timeout * 1000))
+        }
+        // ICE options need a call that can be WebRTC: dial offers it only with --media webrtc.
+        let media = options.call.mediaMode
+        if media == .rtp || media == .auto && context.subcommand == "dial" {
+            for key in ["stun", "ice-restart-after"] where arguments.string(key) != nil {
+                throw ToolError(
+                    .usage, "--\(key) needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)")
+            }
         }
         options.mediaAddress = arguments.string("media-address")
         for key in ["rtp-port", "sdp-port"] {
@@ -99,9 +104,6 @@ extension CallRun.Options {
                 throw ToolError(
                     .usage, "--sdp-port does not apply to --media webrtc (the ICE candidates carry the port)")
             }
-        }
-        if arguments.string("stun") != nil && mode == .rtp {
-            throw ToolError(.usage, "--stun needs WebRTC media (--media webrtc or auto): RTP offers carry no ICE")
         }
         call.mediaMode = mode
         call.srtp = srtp == "sdes"
