@@ -42,7 +42,10 @@ extension Call {
     /// Restarts ICE (RFC 8445 §9): new ufrag/pwd in a re-INVITE, new checks; media stays on
     /// the current pair (consent included) until the new checks nominate one, and the DTLS
     /// association is kept (same fingerprint, `a=setup` pinned to our role, RFC 8842 §5).
-    /// Only in an active WebRTC call (not on hold: a re-offer keeps the direction).
+    /// Only in an active WebRTC call (not on hold: a re-offer keeps the direction). When the
+    /// re-INVITE cannot go out (another offer/answer in progress) the agent has restarted
+    /// anyway: the old pair keeps working and the next offer or answer carries the new
+    /// credentials.
     public func restartICE() async {
         guard isWebRTC, machine.state == .active, negotiated != nil else { return }
         await restartLocalICE(byPeer: false)
