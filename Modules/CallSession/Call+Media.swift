@@ -13,6 +13,7 @@ extension Call {
             caps.codecs = [audio.codec]
             caps.crypto = audio.localKey.map { [$0] } ?? []
             caps.telephoneEventPayloadType = audio.telephoneEventPayloadType
+            if let setup = pinnedSetup { caps.setup = setup }
         }
         sessionVersion += 1
         let offer = Self.makeOffer(caps, origin: origin)
@@ -32,9 +33,27 @@ extension Call {
         else { return nil }
         var caps = capabilities
         caps.direction = direction
-        if let audio = negotiated { caps.crypto = audio.localKey.map { [$0] } ?? caps.crypto }
+        if let audio = negotiated {
+            caps.crypto = audio.localKey.map { [$0] } ?? caps.crypto
+            if let setup = pinnedSetup { caps.setup = setup }
+        }
         sessionVersion += 1
-        guard let (answer, audio) = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
+        guard var (answer, audio) = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
+        var remake = false
+        if caps.setup != .actpass, let old = negotiated?.remoteFingerprint, audio.remoteFingerprint != old {
+            caps.setup = .actpass  // a new certificate: a new association, RFC 5763 §5 roles (RFC 8842 §5.3)
+            remake = true
+        }
+        if isICERestart(audio) {
+            // The peer restarted ICE (RFC 8839 §4.4.1.1.1): our answer carries new credentials too.
+            await restartLocalICE(byPeer: true)
+            caps.ice = capabilities.ice
+            remake = true
+        }
+        if remake {
+            guard let again = Self.makeAnswer(to: sdp, capabilities: caps, origin: origin) else { return nil }
+            (answer, audio) = again
+        }
         guard await applyNegotiated(audio) else { return nil }
         return SessionBody(text: answer.serialized())
     }

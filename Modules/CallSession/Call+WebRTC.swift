@@ -89,6 +89,7 @@ extension Call {
     func webRTCEvent(_ event: WebRTCEvent) async {
         switch event {
         case .selectedPair(let local, let remote):
+            if reportRestartedPair(local: local, remote: remote) { return }
             guard iceConnectedAt == nil else { return }
             iceConnectedAt = clock.now
             sink.yield(
@@ -96,6 +97,7 @@ extension Call {
                     local: "\(local.host):\(local.port)", remote: "\(remote.host):\(remote.port)",
                     sinceAnswer: sinceAnswer(iceConnectedAt)))
         case .dtlsConnected(let profile, let role):
+            dtlsRole = role
             guard dtlsConnectedAt == nil else { return }
             dtlsConnectedAt = clock.now
             sink.yield(

@@ -44,6 +44,11 @@ public actor Call<C: Clock> where C.Duration == Duration {
     var iceConnectedAt: C.Instant?
     var dtlsConnectedAt: C.Instant?
     var webRTCDeadlineArmed = false
+    /// The DTLS role of the association (from `dtls_connected`), pinned in re-offers.
+    var dtlsRole: DTLSRole?
+    /// An ICE restart in progress: when, and whether the peer started it.
+    var iceRestart: (at: C.Instant, byPeer: Bool)?
+    var reportedGathering = false
     private let outbox: AsyncStream<Outgoing>.Continuation
     private let outgoing: AsyncStream<Outgoing>
 
@@ -221,6 +226,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
         startOutbox()
         await run(machine.start())
         await startWebRTCMedia()
+        await gatherBeforeOffering()
         await execute(usage.start())
         startMediaPump()
     }
@@ -234,6 +240,8 @@ public actor Call<C: Clock> where C.Duration == Duration {
 
     /// Callee: 200 OK with our SDP answer; media starts now (RFC 3261 §13.3.1.4, RFC 3264 §6).
     public func answer() async {
+        guard machine.state == .ringing || machine.state == .early else { return }
+        await awaitGathering()
         guard machine.state == .ringing || machine.state == .early else { return }
         let body: SessionBody
         if let offer = usage.remoteInitialOffer {

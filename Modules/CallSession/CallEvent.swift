@@ -18,6 +18,13 @@ public enum CallEvent: Sendable, Hashable {
     /// WebRTC: the DTLS handshake is done, the peer's certificate matched its `a=fingerprint`
     /// (RFC 5763 §5) and SRTP is keyed (RFC 5764 §4.2).
     case dtlsConnected(profile: String, role: String, sinceAnswer: Double?)
+    /// WebRTC with a STUN server: candidate gathering ended (RFC 8445 §5.1.1.2) and the SDP
+    /// goes out with `host` and `serverReflexive` candidates, after waiting `waitedMilliseconds`
+    /// for gathering (at most the gathering timeout; no trickle ICE).
+    case iceGathered(host: Int, serverReflexive: Int, waitedMilliseconds: Double)
+    /// WebRTC: an ICE restart (RFC 8445 §9; ours or the peer's re-offer) selected its new pair,
+    /// `milliseconds` after the restart; media stayed on the old pair until then.
+    case iceRestarted(byPeer: Bool, local: String, remote: String, milliseconds: Double)
     /// A DTMF digit from the peer: RFC 4733 event, in-band tone, or SIP INFO.
     case dtmf(DTMFDigit, via: String)
     /// The stream went on hold (by us or by the peer), with the direction now in force.

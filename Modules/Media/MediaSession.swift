@@ -16,7 +16,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     public nonisolated let events: AsyncStream<MediaEvent>
     /// WebRTC mode: our ICE credentials, host candidates and certificate fingerprint as of
     /// creation, for an SDP offer or answer built before the session starts (no STUN
-    /// gathering yet: ``webRTCLocalParameters(gatheringTimeout:)`` waits for that). Nil
+    /// gathering yet: ``webRTCLocalParameters()`` waits for that). Nil
     /// outside WebRTC mode.
     public nonisolated let initialWebRTCParameters: WebRTCLocalParameters?
 
@@ -58,6 +58,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     var running = false
     /// ICE + DTLS-SRTP on the RTP socket (``MediaSessionConfiguration/webRTC``).
     var webrtc: WebRTCTransport?
+    /// Callers of ``webRTCLocalParameters()`` waiting for candidate gathering to end.
+    var gatheringWaiters: [CheckedContinuation<Void, Never>] = []
     private var connectedPeer: UDPSocket.Address?
 
     private struct Datagram: Sendable {
@@ -269,6 +271,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         running = false
         sendRTCP(bye: reason ?? "")
         stopWebRTC()
+        resumeGatheringWaiters()
         for t in tasks { t.cancel() }
         tasks.removeAll()
         for s in readSources { s.cancel() }

@@ -29,6 +29,9 @@ public struct AudioCapabilities: Sendable, Hashable {
     public var requireSRTP: Bool = false
     /// DTLS-SRTP (RFC 5763) fingerprint and role to advertise; negotiated here, run elsewhere.
     public var fingerprint: CertificateFingerprint?
+    /// In offers: `actpass` for a new association, `active`/`passive` to keep an existing one
+    /// (RFC 8842 §5.5). In answers to an `actpass` offer: `active`/`passive` pins the role of
+    /// an existing association (RFC 8842 §5.3); `actpass` takes the RFC 5763 §5 default.
     public var setup: SetupRole = .actpass
     public var ice: ICEParameters?
     public var mid: String?
@@ -253,7 +256,7 @@ public enum OfferAnswer {
             formats: common.map { String($0.1) } + (te.map { [String($0)] } ?? []))
         fill(
             &m, caps: caps, codecs: common.map(\.0), payloadTypes: common.map(\.1), telephoneEvent: te, ptime: ptime,
-            direction: ourDirection, rtcpMux: mux, setup: isDTLS ? (offered.setup ?? .actpass).answer : nil)
+            direction: ourDirection, rtcpMux: mux, setup: isDTLS ? answerSetup(offered.setup, caps.setup) : nil)
         if let cryptoLine { m.attributes.append(SDPAttribute("crypto", cryptoLine)) }
         if let mid = offered.mid { m.setAttributes("mid", [mid]) }
 
@@ -301,6 +304,14 @@ public enum OfferAnswer {
             m.attributes.append(SDPAttribute("fingerprint", fp.value))
             m.attributes.append(SDPAttribute("setup", setup.rawValue))
         }
+    }
+
+    /// Our `a=setup` for an offered one: RFC 5763 §5 (`actpass` → `active`), unless we pin the
+    /// role of an existing association (``AudioCapabilities/setup`` `active`/`passive`).
+    private static func answerSetup(_ offered: SetupRole?, _ ours: SetupRole) -> SetupRole {
+        let offered = offered ?? .actpass
+        if offered == .actpass && (ours == .active || ours == .passive) { return ours }
+        return offered.answer
     }
 
     private static func ice(_ m: MediaDescription) -> ICEParameters? {

@@ -19,9 +19,16 @@ import Testing
         let callerEvents: Task<[CallEvent], Never>
         let calleeEvents: Task<[CallEvent], Never>
         let pumps: [Task<Void, Never>]
+        /// The INVITE as the callee got it, and how long after the caller's start() it came.
+        let invite: IncomingRequest
+        let inviteDelay: Duration
 
         /// `callerMedia` is the caller's media mode; the callee stays on `.auto` (follows the offer).
-        init(faults: LoopbackFaults = .none, srtp: Bool = false, callerMedia: CallMediaMode = .auto) async throws {
+        /// `configure` adjusts the caller's options (e.g. a STUN server).
+        init(
+            faults: LoopbackFaults = .none, srtp: Bool = false, callerMedia: CallMediaMode = .auto,
+            configure: (inout CallOptions) -> Void = { _ in }
+        ) async throws {
             let clock = ContinuousClock()
             let (a, b) = LoopbackChannel.pair(transport: .udp, clock: clock, faults: faults, seed: 5)
             let alice = SIPEndpoint(channel: a, clock: clock, ids: SeededIdentifierSource(seed: 1))
@@ -35,6 +42,7 @@ import Testing
             options.srtp = srtp
             var callerOptions = options
             callerOptions.mediaMode = callerMedia
+            configure(&callerOptions)
             caller = try Call(
                 calling: try SIPURI(parsing: "sip:bob@127.0.0.1:5060"),
                 from: SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@127.0.0.1")), endpoint: alice,
@@ -47,6 +55,7 @@ import Testing
             let callerPump = Task {
                 for await event in aliceEvents { await callerRef.handle(event) }
             }
+            let started = clock.now
             await caller.start()
             var invite: IncomingRequest?
             while let event = await iterator.next() {
@@ -55,8 +64,10 @@ import Testing
                     break
                 }
             }
+            self.invite = try #require(invite)
+            inviteDelay = started.duration(to: clock.now)
             callee = try Call(
-                incoming: try #require(invite), endpoint: bob, binding: bobBinding, options: options,
+                incoming: self.invite, endpoint: bob, binding: bobBinding, options: options,
                 source: ToneGenerator(frequencies: [1000]), sink: calleeSink, clock: clock,
                 ids: SeededIdentifierSource(seed: 4))
             let calleeRef = callee

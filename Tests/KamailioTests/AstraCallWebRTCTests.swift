@@ -48,6 +48,49 @@ extension KamailioPeer {
             #expect(try H.toneSeconds(calleeWAV, frequency: 1000) == 0)
         }
 
+        /// issue 9 ICE: both sides gather through a real STUN server (Debian's coturn) before
+        /// their SDP goes out, and the caller restarts ICE by re-INVITE 1 s into the call
+        /// (`--ice-restart-after`). Gathering waits for coturn's answer, not the 500 ms timeout
+        /// (on loopback the mapped address is the host candidate itself, so no srflx is
+        /// signalled: RFC 8445 §5.1.3 drops it as redundant); the restart completes on both
+        /// sides, DTLS is not redone, and both tones last the whole 3 s call through it.
+        @Test func stunGatheringAndICERestartMidCall() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let stun = try await CoturnServer.start()
+            defer { stun.stop() }
+            let calleeWAV = H.temporaryPath("restart-callee"), callerWAV = H.temporaryPath("restart-caller")
+            defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
+            let callee = try await H.callee(
+                server, .udp, user: "1092",
+                [
+                    "--media", "webrtc", "--stun", stun.hostPort, "--tone", "1000", "--record", calleeWAV,
+                    "--after", "0.3",
+                ])
+            let caller = try H.dial(
+                server, .udp, user: "1091", to: "1092",
+                [
+                    "--media", "webrtc", "--stun", stun.hostPort, "--tone", "440", "--record", callerWAV,
+                    "--ice-restart-after", "1", "--duration", "3",
+                ])
+            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr)")
+            for (process, byPeer) in [(caller, "false"), (callee, "true")] {
+                let gathered = try #require(process.events("ice_gathered").first, "\(process.stdout)")
+                #expect(Double(H.field("waited_ms", in: gathered) ?? "") ?? 999 < 400, "\(gathered)")
+                #expect(Int(H.field("host", in: gathered) ?? "") ?? 0 >= 1, "\(gathered)")
+                let restarted = process.events("ice_restarted")
+                #expect(restarted.count == 1, "\(process.stdout)")
+                let restart = try #require(restarted.first)
+                #expect(H.field("by_peer", in: restart) == byPeer)
+                #expect(Double(H.field("ms", in: restart) ?? "") ?? 999 < 500, "\(restart)")
+                #expect(process.events("dtls_connected").count == 1)
+                #expect(process.events("held").isEmpty)
+            }
+            #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.5)
+            #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 2.5)
+        }
+
         /// A man in the middle rewrites `a=fingerprint` in the SDP (in the INVITE's offer, or in
         /// the 200's answer) between Kamailio and the callee. The side whose peer certificate
         /// no longer matches ends the call: exit 5, one stderr line naming the mismatch, BYE;

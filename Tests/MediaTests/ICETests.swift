@@ -267,6 +267,94 @@ struct ICETestNetwork {
         #expect(net.a.remoteCredentials?.ufrag == "ufB2")
     }
 
+    /// §9 with SIP offer/answer: the offerer restarts first and the answerer only when the
+    /// re-INVITE reaches it (here: 40 s later, past the 30 s consent timeout). Meanwhile media
+    /// stays on the old pair and consent keeps working both ways with the previous credentials;
+    /// then the new generation's checks nominate a pair and the old credentials are dropped.
+    @Test func iceRestartKeepsTheOldPairAndConsentUntilTheNewOneIsNominated() throws {
+        var net = ICETestNetwork()
+        net.exchangeDescriptions()
+        net.run(until: .seconds(1))
+        let old = try #require(net.a.selectedPair)
+        net.absorb(net.a.restart(ufrag: "ufA2", pwd: "passwordA-restart-000000"), fromA: true)
+        net.run(until: .seconds(41))
+        #expect(net.a.selectedPair == old && net.a.state == .new)
+        #expect(net.b.state == .completed)
+        let lost = (net.eventsA + net.eventsB).contains { $0.1 == .consentLost }
+        #expect(!lost, "consent on the old pair must survive the restart")
+        #expect(net.a.lastConsent! > .seconds(35) && net.b.lastConsent! > .seconds(35))
+        // The re-INVITE arrives: B restarts and both take the other's new description.
+        net.absorb(net.b.restart(ufrag: "ufB2", pwd: "passwordB-restart-000000"), fromA: false)
+        let restartAt = net.now
+        net.exchangeDescriptions()
+        net.run(until: .seconds(42))
+        #expect(net.a.state == .completed && net.b.state == .completed)
+        let selectedAgain = net.firstTime(net.eventsA.filter { $0.0 >= restartAt }) {
+            if case .selectedPair = $0 { true } else { false }
+        }
+        #expect(selectedAgain != nil && selectedAgain! - restartAt < .milliseconds(100))
+        #expect(net.a.selectedPair?.id != old.id && net.a.previousGeneration == nil && net.b.previousGeneration == nil)
+        // Old credentials are refused once the restart is over (RFC 8445 §9: new generation).
+        let stale = STUNMessage(
+            .request, transactionID: [UInt8](repeating: 7, count: 12),
+            attributes: [.username("ufA1:ufB1"), .priority(1), .iceControlled(1)])
+        let out = net.a.receive(
+            stale.encoded(integrity: .sha1(key: Array("passwordA-0123456789abcd".utf8))),
+            from: ICETestNetwork.addressB, now: net.now)
+        guard case .send(let bytes, _) = try #require(out.first) else { return }
+        #expect(try STUNMessage(parsing: bytes).errorCode?.code == 401)
+    }
+
+    /// RFC 8445 §5.1.1.2 without trickle: a dead STUN server ends gathering after
+    /// `gatheringTimeout` (500 ms) of virtual time, with the request sent 3 times (RTO 100 ms
+    /// doubling) and nothing left scheduled; a late response adds no candidate.
+    @Test func gatheringGivesUpOnADeadSTUNServer() throws {
+        var agent = ICEAgent(role: .controlling, ufrag: "u", pwd: "p", ids: SeededIdentifierSource(seed: 5))
+        _ = agent.addHostCandidates(["192.0.2.1"], port: 5000)
+        let server = UDPSocket.Address(host: "198.51.100.1", port: 3478)
+        var sends: [Duration] = []
+        var completeAt: Duration?
+        var requestID: [UInt8] = []
+        func absorb(_ actions: [ICEAgent.Action], at now: Duration) {
+            for action in actions {
+                switch action {
+                case .send(let bytes, let to):
+                    #expect(to == server)
+                    sends.append(now)
+                    requestID = (try? STUNMessage(parsing: bytes))?.transactionID ?? []
+                case .event(.gatheringComplete): completeAt = now
+                case .event: break
+                }
+            }
+        }
+        absorb(agent.gatherServerReflexive(server: server, now: .zero), at: .zero)
+        while let next = agent.nextDeadline, next <= .seconds(60) {
+            absorb(agent.tick(now: next), at: next)
+        }
+        #expect(completeAt == .milliseconds(500))
+        #expect(sends == [.zero, .milliseconds(100), .milliseconds(300)])
+        #expect(agent.nextDeadline == nil)
+        let mapped = try #require(STUNTransportAddress(host: "203.0.113.5", port: 61000))
+        let late = STUNMessage(
+            .successResponse, transactionID: requestID,
+            attributes: [.xorMappedAddress(mapped, transactionID: requestID)])
+        #expect(agent.receive(late.encoded(), from: server, now: .seconds(1)).isEmpty)
+        #expect(!agent.localCandidates.contains { $0.kind == .serverReflexive })
+    }
+
+    /// §5.1.2.1 / §5.1.1.3: a server-reflexive candidate takes type preference 100 and its
+    /// base's local preference; its foundation differs from the host's and depends on the base
+    /// and the STUN server.
+    @Test func serverReflexivePriorityAndFoundation() {
+        let f = ICEAgentCandidate.foundation
+        #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") == f(.serverReflexive, "192.0.2.1", "198.51.100.1"))
+        #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.host, "192.0.2.1", nil))
+        #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.serverReflexive, "192.0.2.7", "198.51.100.1"))
+        #expect(f(.serverReflexive, "192.0.2.1", "198.51.100.1") != f(.serverReflexive, "192.0.2.1", "198.51.100.2"))
+        let expected: UInt32 = (100 << 24) + (65535 << 8) + 255
+        #expect(ICEAgentCandidate.priority(kind: .serverReflexive, localPreference: 65535) == expected)
+    }
+
     /// RFC 8489 §9.1.3 / §6.3.1: wrong credentials get 401 without integrity; an unknown
     /// comprehension-required attribute gets 420 with UNKNOWN-ATTRIBUTES.
     @Test func badCredentialsAndUnknownAttributes() throws {
@@ -309,6 +397,10 @@ struct ICETestNetwork {
         let srflx = try #require(agent.localCandidates.first { $0.kind == .serverReflexive })
         #expect(srflx.address == mapped.socketAddress && srflx.base.host == "192.0.2.1")
         #expect(srflx.sdp.value.contains("typ srflx raddr 192.0.2.1 rport 5000"))
+        #expect(srflx.priority == ICEAgentCandidate.priority(kind: .serverReflexive, localPreference: 65535))
+        #expect(
+            srflx.foundation
+                == ICEAgentCandidate.foundation(kind: .serverReflexive, baseHost: "192.0.2.1", server: "198.51.100.1"))
         #expect(events.contains(.event(.gatheringComplete)))
     }
 

@@ -81,6 +81,22 @@ import enum ToolSupport.AstraVersion
             status: 64, stdout: .exact(""),
             stderr: "astra-call: --sdp-port does not apply to --media webrtc (the ICE candidates carry the port)\n"),
         GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--stun", "127.0.0.1", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""),
+            stderr: "astra-call: --stun needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)\n"),
+        GoldenCase(
+            tool: "astra-call",
+            arguments: ["answer", "--media", "rtp", "--ice-restart-after", "1", "--user", "1001", "--domain", "x.org"],
+            status: 64, stdout: .exact(""),
+            stderr:
+                "astra-call: --ice-restart-after needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)\n"
+        ),
+        GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--ice", "--stun", "[::1", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""), stderr: "astra-call: --stun: '[::1' is not HOST[:PORT]\n"),
+        GoldenCase(
             tool: "astra-call", arguments: ["dial", "--media", "srtp", "--user", "1001", "--domain", "x.org", "1002"],
             status: 64, stdout: .exact(""),
             stderr: "astra-call: option --media: expected one of auto, rtp, webrtc, got 'srtp'\n"),

@@ -56,6 +56,17 @@ struct CallReport {
                 ])
         case .iceConnected(let local, let remote, let since):
             output.emit("ice_connected", Self.since(since, ["local": .string(local), "remote": .string(remote)]))
+        case .iceGathered(let host, let srflx, let waited):
+            output.emit(
+                "ice_gathered",
+                ["host": .int(host), "srflx": .int(srflx), "waited_ms": .double(Self.rounded(waited))])
+        case .iceRestarted(let byPeer, let local, let remote, let ms):
+            output.emit(
+                "ice_restarted",
+                [
+                    "by_peer": .bool(byPeer), "local": .string(local), "remote": .string(remote),
+                    "ms": .double(Self.rounded(ms)),
+                ])
         case .dtlsConnected(let profile, let role, let since):
             output.emit("dtls_connected", Self.since(since, ["role": .string(role), "srtp_profile": .string(profile)]))
         case .firstRTP(let since): output.emit("first_rtp", Self.since(since, [:]))

@@ -48,6 +48,27 @@ extension CallRun.Options {
         options.duration = seconds("duration")
         options.holdAfter = seconds("hold-after")
         options.resumeAfter = seconds("resume-after")
+        options.iceRestartAfter = seconds("ice-restart-after")
+        if let text = arguments.string("stun") {
+            guard let server = try? LineServer(parsing: text, field: "--stun"), (server.port ?? 3478) <= 65535,
+                (server.port ?? 3478) > 0
+            else { throw ToolError(.usage, "--stun: '\(text)' is not HOST[:PORT]") }
+            options.stun = (server.host, UInt16(server.port ?? 3478))
+        }
+        if let timeout = arguments.double("stun-timeout") {
+            guard timeout > 0 && timeout <= 10 else {
+                throw ToolError(.usage, "--stun-timeout must be in (0, 10] seconds")
+            }
+            options.call.webRTC.ice.gatheringTimeout = .milliseconds(Int(timeout * 1000))
+        }
+        // ICE options need a call that can be WebRTC: dial offers it only with --media webrtc.
+        let media = options.call.mediaMode
+        if media == .rtp || media == .auto && context.subcommand == "dial" {
+            for key in ["stun", "ice-restart-after"] where arguments.string(key) != nil {
+                throw ToolError(
+                    .usage, "--\(key) needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)")
+            }
+        }
         options.mediaAddress = arguments.string("media-address")
         for key in ["rtp-port", "sdp-port"] {
             if let port = arguments.int(key), !(1...65535).contains(port) {
@@ -67,7 +88,7 @@ extension CallRun.Options {
         return (setup, options, audio)
     }
 
-    /// `--media`, `--srtp`, `--ice`, `--stun`: the media profile (docs/man/astra-call.md).
+    /// `--media`, `--srtp`, `--ice`: the media profile (docs/man/astra-call.md).
     /// `--srtp dtls` and `--ice` are spellings of `--media webrtc`: in this tool ICE and
     /// DTLS-SRTP come together, as the WebRTC profile (docs/decisions.md D15).
     static func parseMedia(_ arguments: ParsedArguments, into call: inout CallOptions) throws(ToolError) {
@@ -83,9 +104,6 @@ extension CallRun.Options {
                 throw ToolError(
                     .usage, "--sdp-port does not apply to --media webrtc (the ICE candidates carry the port)")
             }
-        }
-        if arguments.string("stun") != nil {
-            throw ToolError(.usage, "--stun is not available yet: WebRTC media offers host candidates only")
         }
         call.mediaMode = mode
         call.srtp = srtp == "sdes"

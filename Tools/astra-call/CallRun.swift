@@ -25,6 +25,9 @@ struct CallRun {
         var duration: Duration?
         var holdAfter: Duration?
         var resumeAfter: Duration?
+        var iceRestartAfter: Duration?
+        /// `--stun HOST[:PORT]`, resolved when the run starts (docs/decisions.md D15).
+        var stun: (host: String, port: UInt16)?
         var call = CallOptions()
         var mediaAddress: String?
         var sipTrace = false
@@ -34,7 +37,7 @@ struct CallRun {
     }
 
     /// A scheduled step of the call script.
-    enum Step: Sendable { case answer, dtmf, hangUp, hold, resume }
+    enum Step: Sendable { case answer, dtmf, hangUp, hold, resume, iceRestart }
 
     enum Input: Sendable {
         case line(LineEvent)
@@ -54,6 +57,10 @@ struct CallRun {
         // SRTP's first use costs 20-60 ms (lazy OpenSSL set-up, docs/decisions.md D15): pay it
         // while registering, not between an INVITE and its answer.
         if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
+        var options = self.options
+        if let (host, port) = options.stun {
+            options.call.webRTC.stunServer = await Self.stunServer(host, port, context)
+        }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
             options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
@@ -174,6 +181,7 @@ struct CallRun {
                     if let duration = options.duration { schedule(.step(.hangUp), after: duration) }
                     if let hold = options.holdAfter { schedule(.step(.hold), after: hold) }
                     if let resume = options.resumeAfter { schedule(.step(.resume), after: resume) }
+                    if let restart = options.iceRestartAfter { schedule(.step(.iceRestart), after: restart) }
                 case .ended(let reason, _):
                     if options.keepAnswering && !interrupted {
                         call = nil  // --auto: wait for the next call
@@ -203,6 +211,7 @@ struct CallRun {
                 case .hangUp: await call.hangUp()
                 case .hold: await call.hold()
                 case .resume: await call.resume()
+                case .iceRestart: await call.restartICE()
                 }
             case .deadline(let what):
                 if what == "registration" && registered { continue }
@@ -238,6 +247,19 @@ struct CallRun {
         }
         if let message = final.1 { context.diagnostics.error(message) }
         return final.0
+    }
+
+    /// The `--stun` server's address (an IPv4 one first: media is IPv4); nil with a warning when
+    /// the name does not resolve — the call then offers host candidates only.
+    static func stunServer(_ host: String, _ port: UInt16, _ context: ToolContext) async -> UDPSocket.Address? {
+        do {
+            let addresses = try await Resolver.resolve(host: host, port: port, transport: .udp)
+            guard let address = addresses.first(where: { !$0.isIPv6 }) ?? addresses.first else { return nil }
+            return UDPSocket.Address(host: address.ip, port: port)
+        } catch {
+            context.diagnostics.warning("--stun \(host): \(error); offering host candidates only")
+            return nil
+        }
     }
 
     /// An IPv4 literal for SDP and the RTP socket: the signalling socket's local address (the

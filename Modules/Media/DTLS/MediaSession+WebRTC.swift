@@ -7,15 +7,30 @@ import SIPCore
 extension MediaSession {
     /// Our ICE credentials, candidates and certificate fingerprint for the SDP (see
     /// ``AudioCapabilities/webRTC(address:port:local:)``). With a STUN server configured, waits
-    /// (after ``start(remote:remoteRTCP:source:sink:)``) until gathering completes or
-    /// `gatheringTimeout` passes. Nil when the session is not in WebRTC mode.
-    public func webRTCLocalParameters(gatheringTimeout: Duration = .seconds(2)) async -> WebRTCLocalParameters? {
-        guard webrtc != nil else { return nil }
-        let deadline = ContinuousClock.now + gatheringTimeout
-        while running, let w = webrtc, !w.gatheringComplete, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+    /// (after ``start(remote:remoteRTCP:source:sink:)``) until server-reflexive gathering
+    /// completes: a response from the server, or the ICE agent's
+    /// ``ICEAgent/Configuration/gatheringTimeout`` (500 ms by default) for a dead or slow one
+    /// — there is no trickle ICE, so the SDP goes out with what was gathered by then. Nil when
+    /// the session is not in WebRTC mode.
+    public func webRTCLocalParameters() async -> WebRTCLocalParameters? {
+        guard let webrtc else { return nil }
+        if running && !webrtc.gatheringComplete {
+            await withCheckedContinuation { gatheringWaiters.append($0) }
         }
-        return webrtc?.localParameters
+        return self.webrtc?.localParameters
+    }
+
+    /// Whether server-reflexive gathering is still running (WebRTC mode with a STUN server).
+    public var isGathering: Bool { running && webrtc.map { !$0.gatheringComplete } ?? false }
+
+    /// The DTLS role of the current association (nil before the remote description): what a
+    /// re-offer or re-answer says in `a=setup` to keep it (RFC 8842 §5.5, §5.3).
+    public var dtlsRole: DTLSRole? { webrtc?.dtlsRole }
+
+    func resumeGatheringWaiters() {
+        let waiters = gatheringWaiters
+        gatheringWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// ICE restart (RFC 8445 §9, a re-INVITE): new local credentials for the new offer or
@@ -100,6 +115,8 @@ extension MediaSession {
             case .stopSending:
                 remote = nil
                 remoteRTCP = nil
+            case .gatheringDone:
+                resumeGatheringWaiters()
             }
         }
     }

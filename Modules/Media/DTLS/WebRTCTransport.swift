@@ -17,6 +17,8 @@ final class WebRTCTransport {
         case remoteChanged(UDPSocket.Address)
         /// Consent lost or failure: stop sending (RFC 7675 §5.1).
         case stopSending
+        /// Candidate gathering ended (the SDP can go out).
+        case gatheringDone
     }
 
     let configuration: WebRTCConfiguration
@@ -66,7 +68,11 @@ final class WebRTCTransport {
             throw DTLSError(.handshakeFailed, "a=setup:\(setup.rawValue) leaves no DTLS role")
         }
         var out: [Output] = []
-        if dtls == nil || remoteFingerprint != fingerprint || dtls?.role != role {
+        // RFC 8842 §5: a re-offer or re-answer with the same fingerprint keeps the association
+        // when its a=setup leaves us our role — or says actpass (a re-offer from a peer that
+        // does not pin the role; our answer then pins ours, see dtlsRole).
+        let keep = dtls != nil && remoteFingerprint == fingerprint && (dtls?.role == role || setup == .actpass)
+        if !keep {
             remoteFingerprint = fingerprint
             let d = try DTLSTransport(
                 role: role, certificate: certificate, expectedFingerprint: fingerprint,
@@ -95,6 +101,9 @@ final class WebRTCTransport {
             now: now)
         return out
     }
+
+    /// The role of the current DTLS association (nil before the remote description).
+    var dtlsRole: DTLSRole? { dtls?.role }
 
     /// RFC 8445 §9: new local credentials before a re-offer / re-answer.
     func restartICE(ufrag: String, pwd: String, now: Duration) -> [Output] {
@@ -155,7 +164,9 @@ final class WebRTCTransport {
                 case .consentLost:
                     out.append(.event(.consentLost))
                     out.append(.stopSending)
-                case .gatheringComplete: gatheringComplete = true
+                case .gatheringComplete:
+                    gatheringComplete = true
+                    out.append(.gatheringDone)
                 case .localCandidate, .peerReflexiveRemote: break
                 }
             }

@@ -18,8 +18,17 @@ extension ICEAgent {
             }
             if inFlight[id] != nil { inFlight[id] = flight }
         }
-        // Consent freshness (RFC 7675 §5.1).
-        if state == .completed, let last = lastConsent, now - last >= configuration.consentTimeout {
+        // Gathering gives up (no trickle: the SDP is waiting).
+        if let deadline = gatheringDeadline, now >= deadline {
+            gatheringDeadline = nil
+            if pendingGathering > 0 {
+                inFlight = inFlight.filter { if case .gathering = $0.value.purpose { false } else { true } }
+                pendingGathering = 0
+                actions.append(.event(.gatheringComplete))
+            }
+        }
+        // Consent freshness (RFC 7675 §5.1), also on the old pair during a restart (§9).
+        if selectedPair != nil, let last = lastConsent, now - last >= configuration.consentTimeout {
             lastConsent = nil
             nextConsentAt = nil
             actions.append(.event(.consentLost))
@@ -75,10 +84,12 @@ extension ICEAgent {
     /// attribute with our tie-breaker, USE-CANDIDATE when nominating, MESSAGE-INTEGRITY with
     /// the remote password, FINGERPRINT.
     mutating func sendCheck(_ pair: ICECandidatePair, purpose: Purpose, now: Duration) -> [Action] {
-        guard let remote = remoteCredentials else { return [] }
+        var credentials = remoteCredentials.map { (local: localCredentials, remote: $0) }
+        if case .consent = purpose, let previous = previousGeneration { credentials = previous }
+        guard let (local, remote) = credentials else { return [] }
         let id = transactionID()
         var attributes: [STUNAttribute] = [
-            .username("\(remote.ufrag):\(localCredentials.ufrag)"),
+            .username("\(remote.ufrag):\(local.ufrag)"),
             .priority(
                 ICEAgentCandidate.priority(
                     kind: .peerReflexive, localPreference: (pair.local.priority >> 8) & 0xFFFF)),
@@ -90,7 +101,7 @@ extension ICEAgent {
             .encoded(integrity: .sha1(key: Array(remote.pwd.utf8)))
         return start(
             STUNClientTransaction(request: bytes, transactionID: id, timing: configuration.checkTiming),
-            purpose: purpose, to: pair.remote.address, now: now)
+            purpose: purpose, to: pair.remote.address, now: now, key: Array(remote.pwd.utf8))
     }
 
     /// A check or gathering request got no response (§7.2.5.2: the pair fails).
@@ -104,7 +115,9 @@ extension ICEAgent {
             return []  // the 30 s rule decides
         case .gathering:
             pendingGathering -= 1
-            return pendingGathering == 0 ? [.event(.gatheringComplete)] : []
+            guard pendingGathering == 0 else { return [] }
+            gatheringDeadline = nil
+            return [.event(.gatheringComplete)]
         }
     }
 
@@ -140,13 +153,14 @@ extension ICEAgent {
                 localCandidates.append(c)
                 actions.append(.event(.localCandidate(c)))
             }
-            if pendingGathering == 0 { actions.append(.event(.gatheringComplete)) }
+            if pendingGathering == 0 {
+                gatheringDeadline = nil
+                actions.append(.event(.gatheringComplete))
+            }
             return actions
         case .connectivity, .consent:
-            // §7.2.5.1 integrity with the remote password; §7.2.5.2.1 symmetric addresses.
-            guard let remote = remoteCredentials, message.verifyIntegrity(key: Array(remote.pwd.utf8)) else {
-                return []
-            }
+            // §7.2.5.1 integrity with the remote password the check used; §7.2.5.2.1 symmetric addresses.
+            guard let key = flight.integrityKey, message.verifyIntegrity(key: key) else { return [] }
             guard flight.transaction.receive(message).contains(where: { if case .deliver = $0 { true } else { false } })
             else { return [] }
             inFlight[message.transactionID] = nil
@@ -227,6 +241,7 @@ extension ICEAgent {
         pairs[i].nominateOnSuccess = false
         nominating = nil
         selectedThisGeneration = true
+        previousGeneration = nil  // §9: the restart is over, the old pair is dropped
         let changed = selectedPair?.id != pairs[i].id || selectedPair?.remote.address != pairs[i].remote.address
         selectedPair = pairs[i]
         lastConsent = now

@@ -15,11 +15,12 @@ extension ICEAgent {
 
     func respond(
         _ request: STUNMessage, _ cls: STUNMessage.Class, _ attributes: [STUNAttribute], to: UDPSocket.Address,
-        integrity: Bool = true
+        integrity: Bool = true, password: String? = nil
     ) -> Action {
         let m = STUNMessage(cls, transactionID: request.transactionID, attributes: attributes)
         return .send(
-            m.encoded(integrity: integrity ? .sha1(key: Array(localCredentials.pwd.utf8)) : .none), to: to)
+            m.encoded(integrity: integrity ? .sha1(key: Array((password ?? localCredentials.pwd).utf8)) : .none),
+            to: to)
     }
 
     /// RFC 8445 §7.3 and RFC 8489 §9.1.3 / §6.3.1.
@@ -33,6 +34,17 @@ extension ICEAgent {
             ]
         }
         let parts = username.split(separator: ":", maxSplits: 1)
+        if parts.count == 2, let previous = previousGeneration?.local, parts[0] == previous.ufrag,
+            parts[0] != localCredentials.ufrag, request.verifyIntegrity(key: Array(previous.pwd.utf8)),
+            let mapped = STUNTransportAddress(source)
+        {
+            // §9 / RFC 7675: a consent check on the old pair while the restart runs.
+            return [
+                respond(
+                    request, .successResponse, [.xorMappedAddress(mapped, transactionID: request.transactionID)],
+                    to: source, password: previous.pwd)
+            ]
+        }
         guard parts.count == 2, parts[0] == localCredentials.ufrag,
             request.verifyIntegrity(key: Array(localCredentials.pwd.utf8))
         else {

@@ -31,6 +31,13 @@ public struct ICEAgent: Sendable {
         public var lite = false
         /// SOFTWARE attribute on our checks (nil: none).
         public var software: String? = nil
+        /// Server-reflexive gathering (§5.1.1.2) gives up after this long: without trickle ICE
+        /// the SDP waits for gathering, so a dead or slow STUN server must not hold the call up.
+        /// Pending Binding requests are abandoned and ``Event/gatheringComplete`` is reported.
+        public var gatheringTimeout: Duration = .milliseconds(500)
+        /// Retransmissions of a gathering Binding request (RFC 8489 §6.2.1 with a shorter RTO,
+        /// so that a lost request is sent again well within ``gatheringTimeout``).
+        public var gatheringTiming = STUNClientTransaction.Timing(rto: .milliseconds(100), rc: 7, rm: 16)
         public init() {}
     }
 
@@ -84,6 +91,8 @@ public struct ICEAgent: Sendable {
         var transaction: STUNClientTransaction
         var deadline: Duration
         var destination: UDPSocket.Address
+        /// The remote password a check was protected with (its response must match it).
+        var integrityKey: [UInt8]?
     }
 
     public let configuration: Configuration
@@ -108,6 +117,12 @@ public struct ICEAgent: Sendable {
     var lastConsent: Duration?
     var nextConsentAt: Duration?
     var pendingGathering = 0
+    /// When server-reflexive gathering gives up (``Configuration/gatheringTimeout``).
+    var gatheringDeadline: Duration?
+    /// During an ICE restart (§9): the previous generation's credentials, so that consent on
+    /// the still-selected pair keeps working (our checks use the old remote password; the
+    /// peer's checks with our old ufrag are answered) until a new pair is nominated.
+    var previousGeneration: (local: (ufrag: String, pwd: String), remote: (ufrag: String, pwd: String))?
     /// A pair was nominated since the last restart.
     var selectedThisGeneration = false
 
@@ -155,8 +170,9 @@ public struct ICEAgent: Sendable {
         let id = transactionID()
         let request = STUNMessage(.request, transactionID: id).encoded(fingerprint: true)
         pendingGathering += 1
+        gatheringDeadline = max(gatheringDeadline ?? .zero, now + configuration.gatheringTimeout)
         return start(
-            STUNClientTransaction(request: request, transactionID: id, timing: STUNClientTransaction.Timing()),
+            STUNClientTransaction(request: request, transactionID: id, timing: configuration.gatheringTiming),
             purpose: .gathering(server: server, base: base.address), to: server, now: now)
     }
 
@@ -217,8 +233,12 @@ public struct ICEAgent: Sendable {
     // MARK: ICE restart (§9)
 
     /// New local credentials; the remote side's come with its next description. The selected
-    /// pair stays in use until a new one is nominated.
+    /// pair stays in use (media and consent, with the previous generation's credentials) until
+    /// a new one is nominated; candidates are kept (§9.3.1.1 lets an agent reuse them).
     public mutating func restart(ufrag: String, pwd: String, role newRole: Role? = nil) -> [Action] {
+        if previousGeneration == nil, selectedPair != nil, let remote = remoteCredentials {
+            previousGeneration = (localCredentials, remote)
+        }
         localCredentials = (ufrag, pwd)
         remoteCredentials = nil
         remoteCandidates = []
@@ -245,7 +265,8 @@ public struct ICEAgent: Sendable {
     }
 
     mutating func start(
-        _ transaction: STUNClientTransaction, purpose: Purpose, to destination: UDPSocket.Address, now: Duration
+        _ transaction: STUNClientTransaction, purpose: Purpose, to destination: UDPSocket.Address, now: Duration,
+        key: [UInt8]? = nil
     ) -> [Action] {
         var t = transaction
         var actions: [Action] = []
@@ -258,7 +279,7 @@ public struct ICEAgent: Sendable {
             }
         }
         inFlight[t.transactionID] = InFlight(
-            purpose: purpose, transaction: t, deadline: deadline, destination: destination)
+            purpose: purpose, transaction: t, deadline: deadline, destination: destination, integrityKey: key)
         return actions
     }
 
@@ -287,7 +308,8 @@ public struct ICEAgent: Sendable {
             consider(f + configuration.nominationTimeout)
         }
         consider(nextConsentAt)
-        if let l = lastConsent, state == .completed { consider(l + configuration.consentTimeout) }
+        consider(gatheringDeadline)
+        if let l = lastConsent, selectedPair != nil { consider(l + configuration.consentTimeout) }
         return d
     }
 }

@@ -178,3 +178,14 @@ extension InviteUsage {
 
     static func toTag(_ response: SIPResponse) -> String? { (try? response.headers.to())??.tag }
 }
+
+extension InviteUsage {
+    /// UAC, before ``start()``: replaces the INVITE's offer — the media layer finished gathering
+    /// candidates (ICE without trickle, RFC 8445 §5.1.1.2) after the usage was made.
+    public mutating func replaceInitialOffer(_ offer: SessionBody) throws(InviteError) {
+        guard role == .uac, state == .idle else {
+            throw InviteError(.invalidState, "the INVITE's offer can change only before it is sent (\(state))")
+        }
+        localBody = offer
+    }
+}

@@ -36,7 +36,15 @@ extension ToolSpecs {
         .flag("ice", help: "Same as --media webrtc (ICE comes with DTLS-SRTP, as the WebRTC profile)."),
         .value(
             "stun", valueName: "host[:port]",
-            help: "STUN server for ICE server-reflexive candidates (not available yet: exits 64; host candidates only)."),
+            help: "STUN server (default port 3478) for ICE server-reflexive candidates (webrtc media). No trickle "
+                + "ICE: the INVITE or 200 waits for the server's answer, at most --stun-timeout."),
+        .value(
+            "stun-timeout", valueName: "seconds", kind: .double, default: "0.5",
+            help: "Longest wait for --stun before the SDP goes out with the candidates gathered so far."),
+        .value(
+            "ice-restart-after", valueName: "seconds", kind: .double,
+            help: "Restart ICE (re-INVITE with a new ice-ufrag/ice-pwd, RFC 8445 §9) this long after the answer; "
+                + "media stays on the old pair until the new one is nominated; DTLS is kept."),
     ]
 
     /// `astra-call`: place and answer calls.
@@ -46,8 +54,10 @@ extension ToolSpecs {
         discussion: """
             Registers the line first, then places (dial) or waits for (answer) one call. Events are JSON Lines: \
             registered, calling, waiting, incoming, trying, ringing, early_media, answered (codec, srtp, \
-            telephone_event, media: rtp, sdes or webrtc), ice_connected (local, remote, since_answer_ms), \
-            dtls_connected (role, srtp_profile, since_answer_ms), first_rtp (since_answer_ms: the first packet \
+            telephone_event, media: rtp, sdes or webrtc), ice_gathered (with --stun: host, srflx candidate \
+            counts, waited_ms: how long the SDP waited for gathering), ice_connected (local, remote, since_answer_ms), \
+            dtls_connected (role, srtp_profile, since_answer_ms), ice_restarted (by_peer, local, remote, ms: \
+            restart to the new pair), first_rtp (since_answer_ms: the first packet \
             that passed SRTP), dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
             direction), resumed, tone_check (with --expect-tone), and ended (reason: one of local_hangup, \
             remote_hangup, busy, declined, cancelled, no_answer, rtp_timeout, timeout, network_error, failed, \

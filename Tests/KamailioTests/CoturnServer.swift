@@ -1,0 +1,58 @@
+import Foundation
+import Media
+
+/// Debian's coturn (`turnserver`) as a STUN-only server on 127.0.0.1 (scripts/debian-packages.txt):
+/// an independent STUN implementation for the `--stun` tests. Started on a free port, ready
+/// once it answers a Binding request, stopped by its PID.
+final class CoturnServer: Sendable {
+    let process: ToolProcess
+    let port: UInt16
+    var hostPort: String { "127.0.0.1:\(port)" }
+
+    static let binary = "/usr/bin/turnserver"
+
+    static func start() async throws -> CoturnServer {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw ToolProcessError(message: "\(binary) is missing: install coturn (scripts/install-deps.sh)")
+        }
+        let port = try UDPSocket(bindHost: "127.0.0.1").localAddress.port  // free now, bound by coturn next
+        let process = try ToolProcess(
+            binary,
+            [
+                "-n", "--stun-only", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--no-tls",
+                "--no-dtls", "--no-cli", "--log-file", "stdout", "--simple-log",
+            ])
+        let server = CoturnServer(process: process, port: port)
+        guard await server.answers(within: .seconds(5)) else {
+            server.stop()
+            throw ToolProcessError(message: "coturn did not answer on \(server.hostPort): \(process.stdout)")
+        }
+        return server
+    }
+
+    private init(process: ToolProcess, port: UInt16) {
+        self.process = process
+        self.port = port
+    }
+
+    /// Sends Binding requests until one is answered (polls: the server is starting).
+    func answers(within timeout: Duration) async -> Bool {
+        guard let socket = try? UDPSocket(bindHost: "127.0.0.1") else { return false }
+        let server = UDPSocket.Address(host: "127.0.0.1", port: port)
+        return await process.waitFor(timeout) {
+            let id = (0..<12).map { _ in UInt8.random(in: 0...255) }
+            socket.send(STUNMessage(.request, transactionID: id).encoded(fingerprint: true), to: server)
+            usleep(20_000)
+            var buffer = [UInt8](repeating: 0, count: 1500)
+            guard let (n, _) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0) }),
+                let response = try? STUNMessage(parsing: Array(buffer[0..<n]))
+            else { return false }
+            return response.messageClass == .successResponse && response.transactionID == id
+        }
+    }
+
+    func stop() {
+        process.signal(SIGTERM)
+        Task { [process] in _ = await process.exitStatus(within: .seconds(3)) }
+    }
+}
