@@ -1,0 +1,107 @@
+import Foundation
+import Media
+import Testing
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// issue 9 interop: an independent WebRTC implementation in the role Asterisk `webrtc=yes`
+    /// plays — rtpengine (userspace forwarding) behind Kamailio (`KAMAILIO_RTPENGINE`), bridging
+    /// WebRTC (UDP/TLS/RTP/SAVPF, ICE, DTLS-SRTP, rtcp-mux) to plain RTP/AVP and back. Our
+    /// WebRTC side does ICE and DTLS with rtpengine (its certificate checked against its
+    /// `a=fingerprint`), the plain side sends and receives RTP through it, and each side hears
+    /// the other's tone. Skipped when rtpengine is not installed, except under `CI=true`
+    /// (``rtpengineIsThereInCI()`` fails: CI must run the interop).
+    @Suite struct RTPEngineWebRTCTests {
+        typealias H = CallToolHarness
+
+        @Test func rtpengineIsThereInCI() {
+            guard ProcessInfo.processInfo.environment["CI"] == "true" else { return }
+            #expect(RTPEngineServer.binary != nil, "CI=true: \(RTPEngineServer.skipReason)")
+        }
+
+        /// WebRTC caller over WSS → rtpengine → plain RTP callee over UDP. rtpengine answers
+        /// our actpass offer with `a=setup:active`, so we are the DTLS server.
+        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason))
+        func webRTCCallerToPlainCallee() async throws {
+            try await Self.call(
+                caller: (.wss, "1041", ["--media", "webrtc"]), callee: (.udp, "1042", ["--media", "rtp"]),
+                webRTCRole: "server")
+        }
+
+        /// Plain RTP caller over UDP → rtpengine → WebRTC callee over WSS: rtpengine offers
+        /// UDP/TLS/RTP/SAVPF with ICE and `a=setup:actpass`; our answer takes `active` (DTLS
+        /// client). The callee requires WebRTC, so a plain offer would have been refused (488).
+        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason))
+        func plainCallerToWebRTCCallee() async throws {
+            try await Self.call(
+                caller: (.udp, "1043", ["--media", "rtp"]), callee: (.wss, "1044", ["--media", "webrtc"]),
+                webRTCRole: "client")
+        }
+
+        typealias Leg = (transport: TransportKind, user: String, options: [String])
+
+        /// A 3 s call, caller 440 Hz, callee 1 kHz, through Kamailio + rtpengine. Exactly one leg
+        /// is WebRTC (`--media webrtc`), the other plain (`--media rtp`).
+        static func call(caller callerLeg: Leg, callee calleeLeg: Leg, webRTCRole: String) async throws {
+            let engine = try RTPEngineServer.start()
+            defer { engine.stop() }
+            let server = try KamailioServer.start(rtpengine: engine.control)
+            defer { server.stop() }
+            let calleeWAV = H.temporaryPath("rtpe-callee"), callerWAV = H.temporaryPath("rtpe-caller")
+            defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
+            let callee = try await H.callee(
+                server, calleeLeg.transport, user: calleeLeg.user,
+                calleeLeg.options + ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"])
+            let caller = try H.dial(
+                server, callerLeg.transport, user: callerLeg.user, to: calleeLeg.user,
+                callerLeg.options + ["--tone", "440", "--record", callerWAV, "--duration", "3"])
+            let context = { "rtpengine log:\n\(engine.log.suffix(3000))" }
+            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr) \(context())")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr) \(context())")
+            let webRTCFirst = callerLeg.options.contains("webrtc")
+            let (webRTC, plain) = webRTCFirst ? (caller, callee) : (callee, caller)
+            // The WebRTC leg: ICE with rtpengine's candidate (a port of its range), DTLS-SRTP done
+            // with rtpengine's certificate matching its a=fingerprint (checked by us).
+            let answered = try #require(webRTC.events("answered").first, "\(webRTC.stdout)")
+            #expect(H.field("media", in: answered) == "webrtc")
+            #expect(H.field("srtp", in: answered) == "true")
+            let ice = try #require(webRTC.events("ice_connected").first, "\(webRTC.stdout) \(context())")
+            let remote = H.field("remote", in: ice) ?? ""
+            let remotePort = UInt16(remote.split(separator: ":").last ?? "") ?? 0
+            #expect(remote.hasPrefix("127.0.0.1:"), "\(ice)")
+            #expect((engine.portMin...engine.portMin + 99).contains(remotePort), "ICE peer is not rtpengine: \(ice)")
+            let dtls = try #require(webRTC.events("dtls_connected").first, "\(webRTC.stdout) \(context())")
+            #expect(H.field("role", in: dtls) == webRTCRole)
+            #expect(H.field("srtp_profile", in: dtls) == "AES_CM_128_HMAC_SHA1_80")
+            // The plain leg: RTP/AVP, no ICE, no DTLS.
+            let plainAnswered = try #require(plain.events("answered").first, "\(plain.stdout)")
+            #expect(H.field("media", in: plainAnswered) == "rtp")
+            #expect(H.field("srtp", in: plainAnswered) == "false")
+            #expect(plain.events("ice_connected").isEmpty && plain.events("dtls_connected").isEmpty)
+            for process in [caller, callee] {
+                #expect(!process.events("first_rtp").isEmpty, "\(process.stdout)")
+                let ended = try #require(process.events("ended").first, "\(process.stdout)")
+                #expect(Int(H.field("packets_received", in: ended) ?? "") ?? 0 > 120, "\(ended)")
+                #expect(Double(H.field("mos", in: ended) ?? "") ?? 0 > 4, "\(ended)")
+            }
+            #expect(H.field("reason", in: caller.events("ended")[0]) == "local_hangup")
+            #expect(H.field("reason", in: callee.events("ended")[0]) == "remote_hangup")
+            // rtpengine's side of it: ICE negotiated, our certificate accepted, SRTP keyed; one
+            // leg over UDP/TLS/RTP/SAVPF, the other over RTP/AVP.
+            let log = engine.log
+            for line in [
+                "ICE negotiated", "DTLS: Peer certificate accepted",
+                "DTLS-SRTP successfully negotiated using AES_CM_128_HMAC_SHA1_80",
+                "(audio over UDP/TLS/RTP/SAVPF)", "(audio over RTP/AVP)",
+            ] {
+                #expect(log.contains(line), "rtpengine log lacks \(line): \(log.suffix(3000))")
+            }
+            // Each side hears the other's tone, and not its own, for nearly the whole call.
+            #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.5)
+            #expect(try H.toneSeconds(callerWAV, frequency: 440) == 0)
+            #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 2.5)
+            #expect(try H.toneSeconds(calleeWAV, frequency: 1000) == 0)
+        }
+    }
+}
