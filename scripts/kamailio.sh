@@ -25,6 +25,8 @@
 #                       one); when set, every call's media goes through it and WebRTC offers
 #                       and answers are bridged to plain RTP and back (docs/kamailio.md). Unset:
 #                       SDP passes untouched.
+#   KAMAILIO_RTPENGINE_FLAGS  extra rtpengine flags for every offer/answer with a WebRTC side,
+#                       e.g. "ICE-lite=forward" (with KAMAILIO_RTPENGINE only)
 #   KAMAILIO_OWNER_PID  when set, Kamailio is killed (and its run dir removed) once that
 #                       process is gone: tests pass their own pid so a crash leaves nothing
 set -euo pipefail
@@ -54,6 +56,13 @@ if [[ -n "$rtpengine" ]]; then
         exit 64
     fi
     rtpengine_args=(-A WITH_RTPENGINE -A "RTPENGINE_SOCK=\"udp:$rtpengine\"")
+    if [[ -n "${KAMAILIO_RTPENGINE_FLAGS:-}" ]]; then
+        if [[ ! "$KAMAILIO_RTPENGINE_FLAGS" =~ ^[A-Za-z0-9=/\ -]+$ ]]; then
+            echo "kamailio.sh: KAMAILIO_RTPENGINE_FLAGS has characters other than letters, digits, = / - and spaces" >&2
+            exit 64
+        fi
+        rtpengine_args+=(-A "RTPE_WEBRTC_EXTRA=\"$KAMAILIO_RTPENGINE_FLAGS\"")
+    fi
 fi
 cfg="$here/config/kamailio/kamailio.cfg"
 pid_file="$run_dir/kamailio.pid"
@@ -216,6 +225,6 @@ case "${1:-}" in
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
         echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
-        echo "KAMAILIO_RTPENGINE=$rtpengine" ;;
-    *) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+        echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

@@ -7,7 +7,8 @@
 #   start   start rtpengine in the foreground under setsid (userspace forwarding, no kernel
 #           module, no config file), wait until its NG control port answers a ping; exit 0 when
 #           ready
-#   stop    SIGTERM, then SIGKILL the process group after 1 s
+#   stop    SIGTERM, then SIGKILL the process group after 0.5 s (rtpengine has nothing to save
+#           and its threads notice SIGTERM only once a second)
 #   status  exit 0 when running
 #   env     print the effective settings (KEY=VALUE)
 #
@@ -17,6 +18,8 @@
 #   RTPENGINE_PORT_MIN  [30000] RTPENGINE_PORT_MAX [RTPENGINE_PORT_MIN + 99] media ports
 #   RTPENGINE_RUN_DIR   [${TMPDIR:-/tmp}/astra-rtpengine-$RTPENGINE_NG_PORT] pid, rtpengine.log
 #   RTPENGINE_LOG_LEVEL [6] syslog level (7 = debug: every ICE check and DTLS step)
+#   RTPENGINE_DTLS_PASSIVE  when 1, --dtls-passive: rtpengine prefers the DTLS server role
+#                       (answers a=setup:passive, offers passive)
 #   RTPENGINE_BIN       [rtpengine]
 #   RTPENGINE_OWNER_PID when set, rtpengine is killed (and its run dir removed) once that
 #                       process is gone: tests pass their own pid so a crash leaves nothing
@@ -27,6 +30,8 @@ port_max=${RTPENGINE_PORT_MAX:-$((port_min + 99))}
 run_dir=${RTPENGINE_RUN_DIR:-${TMPDIR:-/tmp}/astra-rtpengine-$ng_port}
 log_level=${RTPENGINE_LOG_LEVEL:-6}
 rtpengine_bin=${RTPENGINE_BIN:-rtpengine}
+extra_args=()
+[[ "${RTPENGINE_DTLS_PASSIVE:-}" == 1 ]] && extra_args+=(--dtls-passive)
 pid_file="$run_dir/rtpengine.pid"
 log_file="$run_dir/rtpengine.log"
 
@@ -73,7 +78,7 @@ start() {
         exec @ARGV or die "exec: $!"' -- \
     setsid "$rtpengine_bin" --config-file=none --table=-1 --foreground --log-stderr \
         --log-level="$log_level" --interface=127.0.0.1 --listen-ng="127.0.0.1:$ng_port" \
-        --port-min="$port_min" --port-max="$port_max" --timeout=60 --delete-delay=0 \
+        --port-min="$port_min" --port-max="$port_max" --timeout=60 --delete-delay=0 ${extra_args[@]+"${extra_args[@]}"} \
         </dev/null >>"$log_file" 2>&1 &
     echo $! > "$pid_file"
     if [[ -n "${RTPENGINE_OWNER_PID:-}" ]]; then
@@ -106,7 +111,7 @@ stop() {
     pid=$(pgid) || { rm -f "$pid_file"; return 0; }
     kill -TERM "$pid" 2>/dev/null || true
     local i
-    for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for ((i = 0; i < 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     kill -KILL -- "-$pid" 2>/dev/null || true
     local deadline=$((SECONDS + 10))
     while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
@@ -123,5 +128,5 @@ case "${1:-}" in
         echo "RTPENGINE_NG_PORT=$ng_port"; echo "RTPENGINE_PORT_MIN=$port_min"
         echo "RTPENGINE_PORT_MAX=$port_max"; echo "RTPENGINE_RUN_DIR=$run_dir"
         echo "KAMAILIO_RTPENGINE=127.0.0.1:$ng_port" ;;
-    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

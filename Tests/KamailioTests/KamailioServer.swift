@@ -19,6 +19,8 @@ final class KamailioServer: Sendable {
     let wakeGateway: String?
     /// `IP:PORT` of the rtpengine NG control port media goes through (KAMAILIO_RTPENGINE), or nil.
     let rtpengine: String?
+    /// Extra rtpengine flags for offers/answers with a WebRTC side (KAMAILIO_RTPENGINE_FLAGS).
+    let rtpengineFlags: String?
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -27,9 +29,12 @@ final class KamailioServer: Sendable {
         return url.path
     }()
 
-    private init(base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil) {
+    private init(
+        base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+    ) {
         self.wakeGateway = wakeGateway
         self.rtpengine = rtpengine
+        self.rtpengineFlags = rtpengineFlags
         sipPort = base
         tlsPort = base + 1
         wsPort = base + 2
@@ -38,13 +43,15 @@ final class KamailioServer: Sendable {
     }
 
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
-    static func start(natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil) throws
-        -> KamailioServer
-    {
+    static func start(
+        natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+    ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
             let base = UInt16.random(in: 20_000...59_000) / 4 * 4
-            let server = KamailioServer(base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine)
+            let server = KamailioServer(
+                base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
+                rtpengineFlags: rtpengineFlags)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -63,6 +70,7 @@ final class KamailioServer: Sendable {
             "KAMAILIO_NATPING": String(natping), "KAMAILIO_RUN_DIR": runDir,
             "KAMAILIO_WAKE_GATEWAY": wakeGateway,  // nil removes an inherited value: gateway off
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
+            "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
         ]
         return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")

@@ -9,6 +9,8 @@ final class RTPEngineServer: Sendable {
     let controlPort: UInt16
     let portMin: UInt16
     let runDir: String
+    /// `--dtls-passive`: rtpengine prefers the DTLS server role (answers `a=setup:passive`).
+    let dtlsPassive: Bool
     /// `127.0.0.1:PORT` of the NG control port (what KAMAILIO_RTPENGINE takes).
     var control: String { "127.0.0.1:\(controlPort)" }
     var logFile: String { runDir + "/rtpengine.log" }
@@ -20,19 +22,20 @@ final class RTPEngineServer: Sendable {
     static let skipReason: Comment =
         "rtpengine is not installed (Debian package rtpengine-daemon; make deps installs it)"
 
-    private init(controlPort: UInt16, portMin: UInt16) {
+    private init(controlPort: UInt16, portMin: UInt16, dtlsPassive: Bool) {
+        self.dtlsPassive = dtlsPassive
         self.controlPort = controlPort
         self.portMin = portMin
         runDir = NSTemporaryDirectory() + "astra-rtpengine-test-\(controlPort)-\(getpid())"
     }
 
     /// Starts rtpengine; retries on other ports when the chosen ones are busy.
-    static func start() throws -> RTPEngineServer {
+    static func start(dtlsPassive: Bool = false) throws -> RTPEngineServer {
         var lastError = ""
         for _ in 0..<8 {
             let controlPort = UInt16.random(in: 20_000...29_000)
             let portMin = UInt16.random(in: 300...599) * 100
-            let server = RTPEngineServer(controlPort: controlPort, portMin: portMin)
+            let server = RTPEngineServer(controlPort: controlPort, portMin: portMin, dtlsPassive: dtlsPassive)
             let (status, output) = server.script("start")
             if status == 0 { return server }
             lastError = output
@@ -46,6 +49,7 @@ final class RTPEngineServer: Sendable {
         let environment: [String: String?] = [
             "RTPENGINE_NG_PORT": String(controlPort), "RTPENGINE_PORT_MIN": String(portMin),
             "RTPENGINE_PORT_MAX": String(portMin + 99), "RTPENGINE_RUN_DIR": runDir,
+            "RTPENGINE_DTLS_PASSIVE": dtlsPassive ? "1" : "0",
             "RTPENGINE_OWNER_PID": String(getpid()),  // a crashed test run leaves no rtpengine behind
         ]
         return runScript("rtpengine.sh", command, environment: environment, output: runDir + ".\(command).out")

@@ -20,21 +20,32 @@ extension KamailioPeer {
             #expect(RTPEngineServer.binary != nil, "CI=true: \(RTPEngineServer.skipReason)")
         }
 
+        /// How rtpengine meets our WebRTC side: a full ICE agent that picks the DTLS client role
+        /// when it answers (its default), or ICE-lite (`a=ice-lite`: we are controlling and
+        /// nominate, whichever side offered) preferring the DTLS server role (`--dtls-passive`).
+        enum Engine: String, CaseIterable, Sendable {
+            case full
+            case liteAndPassive
+        }
+
         /// WebRTC caller over WSS → rtpengine → plain RTP callee over UDP. rtpengine answers
-        /// our actpass offer with `a=setup:active`, so we are the DTLS server.
-        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason))
-        func webRTCCallerToPlainCallee() async throws {
+        /// our actpass offer with `a=setup:active` (we are the DTLS server), or with
+        /// `a=setup:passive` when it prefers passive (we are the client).
+        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason), arguments: Engine.allCases)
+        func webRTCCallerToPlainCallee(engine: Engine) async throws {
             try await Self.call(
+                engine, flags: "ICE-lite=backward",
                 caller: (.wss, "1041", ["--media", "webrtc"]), callee: (.udp, "1042", ["--media", "rtp"]),
-                webRTCRole: "server")
+                webRTCRole: engine == .full ? "server" : "client")
         }
 
         /// Plain RTP caller over UDP → rtpengine → WebRTC callee over WSS: rtpengine offers
         /// UDP/TLS/RTP/SAVPF with ICE and `a=setup:actpass`; our answer takes `active` (DTLS
         /// client). The callee requires WebRTC, so a plain offer would have been refused (488).
-        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason))
-        func plainCallerToWebRTCCallee() async throws {
+        @Test(.enabled(if: RTPEngineServer.binary != nil, RTPEngineServer.skipReason), arguments: Engine.allCases)
+        func plainCallerToWebRTCCallee(engine: Engine) async throws {
             try await Self.call(
+                engine, flags: "ICE-lite=forward",
                 caller: (.udp, "1043", ["--media", "rtp"]), callee: (.wss, "1044", ["--media", "webrtc"]),
                 webRTCRole: "client")
         }
@@ -42,24 +53,31 @@ extension KamailioPeer {
         typealias Leg = (transport: TransportKind, user: String, options: [String])
 
         /// A 3 s call, caller 440 Hz, callee 1 kHz, through Kamailio + rtpengine. Exactly one leg
-        /// is WebRTC (`--media webrtc`), the other plain (`--media rtp`).
-        static func call(caller callerLeg: Leg, callee calleeLeg: Leg, webRTCRole: String) async throws {
-            let engine = try RTPEngineServer.start()
+        /// is WebRTC (`--media webrtc`), the other plain (`--media rtp`). `flags`: the rtpengine
+        /// flag that makes it ICE-lite towards the WebRTC leg (with ``Engine/liteAndPassive``).
+        static func call(
+            _ kind: Engine, flags: String, caller callerLeg: Leg, callee calleeLeg: Leg, webRTCRole: String
+        ) async throws {
+            let lite = kind == .liteAndPassive
+            let engine = try RTPEngineServer.start(dtlsPassive: lite)
             defer { engine.stop() }
-            let server = try KamailioServer.start(rtpengine: engine.control)
+            let server = try KamailioServer.start(rtpengine: engine.control, rtpengineFlags: lite ? flags : nil)
             defer { server.stop() }
             let calleeWAV = H.temporaryPath("rtpe-callee"), callerWAV = H.temporaryPath("rtpe-caller")
             defer { for p in [calleeWAV, callerWAV] { try? FileManager.default.removeItem(atPath: p) } }
+            // The WebRTC leg prints its SIP (--sip-trace, stderr) to show what rtpengine sent it.
+            let webRTCFirst = callerLeg.options.contains("webrtc")
             let callee = try await H.callee(
                 server, calleeLeg.transport, user: calleeLeg.user,
-                calleeLeg.options + ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"])
+                calleeLeg.options + ["--tone", "1000", "--record", calleeWAV, "--after", "0.3"]
+                    + (webRTCFirst ? [] : ["--sip-trace"]))
             let caller = try H.dial(
                 server, callerLeg.transport, user: callerLeg.user, to: calleeLeg.user,
-                callerLeg.options + ["--tone", "440", "--record", callerWAV, "--duration", "3"])
+                callerLeg.options + ["--tone", "440", "--record", callerWAV, "--duration", "3"]
+                    + (webRTCFirst ? ["--sip-trace"] : []))
             let context = { "rtpengine log:\n\(engine.log.suffix(3000))" }
-            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr) \(context())")
-            #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr) \(context())")
-            let webRTCFirst = callerLeg.options.contains("webrtc")
+            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stdout) \(context())")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stdout) \(context())")
             let (webRTC, plain) = webRTCFirst ? (caller, callee) : (callee, caller)
             // The WebRTC leg: ICE with rtpengine's candidate (a port of its range), DTLS-SRTP done
             // with rtpengine's certificate matching its a=fingerprint (checked by us).
@@ -74,6 +92,9 @@ extension KamailioPeer {
             let dtls = try #require(webRTC.events("dtls_connected").first, "\(webRTC.stdout) \(context())")
             #expect(H.field("role", in: dtls) == webRTCRole)
             #expect(H.field("srtp_profile", in: dtls) == "AES_CM_128_HMAC_SHA1_80")
+            // rtpengine's SDP to the WebRTC leg: ICE-lite only when asked.
+            #expect(webRTC.stderr.contains("UDP/TLS/RTP/SAVPF"))
+            #expect(webRTC.stderr.contains("a=ice-lite") == lite, "ICE-lite expected: \(lite)")
             // The plain leg: RTP/AVP, no ICE, no DTLS.
             let plainAnswered = try #require(plain.events("answered").first, "\(plain.stdout)")
             #expect(H.field("media", in: plainAnswered) == "rtp")
