@@ -50,6 +50,21 @@ extension KamailioPeer {
                 webRTCRole: "client")
         }
 
+        /// The switch is on but nothing answers on the NG port (no rtpengine needed): the initial
+        /// INVITE is refused at once with 503 instead of being relayed with SDP rtpengine never saw.
+        @Test func relayDownAnswers503() async throws {
+            let server = try KamailioServer.start(rtpengine: "127.0.0.1:\(UInt16.random(in: 20_000...29_000))")
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1046", ["--media", "rtp"])
+            let caller = try H.dial(server, .wss, user: "1045", to: "1046", ["--media", "webrtc"])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1, "caller: \(caller.stderr)")
+            callee.signal(SIGINT)
+            #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
+            let ended = try #require(caller.events("ended").first, "\(caller.stdout)")
+            #expect(H.field("status", in: ended) == "503")
+            #expect(callee.events("incoming").isEmpty)
+        }
+
         typealias Leg = (transport: TransportKind, user: String, options: [String])
 
         /// A 3 s call, caller 440 Hz, callee 1 kHz, through Kamailio + rtpengine. Exactly one leg
