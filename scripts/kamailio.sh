@@ -21,6 +21,12 @@
 #   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
 #                       through the gateway, REGISTERs are replicated to it, and X-Astra-Wake
 #                       from that address is trusted (docs/wake-gateway.md). Unset: no gateway.
+#   KAMAILIO_RTPENGINE  IP:PORT of an rtpengine NG control port (UDP; scripts/rtpengine.sh starts
+#                       one); when set, every call's media goes through it and WebRTC offers
+#                       and answers are bridged to plain RTP and back (docs/kamailio.md). Unset:
+#                       SDP passes untouched.
+#   KAMAILIO_RTPENGINE_FLAGS  extra rtpengine flags for every offer/answer with a WebRTC side,
+#                       e.g. "ICE-lite=forward" (with KAMAILIO_RTPENGINE only)
 #   KAMAILIO_OWNER_PID  when set, Kamailio is killed (and its run dir removed) once that
 #                       process is gone: tests pass their own pid so a crash leaves nothing
 set -euo pipefail
@@ -41,6 +47,22 @@ if [[ -n "$wake_gateway" ]]; then
     fi
     wake_args=(-A WITH_WAKEGW -A "WAKEGW_URI=\"sip:$wake_gateway\"" -A "WAKEGW_IP=\"${BASH_REMATCH[1]}\""
         -A "WAKEGW_PORT=${BASH_REMATCH[2]}")
+fi
+rtpengine=${KAMAILIO_RTPENGINE:-}
+rtpengine_args=()
+if [[ -n "$rtpengine" ]]; then
+    if [[ ! "$rtpengine" =~ ^[0-9.]+:[0-9]+$ ]]; then
+        echo "kamailio.sh: KAMAILIO_RTPENGINE must be IPv4:PORT, got '$rtpengine'" >&2
+        exit 64
+    fi
+    rtpengine_args=(-A WITH_RTPENGINE -A "RTPENGINE_SOCK=\"udp:$rtpengine\"")
+    if [[ -n "${KAMAILIO_RTPENGINE_FLAGS:-}" ]]; then
+        if [[ ! "$KAMAILIO_RTPENGINE_FLAGS" =~ ^[A-Za-z0-9=/\ -]+$ ]]; then
+            echo "kamailio.sh: KAMAILIO_RTPENGINE_FLAGS has characters other than letters, digits, = / - and spaces" >&2
+            exit 64
+        fi
+        rtpengine_args+=(-A "RTPE_WEBRTC_EXTRA=\"$KAMAILIO_RTPENGINE_FLAGS\"")
+    fi
 fi
 cfg="$here/config/kamailio/kamailio.cfg"
 pid_file="$run_dir/kamailio.pid"
@@ -124,6 +146,7 @@ start() {
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
         -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
         -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" ${wake_args[@]+"${wake_args[@]}"} \
+        ${rtpengine_args[@]+"${rtpengine_args[@]}"} \
         </dev/null >>"$log_file" 2>&1 &
     echo $! > "$pid_file"
     if [[ -n "${KAMAILIO_OWNER_PID:-}" ]]; then
@@ -142,7 +165,7 @@ start() {
             return 1
         fi
         if tcp_up "$sip_port" && tcp_up "$tls_port" && tcp_up "$ws_port" && tcp_up "$wss_port"; then
-            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway} (run dir $run_dir)"
+            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway}${rtpengine:+, rtpengine $rtpengine} (run dir $run_dir)"
             return 0
         fi
         sleep 0.1
@@ -201,6 +224,7 @@ case "${1:-}" in
         echo "KAMAILIO_SIP_PORT=$sip_port"; echo "KAMAILIO_TLS_PORT=$tls_port"
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
-        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway" ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
+        echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

@@ -17,6 +17,10 @@ final class KamailioServer: Sendable {
     let runDir: String
     /// `IP:PORT` of the wake gateway Kamailio diverts INVITEs to (KAMAILIO_WAKE_GATEWAY), or nil.
     let wakeGateway: String?
+    /// `IP:PORT` of the rtpengine NG control port media goes through (KAMAILIO_RTPENGINE), or nil.
+    let rtpengine: String?
+    /// Extra rtpengine flags for offers/answers with a WebRTC side (KAMAILIO_RTPENGINE_FLAGS).
+    let rtpengineFlags: String?
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -25,8 +29,12 @@ final class KamailioServer: Sendable {
         return url.path
     }()
 
-    private init(base: UInt16, natping: Int, wakeGateway: String? = nil) {
+    private init(
+        base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+    ) {
         self.wakeGateway = wakeGateway
+        self.rtpengine = rtpengine
+        self.rtpengineFlags = rtpengineFlags
         sipPort = base
         tlsPort = base + 1
         wsPort = base + 2
@@ -35,11 +43,15 @@ final class KamailioServer: Sendable {
     }
 
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
-    static func start(natping: Int = 30, wakeGateway: String? = nil) throws -> KamailioServer {
+    static func start(
+        natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+    ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
             let base = UInt16.random(in: 20_000...59_000) / 4 * 4
-            let server = KamailioServer(base: base, natping: natping, wakeGateway: wakeGateway)
+            let server = KamailioServer(
+                base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
+                rtpengineFlags: rtpengineFlags)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -49,52 +61,19 @@ final class KamailioServer: Sendable {
     }
 
     /// Runs `scripts/kamailio.sh <command>` for this instance; returns its exit status and
-    /// output. posix_spawn + waitpid (not Foundation's Process, which can hang when several
-    /// suites launch processes at once), with an empty signal mask for the child.
+    /// output (``runScript(_:_:environment:output:)``).
     @discardableResult
     func script(_ command: String, natping: Int = 30) -> (Int32, String) {
-        let output = runDir + ".\(command).out"
-        FileManager.default.createFile(atPath: output, contents: nil)
-        var env = ProcessInfo.processInfo.environment
-        env["KAMAILIO_SIP_PORT"] = String(sipPort)
-        env["KAMAILIO_TLS_PORT"] = String(tlsPort)
-        env["KAMAILIO_WS_PORT"] = String(wsPort)
-        env["KAMAILIO_WSS_PORT"] = String(wssPort)
-        env["KAMAILIO_NATPING"] = String(natping)
-        env["KAMAILIO_RUN_DIR"] = runDir
-        env["KAMAILIO_WAKE_GATEWAY"] = wakeGateway  // nil removes an inherited value: gateway off
-        env["KAMAILIO_OWNER_PID"] = String(getpid())  // a crashed test run leaves no Kamailio behind
-        let argv = ["/bin/bash", Self.repoRoot + "/scripts/kamailio.sh", command]
-        let envp = env.map { "\($0.key)=\($0.value)" }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_APPEND, 0)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = envp.map { strdup($0) } + [nil]
-        defer {
-            for arg in cArgs { free(arg) }
-            for entry in cEnv { free(entry) }
-        }
-        guard posix_spawn(&pid, "/bin/bash", &actions, &attributes, cArgs, cEnv) == 0 else {
-            return (127, "posix_spawn failed")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(atPath: output)
-        let exited = status & 0x7F == 0
-        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
+        let environment: [String: String?] = [
+            "KAMAILIO_SIP_PORT": String(sipPort), "KAMAILIO_TLS_PORT": String(tlsPort),
+            "KAMAILIO_WS_PORT": String(wsPort), "KAMAILIO_WSS_PORT": String(wssPort),
+            "KAMAILIO_NATPING": String(natping), "KAMAILIO_RUN_DIR": runDir,
+            "KAMAILIO_WAKE_GATEWAY": wakeGateway,  // nil removes an inherited value: gateway off
+            "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
+            "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
+            "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
+        ]
+        return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")
     }
 
     func stop() {

@@ -6,6 +6,11 @@ import SIPCore
 ///
 /// DTLS records that arrive before the answer (WEBRTC-NOTES: a relay's ClientHello can beat
 /// the 200 OK) are kept and replayed once our role and the peer's fingerprint are known.
+///
+/// As the DTLS client we start the handshake on the first valid pair (ICE `connected`), not
+/// on the nominated one: RFC 8445 §12.1 lets an agent send data on any valid pair before a
+/// pair is selected, and a controlling peer may nominate late (rtpengine waits 100 ms after
+/// its first valid pair). Records then follow the selected pair once there is one.
 /// Not `Sendable`: owned by the session actor.
 final class WebRTCTransport {
     enum Output {
@@ -29,6 +34,10 @@ final class WebRTCTransport {
     private var earlyDTLS: [(bytes: [UInt8], from: UDPSocket.Address)] = []
     private var dtlsPeer: UDPSocket.Address?
     private var selected: UDPSocket.Address?
+    /// The best valid pair's remote address before a pair is selected (RFC 8445 §12.1).
+    private var validRemote: UDPSocket.Address?
+    /// The DTLS client has sent its first flight (for the current ``dtls``).
+    private var clientStarted = false
     private var secured = false
     private(set) var gatheringComplete = true
     private var remoteFingerprint: CertificateFingerprint?
@@ -79,14 +88,15 @@ final class WebRTCTransport {
                 profiles: configuration.srtpProfiles)
             dtls = d
             secured = false
+            clientStarted = false
             if role == .server {
                 out += map(d.start(), now: now)
                 for early in earlyDTLS {
                     dtlsPeer = early.from
                     out += map(d.receive(early.bytes), now: now)
                 }
-            } else if selected != nil {
-                out += map(d.start(), now: now)
+            } else {
+                out += startClientIfReady(now: now)
             }
             earlyDTLS = []
         }
@@ -147,18 +157,21 @@ final class WebRTCTransport {
                 switch e {
                 case .stateChanged(let s):
                     out.append(.event(.iceStateChanged(s)))
+                    if s == .connected, selected == nil, let pair = ice.bestValidPair() {
+                        validRemote = pair.remote.address
+                        out += startClientIfReady(now: now)
+                    }
                     if s == .failed && ice.selectedPair == nil {
                         out.append(.event(.iceFailed))
                         out.append(.stopSending)
                     }
                 case .selectedPair(let pair):
-                    let first = selected == nil
                     selected = pair.remote.address
                     out.append(.event(.selectedPair(local: pair.local.address, remote: pair.remote.address)))
                     if secured {
                         out.append(.remoteChanged(pair.remote.address))
-                    } else if first, let dtls, dtls.role == .client {
-                        out += map(dtls.start(), now: now)
+                    } else {
+                        out += startClientIfReady(now: now)
                     }
                 case .roleChanged(let r): out.append(.event(.iceRoleChanged(r)))
                 case .consentLost:
@@ -174,18 +187,29 @@ final class WebRTCTransport {
         return out
     }
 
+    /// The DTLS client's first flight, once there is a pair to send it on (selected or valid).
+    private func startClientIfReady(now: Duration) -> [Output] {
+        guard let dtls, dtls.role == .client, !clientStarted, selected != nil || validRemote != nil else { return [] }
+        clientStarted = true
+        return map(dtls.start(), now: now)
+    }
+
+    /// Where DTLS records and, once keyed, media go: the selected pair, else the best valid
+    /// pair, else wherever the peer's DTLS came from (we are the server).
+    private var destination: UDPSocket.Address? { selected ?? validRemote ?? dtlsPeer }
+
     private func map(_ actions: [DTLSTransport.Action], now: Duration) -> [Output] {
         var out: [Output] = []
         for a in actions {
             switch a {
             case .send(let bytes):
-                if let to = selected ?? dtlsPeer { out.append(.send(bytes, to: to)) }
+                if let to = destination { out.append(.send(bytes, to: to)) }
             case .startTimer(let d): dtlsDeadline = now + d
             case .connected(let keys):
                 secured = true
                 dtlsDeadline = nil
                 out.append(.event(.dtlsConnected(profile: keys.local.profile, role: dtls?.role ?? .client)))
-                if let to = selected ?? dtlsPeer { out.append(.secured(keys, remote: to)) }
+                if let to = destination { out.append(.secured(keys, remote: to)) }
             case .failed(let e):
                 dtlsDeadline = nil
                 out.append(.event(.dtlsFailed(e)))
