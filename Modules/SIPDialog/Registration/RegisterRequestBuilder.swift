@@ -34,9 +34,9 @@ struct RegisterRequestBuilder: Sendable {
         self.callID = ids.callID()
         self.fromTag = ids.tag()
         self.cseq = ids.initialCSeq()
-        fromValue = SIPNameAddress(displayName: displayName, uri: aor,
-                                   parameters: [SIPParameter(name: "tag", value: fromTag)]).description
+        // From is To plus its tag (a name-addr's parameters follow its `>`): one URI formatting.
         toValue = SIPNameAddress(displayName: displayName, uri: aor).description
+        fromValue = toValue + ([SIPParameter(name: "tag", value: fromTag)] as SIPParameters).serialized
         registrarText = registrar.description
     }
 
