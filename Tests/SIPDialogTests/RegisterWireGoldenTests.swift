@@ -1,5 +1,6 @@
 import SIPCore
 import Testing
+
 @testable import SIPDialog
 
 /// The load engine's byte path (``RegistrationClient/rendersWire``, decision D13) must put on the
@@ -22,33 +23,47 @@ import Testing
     static let udp = LocalBinding(transport: .udp, host: "127.0.0.1", port: 40123)
 
     static let cases: [Case] = [
-        Case(name: "udp, instance + reg-id", binding: udp, configure: {
-            $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000001"
-            $0.regID = 1
-        }),
-        Case(name: "udp, instance only (load mode)", binding: udp, displayName: nil, configure: {
-            $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000001"
-        }),
-        Case(name: "udp, plain, opaque + MD5 not explicit", binding: udp,
-             challenge: "Digest realm=\"astra.test\", nonce=\"abc\", opaque=\"o\\\"q\", qop=\"auth,auth-int\""),
-        Case(name: "tcp, ipv6, push, SHA-256-sess", binding: LocalBinding(transport: .tcp, host: "::1", port: 5070),
-             challenge: "Digest realm=\"astra.test\", nonce=\"xyz\", qop=\"auth\", algorithm=SHA-256-sess",
-             configure: {
-                 $0.push = PushParameters(provider: "apns", prid: "ab12", param: "T.com.example.voip")
-                 $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000002"
-                 $0.regID = 2
-             }),
-        Case(name: "wss without port, userhash, no qop", binding: LocalBinding(transport: .wss, host: "x1.invalid",
-                                                                              port: nil),
-             challenge: "Digest realm=\"astra.test\", nonce=\"u\", algorithm=SHA-256, userhash=true"),
-        Case(name: "proxy and server challenge", binding: udp,
-             proxyChallenge: "Digest realm=\"proxy.test\", nonce=\"p1\", qop=\"auth\""),
-        Case(name: "user agent with CR LF, display name to quote", binding: udp, displayName: "Bob \"B\" Smith",
-             configure: { $0.userAgent = "Astra\r\nX-Injected: 1" }),
+        Case(
+            name: "udp, instance + reg-id", binding: udp,
+            configure: {
+                $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000001"
+                $0.regID = 1
+            }),
+        Case(
+            name: "udp, instance only (load mode)", binding: udp, displayName: nil,
+            configure: {
+                $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000001"
+            }),
+        Case(
+            name: "udp, plain, opaque + MD5 not explicit", binding: udp,
+            challenge: "Digest realm=\"astra.test\", nonce=\"abc\", opaque=\"o\\\"q\", qop=\"auth,auth-int\""),
+        Case(
+            name: "tcp, ipv6, push, SHA-256-sess", binding: LocalBinding(transport: .tcp, host: "::1", port: 5070),
+            challenge: "Digest realm=\"astra.test\", nonce=\"xyz\", qop=\"auth\", algorithm=SHA-256-sess",
+            configure: {
+                $0.push = PushParameters(provider: "apns", prid: "ab12", param: "T.com.example.voip")
+                $0.instanceID = "urn:uuid:00000000-0000-4000-8000-000000000002"
+                $0.regID = 2
+            }),
+        Case(
+            name: "wss without port, userhash, no qop",
+            binding: LocalBinding(
+                transport: .wss, host: "x1.invalid",
+                port: nil),
+            challenge: "Digest realm=\"astra.test\", nonce=\"u\", algorithm=SHA-256, userhash=true"),
+        Case(
+            name: "proxy and server challenge", binding: udp,
+            proxyChallenge: "Digest realm=\"proxy.test\", nonce=\"p1\", qop=\"auth\""),
+        Case(
+            name: "user agent with CR LF, display name to quote", binding: udp, displayName: "Bob \"B\" Smith",
+            configure: { $0.userAgent = "Astra\r\nX-Injected: 1" }),
         Case(name: "no password", binding: udp, password: nil),
-        Case(name: "registrar with port and transport", binding: LocalBinding(transport: .tls, host: "10.0.0.2",
-                                                                               port: 5061),
-             registrar: "sip:astra.test:5061;transport=tls"),
+        Case(
+            name: "registrar with port and transport",
+            binding: LocalBinding(
+                transport: .tls, host: "10.0.0.2",
+                port: 5061),
+            registrar: "sip:astra.test:5061;transport=tls"),
     ]
 
     func pair(_ c: Case) throws -> (normal: RegistrationClient, wire: RegistrationClient) {
@@ -67,8 +82,10 @@ import Testing
     }
 
     /// Steps both clients with one input; returns the normal request and checks the wire one.
-    func step(_ normal: inout RegistrationClient, _ wire: inout RegistrationClient,
-              _ input: (inout RegistrationClient) -> [RegistrationClient.Action]) throws -> SIPRequest? {
+    func step(
+        _ normal: inout RegistrationClient, _ wire: inout RegistrationClient,
+        _ input: (inout RegistrationClient) -> [RegistrationClient.Action]
+    ) throws -> SIPRequest? {
         let normalActions = input(&normal)
         let wireActions = input(&wire)
         let request = normalActions.compactMap { if case .send(let r) = $0 { r } else { nil } }.first
@@ -102,23 +119,27 @@ import Testing
             let challenge = SIPResponse(to: request, statusCode: status, toTag: "t1", headers: SIPHeaders(extra))
             request = try #require(try step(&normal, &wire) { $0.receive(challenge) })
             if c.proxyChallenge != nil {
-                let second = SIPResponse(to: request, statusCode: 401, toTag: "t1",
-                                         headers: SIPHeaders([(.wwwAuthenticate, c.challenge)]))
+                let second = SIPResponse(
+                    to: request, statusCode: 401, toTag: "t1",
+                    headers: SIPHeaders([(.wwwAuthenticate, c.challenge)]))
                 request = try #require(try step(&normal, &wire) { $0.receive(second) })
             }
         }
         // 423 → retried with Min-Expires (a new Contact/Expires pair)
-        let tooBrief = SIPResponse(to: request, statusCode: 423, toTag: "t1",
-                                   headers: SIPHeaders([(.minExpires, "3600")]))
+        let tooBrief = SIPResponse(
+            to: request, statusCode: 423, toTag: "t1",
+            headers: SIPHeaders([(.minExpires, "3600")]))
         request = try #require(try step(&normal, &wire) { $0.receive(tooBrief) })
-        let ok = SIPResponse(to: request, statusCode: 200, toTag: "t1",
-                             headers: SIPHeaders([(.contact, request.headers[.contact]!)]))
+        let ok = SIPResponse(
+            to: request, statusCode: 200, toTag: "t1",
+            headers: SIPHeaders([(.contact, request.headers[.contact]!)]))
         #expect(try step(&normal, &wire) { $0.receive(ok) } == nil)
         #expect(normal.state == wire.state)
         // Refresh, then unregister (expires=0, nc=2 and up on the same nonces)
         request = try #require(try step(&normal, &wire) { $0.timerFired(.refresh) })
-        let refreshed = SIPResponse(to: request, statusCode: 200, toTag: "t1",
-                                    headers: SIPHeaders([(.contact, request.headers[.contact]!)]))
+        let refreshed = SIPResponse(
+            to: request, statusCode: 200, toTag: "t1",
+            headers: SIPHeaders([(.contact, request.headers[.contact]!)]))
         _ = try step(&normal, &wire) { $0.receive(refreshed) }
         _ = try #require(try step(&normal, &wire) { $0.stop() })
     }

@@ -28,8 +28,10 @@ extension RegisterRequestBuilder {
     /// .serialized()` with the same identifiers drawn in the same order (golden-tested in
     /// `RegisterWireGoldenTests`), without building a ``SIPHeaders`` or a String per header.
     /// `authorizationLines` are complete header lines (``DigestClientState``'s byte path).
-    mutating func nextWire(binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
-                           authorizationLines: [UInt8]) -> [UInt8] {
+    mutating func nextWire(
+        binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
+        authorizationLines: [UInt8]
+    ) -> [UInt8] {
         if wire?.binding != binding { wire = makeWireTemplate(binding: binding) }
         guard let wire else {
             // A binding whose Via or Contact does not end the way the template needs: the
@@ -40,8 +42,9 @@ extension RegisterRequestBuilder {
         let branch = ids.branch()
         lastBranch = branch
         var out = [UInt8]()
-        out.reserveCapacity(wire.head.count + wire.middle.count + wire.contactPrefix.count + wire.tail.count
-                            + authorizationLines.count + 160)
+        out.reserveCapacity(
+            wire.head.count + wire.middle.count + wire.contactPrefix.count + wire.tail.count
+                + authorizationLines.count + 160)
         out.append(contentsOf: wire.head)
         out.append(contentsOf: branch.utf8)
         out.append(contentsOf: wire.middle)
@@ -58,8 +61,10 @@ extension RegisterRequestBuilder {
         return out
     }
 
-    private mutating func nextFallback(binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
-                                       authorizationLines: [UInt8]) -> [UInt8] {
+    private mutating func nextFallback(
+        binding: LocalBinding, expires: UInt32, ids: some IdentifierSource,
+        authorizationLines: [UInt8]
+    ) -> [UInt8] {
         var bytes = next(binding: binding, expires: expires, ids: ids, authorization: []).serialized()
         // The Authorization lines go after User-Agent, before Content-Length (as `next` adds them).
         let contentLength = Array("Content-Length: 0\r\n\r\n".utf8)
@@ -96,8 +101,9 @@ extension RegisterRequestBuilder {
         tail += "\r\nAllow: INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, NOTIFY\r\nUser-Agent: ".utf8
         Self.appendValue(settings.userAgent, to: &tail)
         tail += "\r\n".utf8
-        return RegisterWireTemplate(binding: binding, head: head, middle: middle, contactPrefix: contactPrefix,
-                                    tail: tail, contactURI: contact.uri)
+        return RegisterWireTemplate(
+            binding: binding, head: head, middle: middle, contactPrefix: contactPrefix,
+            tail: tail, contactURI: contact.uri)
     }
 
     /// A header value as ``SIPHeaders/add(_:_:)`` stores it: CR and LF become SP.
