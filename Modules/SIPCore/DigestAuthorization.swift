@@ -35,6 +35,17 @@ public struct DigestAuthorization: Sendable, Hashable {
         answering challenge: DigestChallenge, credentials: DigestCredentials, method: String, uri: String,
         body: [UInt8] = [], qop: DigestQoP?, cnonce: String, nonceCount: UInt32
     ) throws(DigestError) {
+        var unused: String?
+        try self.init(answering: challenge, credentials: credentials, method: method, uri: uri, body: body, qop: qop,
+                      cnonce: cnonce, nonceCount: nonceCount, baseHA1: &unused)
+    }
+
+    /// As above; `baseHA1` caches H(username:realm:password) between answers to one challenge
+    /// (it depends on nothing else): nil on entry means compute and store it.
+    init(
+        answering challenge: DigestChallenge, credentials: DigestCredentials, method: String, uri: String,
+        body: [UInt8] = [], qop: DigestQoP?, cnonce: String, nonceCount: UInt32, baseHA1: inout String?
+    ) throws(DigestError) {
         if let qop {
             guard challenge.qopOptions.contains(qop) else { throw DigestError(.unsupportedQoP, qop.token) }
         } else if !challenge.qopOptions.isEmpty {
@@ -55,9 +66,15 @@ public struct DigestAuthorization: Sendable, Hashable {
 
         let hash = challenge.algorithm.hash
         let ncHex = DigestMath.nonceCountHex(nonceCount)
-        let ha1 = try DigestMath.ha1(
-            challenge.algorithm, username: credentials.username, realm: challenge.realm,
-            password: credentials.password, nonce: challenge.nonce, cnonce: cnonce)
+        let base: String
+        if let baseHA1 {
+            base = baseHA1
+        } else {
+            base = try DigestMath.baseHA1(
+                hash, username: credentials.username, realm: challenge.realm, password: credentials.password)
+            baseHA1 = base
+        }
+        let ha1 = try DigestMath.ha1(challenge.algorithm, base: base, nonce: challenge.nonce, cnonce: cnonce)
         let ha2 = try DigestMath.ha2(hash, method: method, uri: uri, qop: qop, body: body)
         response = try DigestMath.response(
             hash, ha1: ha1, nonce: challenge.nonce, nonceCount: ncHex, cnonce: cnonce, qop: qop, ha2: ha2)
@@ -98,6 +115,14 @@ public struct DigestAuthorization: Sendable, Hashable {
         // measurable share of a load run's CPU (docs/decisions.md D13).
         var out = [UInt8]()
         out.reserveCapacity(320)
+        render(response: response, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``headerValue``'s bytes (the load engine writes requests as bytes, D13).
+    package func appendHeaderValue(to out: inout [UInt8]) { render(response: response, into: &out) }
+
+    private func render(response: String, into out: inout [UInt8]) {
         Self.put("Digest username=", &out)
         Self.putQuoted(username, &out)
         Self.put(", realm=", &out)
@@ -133,7 +158,6 @@ public struct DigestAuthorization: Sendable, Hashable {
             Self.put("=", &out)
             if param.isQuoted { Self.putQuoted(param.value, &out) } else { Self.put(param.value, &out) }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func put(_ text: StaticString, _ out: inout [UInt8]) {

@@ -26,6 +26,8 @@ public struct DigestClientState: Sendable {
         var nonceCount: UInt32 = 0
         /// Consecutive `stale=true` retries whose nonce was used only once.
         var staleRun = 0
+        /// H(username:realm:password) for this challenge's realm and hash, once computed.
+        var baseHA1: String?
     }
 
     /// At most this many realms are remembered; the oldest is forgotten first.
@@ -117,8 +119,37 @@ public struct DigestClientState: Sendable {
     public mutating func authorizationHeaders(
         method: String, uri: String, body: [UInt8] = [], ids: some IdentifierSource
     ) throws(DigestError) -> [DigestHeaderField] {
-        var updated = entries
         var fields: [DigestHeaderField] = []
+        try answerEach(method: method, uri: uri, body: body, ids: ids) { kind, authorization in
+            fields.append(DigestHeaderField(name: kind.authorizationHeaderName, authorization: authorization))
+        }
+        return fields
+    }
+
+    /// The same header lines as ``authorizationHeaders(method:uri:body:ids:)`` for a request
+    /// without a body, with the same state changes, appended to `out` as wire bytes
+    /// (`Name: value` CRLF each): the load engine writes its REGISTERs as bytes (decision D13).
+    package mutating func appendAuthorizationLines(
+        method: String, uri: String, ids: some IdentifierSource, to out: inout [UInt8]
+    ) throws(DigestError) {
+        try answerEach(method: method, uri: uri, body: [], ids: ids) { kind, authorization in
+            switch kind {
+            case .server: out.append(contentsOf: "Authorization: ".utf8)
+            case .proxy: out.append(contentsOf: "Proxy-Authorization: ".utf8)
+            }
+            authorization.appendHeaderValue(to: &out)
+            out.append(13)
+            out.append(10)
+        }
+    }
+
+    /// One answer per remembered challenge, in order; the new nonce counts are kept only when
+    /// every answer could be computed.
+    private mutating func answerEach(
+        method: String, uri: String, body: [UInt8], ids: some IdentifierSource,
+        _ emit: (DigestChallengeKind, DigestAuthorization) -> Void
+    ) throws(DigestError) {
+        var updated = entries
         for index in updated.indices {
             var entry = updated[index]
             guard entry.nonceCount < UInt32.max else { throw DigestError(.nonceCountExhausted, entry.challenge.realm) }
@@ -128,12 +159,11 @@ public struct DigestClientState: Sendable {
             let qop = entry.challenge.chooseQoP(hasBody: !body.isEmpty, preferAuthInt: preferAuthInt)
             let authorization = try DigestAuthorization(
                 answering: entry.challenge, credentials: credentials, method: method, uri: uri, body: body, qop: qop,
-                cnonce: cnonce, nonceCount: entry.nonceCount)
-            fields.append(DigestHeaderField(name: entry.kind.authorizationHeaderName, authorization: authorization))
+                cnonce: cnonce, nonceCount: entry.nonceCount, baseHA1: &entry.baseHA1)
+            emit(entry.kind, authorization)
             updated[index] = entry
         }
         entries = updated
-        return fields
     }
 }
 

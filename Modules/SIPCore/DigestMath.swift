@@ -1,17 +1,33 @@
 /// The digest computations of RFC 7616 §3.4.1–§3.4.4 (= RFC 2617 §3.2.2, RFC 3261 §22.4),
 /// streamed through ``DigestHasher`` so no `A1`/`A2` strings are built. Internal: callers use
-/// ``DigestAuthorization``. HA1 values live only in locals.
+/// ``DigestAuthorization``. HA1 values live only in locals, except H(username:realm:password), which
+/// ``DigestClientState`` keeps beside the credentials it derives from (never described or
+/// mirrored) so that a second answer to the same challenge does not hash the password again.
 enum DigestMath {
     /// HA1 = H(username:realm:password); `-sess`: H(H(username:realm:password):nonce:cnonce).
     static func ha1(
         _ algorithm: DigestAlgorithm, username: String, realm: String, password: String,
         nonce: String, cnonce: String
     ) throws(DigestError) -> String {
-        var hasher = try DigestHasher(algorithm.hash)
+        let base = try baseHA1(algorithm.hash, username: username, realm: realm, password: password)
+        return try ha1(algorithm, base: base, nonce: nonce, cnonce: cnonce)
+    }
+
+    /// H(username:realm:password): A1 of the non-session algorithms, the base of the `-sess` ones.
+    static func baseHA1(_ hash: DigestHash, username: String, realm: String, password: String)
+        throws(DigestError) -> String
+    {
+        var hasher = try DigestHasher(hash)
         hasher.update(field: username)
         hasher.update(field: realm)
         hasher.update(password)
-        let base = try hasher.finalizeHex()
+        return try hasher.finalizeHex()
+    }
+
+    /// HA1 from its base (RFC 7616 §3.4.2: `-sess` hashes it again with the nonces).
+    static func ha1(_ algorithm: DigestAlgorithm, base: String, nonce: String, cnonce: String)
+        throws(DigestError) -> String
+    {
         guard algorithm.isSession else { return base }
         var session = try DigestHasher(algorithm.hash)
         session.update(field: base)

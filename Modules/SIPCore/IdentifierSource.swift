@@ -57,14 +57,15 @@ extension IdentifierSource {
     public func nextUInt32() -> UInt32 { UInt32(truncatingIfNeeded: nextUInt64() >> 32) }
 
     private func hex(_ value: UInt64) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 16)
-        var v = value
-        for i in stride(from: 15, through: 0, by: -1) {
-            out[i] = digits[Int(v & 0xF)]
-            v >>= 4
+        String(unsafeUninitializedCapacity: 16) { out in
+            var v = value
+            for i in stride(from: 15, through: 0, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: v & 0xF)
+                out[i] = nibble < 10 ? 48 + nibble : 87 + nibble
+                v >>= 4
+            }
+            return 16
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

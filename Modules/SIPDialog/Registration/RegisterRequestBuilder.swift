@@ -10,17 +10,21 @@ struct RegisterRequestBuilder: Sendable {
     let settings: RegistrationSettings
     let callID: String
     let fromTag: String
-    private(set) var cseq: UInt32
+    var cseq: UInt32
     /// The Via branch of the last request built (its client transaction's key, §17.1.3).
-    private(set) var lastBranch = ""
+    var lastBranch = ""
     /// Header values that are the same in every REGISTER of this registration, formatted once.
-    private let fromValue: String
-    private let toValue: String
+    let fromValue: String
+    let toValue: String
+    /// `registrar.description`: the Request-URI text (and the digest `uri`), formatted once.
+    let registrarText: String
+    /// The byte template of ``nextWire(binding:expires:ids:authorizationLines:)``.
+    var wire: RegisterWireTemplate?
     /// The Contact value for the last binding and expiry asked for (a refresh reuses it), and
     /// its URI (what a 2xx must list for our binding, §10.2.4).
     private var contactCache: (binding: LocalBinding, expires: UInt32, value: String, uri: SIPURI)?
     /// The Via value up to the branch for the last binding (`SIP/2.0/UDP h:p;rport;branch=`).
-    private var viaCache: (binding: LocalBinding, prefix: String)?
+    var viaCache: (binding: LocalBinding, prefix: String)?
 
     init(aor: SIPURI, registrar: SIPURI, displayName: String?, settings: RegistrationSettings, ids: some IdentifierSource) {
         self.aor = aor
@@ -30,9 +34,10 @@ struct RegisterRequestBuilder: Sendable {
         self.callID = ids.callID()
         self.fromTag = ids.tag()
         self.cseq = ids.initialCSeq()
-        fromValue = SIPNameAddress(displayName: displayName, uri: aor,
-                                   parameters: [SIPParameter(name: "tag", value: fromTag)]).description
+        // From is To plus its tag (a name-addr's parameters follow its `>`): one URI formatting.
         toValue = SIPNameAddress(displayName: displayName, uri: aor).description
+        fromValue = toValue + ([SIPParameter(name: "tag", value: fromTag)] as SIPParameters).serialized
+        registrarText = registrar.description
     }
 
     private mutating func contactValue(binding: LocalBinding, expires: UInt32) -> String {
@@ -45,20 +50,26 @@ struct RegisterRequestBuilder: Sendable {
 
     /// The Contact URI of the last REGISTER built, if it was for `binding`.
     func lastContactURI(for binding: LocalBinding) -> SIPURI? {
-        guard let cached = contactCache, cached.binding == binding else { return nil }
-        return cached.uri
+        if let cached = contactCache, cached.binding == binding { return cached.uri }
+        if let wire, wire.binding == binding { return wire.contactURI }
+        return nil
     }
 
     /// The top Via for `binding` with `branch`: the binding's Via (RFC 3581 `rport`, §8.1.1.7
     /// branch), formatted once per binding and completed with each new branch.
     private mutating func viaValue(binding: LocalBinding, branch: String) -> String {
         if let cached = viaCache, cached.binding == binding { return cached.prefix + branch }
-        let marker = "z9hG4bKastraviamarker"
-        let full = binding.via(branch: marker).description
-        guard full.hasSuffix("branch=" + marker) else { return binding.via(branch: branch).description }
-        let prefix = String(full.dropLast(marker.count))
+        guard let prefix = Self.viaPrefix(binding) else { return binding.via(branch: branch).description }
         viaCache = (binding, prefix)
         return prefix + branch
+    }
+
+    /// The binding's Via value up to its branch, when the branch is its last part.
+    static func viaPrefix(_ binding: LocalBinding) -> String? {
+        let marker = "z9hG4bKastraviamarker"
+        let full = binding.via(branch: marker).description
+        guard full.hasSuffix("branch=" + marker) else { return nil }
+        return String(full.dropLast(marker.count))
     }
 
     /// Our Contact for `binding`, with RFC 5626 instance/reg-id and RFC 8599 push parameters.

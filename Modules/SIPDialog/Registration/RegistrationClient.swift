@@ -51,6 +51,12 @@ public struct RegistrationClient: Sendable {
     var hasBeenRegistered = false
     var lastAlgorithm: String?
     var triedMinExpires: Set<UInt32> = []
+    /// Load mode (decision D13): each REGISTER is rendered straight to wire bytes — the bytes
+    /// `SIPRequest.serialized()` gives on the normal path (golden-tested) — and waits in
+    /// ``wireRequest`` instead of travelling in a ``Action/send(_:)``. Same machine otherwise.
+    var rendersWire = false
+    /// The REGISTER produced by the last step in wire mode; the load engine takes it.
+    var wireRequest: [UInt8]?
 
     /// - Parameters:
     ///   - aor: the address of record (`sip:user@domain`), used in To and From.
@@ -161,17 +167,31 @@ public struct RegistrationClient: Sendable {
 
     private mutating func makeRequest(expires requested: UInt32) -> [Action] {
         guard let binding else { return fail(.transportError) }
-        var authorization: [DigestHeaderField] = []
-        if digest != nil {
-            do {
-                authorization = try digest!.authorizationHeaders(method: "REGISTER", uri: builder.registrar.description,
-                                                                 ids: ids)
-            } catch {
-                return fail(.cannotAuthenticate(status: 0, reason: "", detail: error.description))
+        var actions: [Action] = []
+        if rendersWire {
+            var lines: [UInt8] = []
+            if digest != nil {
+                do {
+                    try digest!.appendAuthorizationLines(method: "REGISTER", uri: builder.registrarText, ids: ids,
+                                                         to: &lines)
+                } catch {
+                    return fail(.cannotAuthenticate(status: 0, reason: "", detail: error.description))
+                }
             }
+            wireRequest = builder.nextWire(binding: binding, expires: requested, ids: ids, authorizationLines: lines)
+        } else {
+            var authorization: [DigestHeaderField] = []
+            if digest != nil {
+                do {
+                    authorization = try digest!.authorizationHeaders(method: "REGISTER", uri: builder.registrarText,
+                                                                     ids: ids)
+                } catch {
+                    return fail(.cannotAuthenticate(status: 0, reason: "", detail: error.description))
+                }
+            }
+            actions.append(.send(builder.next(binding: binding, expires: requested, ids: ids,
+                                              authorization: authorization)))
         }
-        let request = builder.next(binding: binding, expires: requested, ids: ids, authorization: authorization)
-        var actions: [Action] = [.send(request)]
         if requested > 0 { actions.append(.event(.registering(expires: requested, attempt: attempt))) }
         return actions
     }

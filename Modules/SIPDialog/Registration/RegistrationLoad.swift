@@ -80,7 +80,14 @@ public struct RegistrationLoad: Sendable {
     ///   - reliable: the flow's transport is reliable (no retransmissions, RFC 3261 §17.1.2.2).
     public init(clients: [RegistrationClient], binding: LocalBinding, reliable: Bool, concurrency: Int,
                 timers: TransactionTimers = .rfc3261) {
-        slots = clients.map { Slot(client: $0) }
+        // Every line renders its REGISTERs as bytes, with the binding's Via formatted once.
+        let viaPrefix = RegisterRequestBuilder.viaPrefix(binding)
+        slots = clients.map { client in
+            var client = client
+            client.rendersWire = true
+            if let viaPrefix { client.builder.shareViaPrefix(viaPrefix, for: binding) }
+            return Slot(client: client)
+        }
         self.binding = binding
         self.sentBy = ViaSentBy(host: binding.host, port: binding.port)
         self.reliable = reliable
@@ -210,10 +217,16 @@ public struct RegistrationLoad: Sendable {
     /// Executes a registration's actions for line `index`: a REGISTER starts a transaction; the
     /// registered / unregistered / failed events end the line's phase.
     private mutating func apply(_ actions: [RegistrationClient.Action], slot index: Int, now: Duration) {
+        // The clients render their REGISTERs as bytes (wire mode): a request made by the step
+        // that returned `actions` waits in the client, not in a `.send` action.
+        if let wire = slots[index].client.wireRequest {
+            slots[index].client.wireRequest = nil
+            startTransaction(wire, slot: index, now: now)
+        }
         for action in actions {
             switch action {
             case .send(let request):
-                startTransaction(request, slot: index, now: now)
+                startTransaction(request.serialized(), slot: index, now: now)
             case .event(.registered(let result)):
                 slots[index].registered = true
                 finish(index, .registered(result), now: now)
@@ -229,10 +242,10 @@ public struct RegistrationLoad: Sendable {
         }
     }
 
-    private mutating func startTransaction(_ request: SIPRequest, slot index: Int, now: Duration) {
+    private mutating func startTransaction(_ request: [UInt8], slot index: Int, now: Duration) {
         // The builder made the branch (RFC 3261 §8.1.1.7): no need to parse our own Via back.
         let branch = slots[index].client.builder.lastBranch
-        slots[index].request = request.serialized()
+        slots[index].request = request
         slots[index].branch = branch
         slots[index].transaction = NonInviteClientTransaction(reliable: reliable, timers: timers)
         byBranch[branch] = index

@@ -41,9 +41,21 @@ public final class EventWriter: Sendable {
         let t = milliseconds
         switch format {
         case .json:
-            var object = JSONObject([(key: "event", value: .string(event)), (key: "t", value: .int(t))])
-            object.entries += fields.entries.filter { $0.key != "event" && $0.key != "t" }
-            return object.jsonText + "\n"
+            // Written in one pass (no intermediate object): the same text as
+            // JSONObject([event, t] + fields without event/t).jsonText.
+            var out = "{\"event\":"
+            out.reserveCapacity(96 + 32 * fields.entries.count)
+            JSONValue.writeString(event, to: &out)
+            out += ",\"t\":"
+            out += String(t)
+            for entry in fields.entries where entry.key != "event" && entry.key != "t" {
+                out += ","
+                JSONValue.writeString(entry.key, to: &out)
+                out += ":"
+                entry.value.write(to: &out)
+            }
+            out += "}\n"
+            return out
         case .text:
             return Self.textLine(event, fields, t: t, text: text) + "\n"
         }
