@@ -70,13 +70,17 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Moves time forward by `duration`, waking every sleeper whose deadline is reached, in
-    /// deadline order.
-    public func advance(by duration: Duration) {
+    /// deadline order. Returns how many it woke: 0 proves that no timer was due, so a test can
+    /// assert "nothing happens before the deadline" without waiting on the wall clock.
+    @discardableResult
+    public func advance(by duration: Duration) -> Int {
         advance(to: now.advanced(by: duration))
     }
 
-    /// Moves time forward to `instant` (never backwards), waking due sleepers in deadline order.
-    public func advance(to instant: Instant) {
+    /// Moves time forward to `instant` (never backwards), waking due sleepers in deadline order;
+    /// returns how many it woke.
+    @discardableResult
+    public func advance(to instant: Instant) -> Int {
         let due: [Sleeper] = state.withLock { s in
             if instant > s.now { s.now = instant }
             let ready = s.sleepers.filter { $0.deadline <= s.now }.sorted { $0.deadline < $1.deadline }
@@ -84,6 +88,7 @@ public final class TestClock: Clock, Sendable {
             return ready
         }
         for sleeper in due { sleeper.continuation.resume() }
+        return due.count
     }
 
     /// Yields until at least `count` tasks sleep on this clock (bounded: gives up after

@@ -61,12 +61,12 @@ extension LivePhone {
         case .register(let protection):
             if locked && protection == .whenUnlocked {
                 record(.keychainDenied)
-                later(0) { await $0.registrationFinished(false, generation: gen) }
+                later(0) { $0.registrationFinished(false, generation: gen) }
             } else if online {
                 record(.registerSent)
                 register()
             } else {
-                later(0) { await $0.registrationFinished(false, generation: gen) }
+                later(0) { $0.registrationFinished(false, generation: gen) }
             }
         case .uploadToken:
             guard online else { return }
@@ -95,24 +95,29 @@ extension LivePhone {
             let gateway = config.gateway, name = config.endpointName, hex = config.token.rawHexForAPNsRequestOnly
             perform { _ = try? await gateway.status(endpoint: name, tokenHex: hex) }
         case .startTimer(let timer, let after):
-            later(after) { await $0.timerFired(timer, generation: gen) }
+            later(after) { $0.timerFired(timer, generation: gen) }
         }
     }
 
     /// Queues real IO behind what earlier ops asked for.
     func perform(_ work: @escaping @Sendable () async -> Void) { io.yield(work) }
 
-    /// Runs `body` on this phone after `ms`.
+    /// Runs `body` on this phone after `ms` on the phone's ``clock``.
     func later(_ ms: Int64, _ body: @escaping @Sendable (isolated LivePhone) async -> Void) {
+        pendingTimers += 1
+        let clock = clock
         tasks.append(
             Task { [weak self] in
-                if ms > 0 { do { try await Task.sleep(for: .milliseconds(ms)) } catch { return } }
+                if ms > 0 { do { try await clock.sleep(for: .milliseconds(ms)) } catch { return } }
                 guard let self else { return }
                 await self.run(body)
             })
     }
 
-    func run(_ body: @Sendable (isolated LivePhone) async -> Void) async { await body(self) }
+    func run(_ body: @Sendable (isolated LivePhone) async -> Void) async {
+        await body(self)
+        pendingTimers -= 1
+    }
 
     func timerFired(_ timer: PolicyTimer, generation gen: Int) {
         guard gen == generation, appRunning else { return }

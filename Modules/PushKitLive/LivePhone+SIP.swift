@@ -13,7 +13,7 @@ extension LivePhone {
         if let sip, registered {
             _ = sip
             let gen = generation
-            later(0) { await $0.registrationFinished(true, generation: gen) }
+            later(0) { $0.registrationFinished(true, generation: gen) }
             return
         }
         guard sip == nil else { return }  // registering already

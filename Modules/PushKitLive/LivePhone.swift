@@ -37,6 +37,12 @@ public actor LivePhone<Policy: PushClientPolicy> {
     }
 
     let config: LivePhoneConfig
+    /// The clock of the phone's policy timers: the policy's own (`startTimer`), the emulated
+    /// CallKit deadlines (placeholder, answer action), the user's planned taps and the launch
+    /// delay. `ContinuousClock` in live runs; tests pass a `TestClock` (D4).
+    let clock: any Clock<Duration>
+    /// Timers armed with ``later(_:_:)`` whose body has not run yet (tests wait for 0).
+    var pendingTimers = 0
     let timeline: LiveTimeline
     let directory: CallDirectory
     let pristine: Policy
@@ -76,8 +82,12 @@ public actor LivePhone<Policy: PushClientPolicy> {
     let io: AsyncStream<@Sendable () async -> Void>.Continuation
     var tasks: [Task<Void, Never>] = []
 
-    public init(config: LivePhoneConfig, policy: Policy, timeline: LiveTimeline, directory: CallDirectory) {
+    public init(
+        config: LivePhoneConfig, policy: Policy, timeline: LiveTimeline, directory: CallDirectory,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.config = config
+        self.clock = clock
         self.timeline = timeline
         self.directory = directory
         pristine = policy
@@ -273,11 +283,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
             runHandler(p)
         } else {
             let gen = generation
-            tasks.append(
-                Task { [weak self] in
-                    do { try await Task.sleep(for: .milliseconds(delay)) } catch { return }
-                    await self?.runHandler(p, expectedGeneration: gen)
-                })
+            later(delay) { $0.runHandler(p, expectedGeneration: gen) }
         }
     }
 

@@ -76,9 +76,14 @@ final class LoopbackSocket: @unchecked Sendable {
     deinit { close(fd) }
 }
 
-/// Runs blocking work on a Dispatch thread and awaits it.
+/// Where blocking socket work runs: a queue of our own, which libdispatch backs with overcommit
+/// threads. Not `DispatchQueue.global()`: that is as wide as the cores and shares its threads with
+/// Swift concurrency's pool, so blocked connects and reads there stall every task in the process.
+private let blockingQueue = DispatchQueue(label: "astra.pushkit-live.blocking", attributes: .concurrent)
+
+/// Runs blocking work off the cooperative pool and awaits it.
 func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: work()) }
+        blockingQueue.async { continuation.resume(returning: work()) }
     }
 }

@@ -24,9 +24,11 @@ public enum APNsSendResult: Sendable, Hashable {
 /// - the emulator writes each delivered push as one line
 ///   `{"apns_id":…,"push_type":"voip","topic":…,"priority":10,"expiration":0,"payload":{…}}`.
 ///
-/// An offline phone has no connection open. Tokens are logged only redacted.
+/// An offline phone has no connection open. Tokens are logged only redacted. Accepted hellos and
+/// closed device connections are events (`device_connected`, `device_disconnected`).
 public actor APNsEmulator<C: Clock<Duration>> {
     public typealias Log = @Sendable (String) -> Void
+    public typealias Emit = @Sendable (WakeEvent) -> Void
 
     private struct Device {
         var connection: TCPConnection
@@ -46,6 +48,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
     private let clock: C
     private let start: C.Instant
     private let log: Log
+    private let emit: Emit
     private var devices: [String: Device] = [:]
     /// The last hello of each token ever seen (APNs knows a device's token while it is offline).
     private var known: [String: (topic: String, environment: APNsEnvironment)] = [:]
@@ -58,7 +61,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
 
     public init(
         host: String = "127.0.0.1", devicePort: UInt16 = 0, delayMs: Int64 = 0, clock: C,
-        log: @escaping Log = { _ in }
+        log: @escaping Log = { _ in }, emit: @escaping Emit = { _ in }
     ) throws(HTTPLiteError) {
         listener = try TCPListener(host: host, port: devicePort)
         self.devicePort = listener.port
@@ -69,6 +72,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
         self.clock = clock
         start = clock.now
         self.log = log
+        self.emit = emit
     }
 
     public func startAccepting() {
@@ -201,6 +205,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
         if let token, devices[token]?.connection === connection {
             devices[token] = nil
             log("apns: device \(TokenText.redact(token)) disconnected")
+            emit(WakeEvent("device_disconnected", [("token", .string(TokenText.redact(token)))]))
         }
     }
 
@@ -209,6 +214,13 @@ public actor APNsEmulator<C: Clock<Duration>> {
         devices[hello.token] = Device(connection: connection, topic: hello.topic, environment: hello.environment)
         known[hello.token] = (hello.topic, hello.environment)
         log("apns: device \(TokenText.redact(hello.token)) online (\(hello.topic), \(hello.environment.rawValue))")
+        emit(
+            WakeEvent(
+                "device_connected",
+                [
+                    ("token", .string(TokenText.redact(hello.token))), ("topic", .string(hello.topic)),
+                    ("environment", .string(hello.environment.rawValue)),
+                ]))
         guard var model = models[hello.token] else { return }
         let action = model.deviceCameOnline(now: nowMs)
         models[hello.token] = model

@@ -75,7 +75,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         do {
             apns = try APNsEmulator(
                 host: configuration.sipHost, devicePort: configuration.apnsDevicePort,
-                delayMs: configuration.apnsDelayMs, clock: clock, log: log)
+                delayMs: configuration.apnsDelayMs, clock: clock, log: log, emit: emit)
         } catch {
             throw WakeGatewayError("APNs device port \(configuration.apnsDevicePort): \(error)")
         }

@@ -13,6 +13,23 @@ extension KamailioPeer {
         static func scenario(_ name: String) -> String { KamailioServer.repoRoot + "/scripts/sipp/\(name).xml" }
         static func freePort() -> String { String(UInt16.random(in: 40_000...59_000) / 2 * 2) }
 
+        /// Whether something (sipp, once it listens) holds UDP 127.0.0.1:`port`: our bind fails.
+        static func udpPortTaken(_ port: UInt16) -> Bool {
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            return bound != 0 && errno == EADDRINUSE
+        }
+
         /// A sipp UAS (registered by a sipp REGISTER scenario with digest) answers astra-call over
         /// WSS; with `uas-early`, a 183 with SDP comes first and early media flows before the 200.
         @Test(arguments: ["uas", "uas-early"]) func sippUASAnswersAstraCall(scenario: String) async throws {
@@ -32,7 +49,10 @@ extension KamailioPeer {
                     "-sf", Self.scenario(scenario), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp",
                     mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
                 ])
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(
+                await uas.waitFor(.seconds(5)) {
+                    Self.udpPortTaken(UInt16(port)!) && Self.udpPortTaken(UInt16(mediaPort)!)  // SIP and echo sockets
+                }, "sipp UAS not listening")
             let recording = H.temporaryPath("sipp-uas")
             defer { try? FileManager.default.removeItem(atPath: recording) }
             let caller = try H.dial(

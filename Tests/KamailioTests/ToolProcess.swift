@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 
 /// A built tool (e.g. `astra-register`) run as a child process with stdout and stderr in files,
@@ -71,13 +72,7 @@ final class ToolProcess: @unchecked Sendable {
 
     /// Polls (IO wait, not a protocol timer) until `condition` holds or `timeout` passes.
     func waitFor(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let end = clock.now + timeout
-        while clock.now < end {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
+        await eventually(timeout: timeout, every: .milliseconds(20)) { condition() }
     }
 
     func signal(_ number: Int32) { kill(pid, number) }

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import HTTPLite
 import Synchronization
@@ -63,12 +64,7 @@ final class WakeGatewayRig: Sendable {
     }
 
     func waitFor(_ name: String, _ timeout: Duration = .seconds(10)) async -> WakeEvent? {
-        let end = ContinuousClock.now + timeout
-        while ContinuousClock.now < end {
-            if let event = events(name).first { return event }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return events(name).first
+        await eventuallySome(timeout: timeout) { events(name).first }
     }
 
     // MARK: HTTP API
@@ -134,12 +130,7 @@ final class APNsDevice: Sendable {
     }
 
     func nextPush(_ timeout: Duration = .seconds(5)) async -> String? {
-        let end = ContinuousClock.now + timeout
-        while ContinuousClock.now < end {
-            if let line = lines.withLock({ $0.first }) { return line }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
+        await eventuallySome(timeout: timeout) { lines.withLock { $0.first } }
     }
 
     func close() {

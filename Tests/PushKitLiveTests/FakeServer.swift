@@ -1,9 +1,13 @@
-import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
 /// A loopback TCP server for tests: each accepted connection is handed to `handler` on its own
-/// Dispatch thread (blocking IO), with helpers to read lines and write bytes.
+/// thread (blocking IO), with helpers to read lines and write bytes.
+///
+/// Dedicated threads, not `DispatchQueue.global()`: the global queue is as wide as the cores
+/// (2 here) and Swift concurrency's pool shares its threads, so a blocking `accept`/`recv` there
+/// stalled every suite in the test process for seconds.
 final class FakeServer: Sendable {
     final class Connection: Sendable {
         let fd: Int32
@@ -92,12 +96,12 @@ final class FakeServer: Sendable {
         }
         port = UInt16(bigEndian: address.sin_port)
         let listener = fd
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             while true {
                 let client = accept(listener, nil, nil)
                 if client < 0 { return }
                 let connection = Connection(fd: client)
-                DispatchQueue.global().async { handler(connection) }
+                Thread.detachNewThread { handler(connection) }
             }
         }
     }

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import PushKitEmu
 import SIPCore
 import Testing
@@ -6,9 +7,14 @@ import Testing
 
 /// The live phone against an in-test APNs device server and gateway HTTP API (no SIP peer: its
 /// REGISTER goes to a closed port and fails, which these tests do not depend on).
+///
+/// Policy timers (placeholder and answer-action deadlines, the policy's own timers) run on a
+/// ``TestClock``: time moves only by `advance`, whose return value (sleepers woken) proves that
+/// nothing was due. Real IO (device connection, HTTP to the fake gateway) is awaited with
+/// ``eventually(_:_:)`` on a positive condition, never with a fixed delay.
 @Suite("Live phone, fake peers") struct LivePhoneTests {
     static func phone(
-        _ policy: PolicyChoice, apns: FakeAPNs, gateway: FakeGateway
+        _ policy: PolicyChoice, apns: FakeAPNs, gateway: FakeGateway, clock: TestClock = TestClock()
     ) -> (LivePhone<ReferencePolicy>, LiveTimeline, CallDirectory) {
         let line = Line(
             user: "1050", password: "astra1050", domain: "127.0.0.1", server: LineServer(host: "127.0.0.1", port: 9),
@@ -20,17 +26,11 @@ import Testing
         let timeline = LiveTimeline()
         let directory = CallDirectory()
         return (
-            LivePhone(config: config, policy: policy.policy(config.settings), timeline: timeline, directory: directory),
+            LivePhone(
+                config: config, policy: policy.policy(config.settings), timeline: timeline, directory: directory,
+                clock: clock),
             timeline, directory
         )
-    }
-
-    static func waitUntil(_ ms: Int = 3_000, _ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<(ms / 10) {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return await condition()
     }
 
     @Test func deviceConnectionAnnouncesTheTokenAndParsesPushLines() async throws {
@@ -39,7 +39,7 @@ import Testing
         let connection = try await APNsDeviceConnection.open(
             port: apns.port, tokenHex: "ab" + String(repeating: "0", count: 62), topic: "com.example.astra.voip",
             environment: "sandbox")
-        #expect(await Self.waitUntil { apns.connected })
+        #expect(await eventually { apns.connected })
         #expect(apns.hellos.first?.contains("\"topic\":\"com.example.astra.voip\"") == true)
         #expect(apns.hellos.first?.contains("\"environment\":\"sandbox\"") == true)
         apns.push(pushID: "p-1", callID: "call-abc")
@@ -51,7 +51,7 @@ import Testing
         #expect(push.priority == 10)
         #expect(push.expiration == 0)
         connection.close()
-        #expect(await Self.waitUntil { !apns.connected })
+        #expect(await eventually { !apns.connected })
     }
 
     /// The gateway's failover 480 names its reason in `Reason` (RFC 3326); the caller reads it.
@@ -83,16 +83,17 @@ import Testing
     @Test(arguments: [PolicyChoice.correct, .naive]) func pushIsReportedAndAcked(policy: PolicyChoice) async throws {
         let apns = try FakeAPNs(), gateway = try FakeGateway()
         defer { apns.stop(); gateway.stop() }
-        let (phone, timeline, directory) = Self.phone(policy, apns: apns, gateway: gateway)
+        let clock = TestClock()
+        let (phone, timeline, directory) = Self.phone(policy, apns: apns, gateway: gateway, clock: clock)
         try await phone.setUp(app: .killed, locked: false, online: true)
-        #expect(await Self.waitUntil { apns.connected })
+        #expect(await eventually { apns.connected })
         #expect(directory.index(of: "call-1") == 0)
         apns.push(pushID: "push-77", callID: "call-1")
-        #expect(await Self.waitUntil { gateway.log.all.contains { $0.line.contains("voip-push-ack") } })
+        #expect(await eventually { gateway.log.all.contains { $0.line.contains("voip-push-ack") } })
         let ack = try #require(gateway.log.all.first { $0.line.contains("voip-push-ack") })
         #expect(ack.line.hasPrefix("POST /api/v1/users/voip-push-ack"))
         #expect(ack.body == "{\"push_id\":\"push-77\"}")
-        #expect(await Self.waitUntil { !timeline.events(named: "ack_response").isEmpty })
+        #expect(await eventually { !timeline.events(named: "ack_response").isEmpty })
         let names = timeline.events.map(\.event.name)
         #expect(names.starts(with: ["apns_delivered", "app_launch"]))
         let report = try #require(names.firstIndex(of: "callkit_report"))
@@ -103,11 +104,23 @@ import Testing
         case .correct: #expect(violations.isEmpty, "\(violations)")
         case .naive: #expect(violations.map(\.kind).contains(.networkingBeforeReport))
         }
-        // Placeholder without INVITE: correct ends it (failed) at its 400 ms timeout; naive does not.
-        try await Task.sleep(for: .milliseconds(700))
+        // Placeholder without INVITE, in virtual time: correct ends it (failed) at its 400 ms
+        // timeout; naive does not, and CallKit's deadline (400 + 1 ms) flags it.
+        let armed = policy == .correct ? 2 : 1  // the policy's placeholder timer + CallKit's deadline
+        #expect(await clock.waitForSleepers(armed))
+        #expect(clock.advance(by: .milliseconds(399)) == 0)  // nothing due before 400 ms
+        #expect(timeline.events(named: "callkit_end").isEmpty)
+        #expect(clock.advance(by: .milliseconds(1)) == (policy == .correct ? 1 : 0))
+        if policy == .correct {
+            #expect(await eventually { !timeline.events(named: "callkit_end").isEmpty })
+            let end = try #require(timeline.events(named: "callkit_end").first)
+            #expect(end.event.jsonLine(t: end.t).contains("\"reason\":\"failed\""))
+        }
+        #expect(clock.advance(by: .milliseconds(1)) == 1)  // CallKit's placeholder deadline
+        #expect(await eventually { await phone.pendingTimers == 0 })  // every timer body has run
         let kinds = await phone.violations.map(\.kind)
-        #expect(kinds.contains(.placeholderNotEnded) == (policy == .naive))
-        if policy == .correct { #expect(timeline.events(named: "callkit_end").count == 1) }
+        #expect(kinds.contains(.placeholderNotEnded) == (policy == .naive), "\(kinds)")
+        #expect(timeline.events(named: "callkit_end").count == (policy == .correct ? 1 : 0))
         // The token was uploaded at launch, never printed in clear.
         #expect(gateway.log.all.contains { $0.line.hasPrefix("POST /api/v1/users/voip-push-token") })
         await phone.shutdown()
@@ -120,10 +133,11 @@ import Testing
         defer { apns.stop(); gateway.stop() }
         let (phone, timeline, _) = Self.phone(policy, apns: apns, gateway: gateway)
         try await phone.setUp(app: .suspended, locked: false, online: true)
-        #expect(await Self.waitUntil { apns.connected })
+        #expect(await eventually { apns.connected })
         apns.push(pushID: "p", callID: "c")
-        #expect(await Self.waitUntil { !timeline.events(named: "ack_response").isEmpty })
-        try await Task.sleep(for: .milliseconds(50))
+        // The ack response is applied in one actor turn (callback, ops, R5 check): once it is on
+        // the timeline the verdict is in.
+        #expect(await eventually { !timeline.events(named: "ack_response").isEmpty })
         let kinds = await phone.violations.map(\.kind)
         #expect(kinds.contains(.callerLeftStillRinging) == (policy == .naive), "\(kinds)")
         if policy == .correct {
@@ -140,12 +154,12 @@ import Testing
         defer { apns.stop(); gateway.stop() }
         let (phone, _, _) = Self.phone(.correct, apns: apns, gateway: gateway)
         try await phone.setUp(app: .suspended, locked: false, online: true)
-        #expect(await Self.waitUntil { apns.connected })
+        #expect(await eventually { apns.connected })
         await phone.goOffline()
-        #expect(await Self.waitUntil { !apns.connected })
+        #expect(await eventually { !apns.connected })
         #expect(!apns.push(pushID: "x", callID: "y"))
         try await phone.goOnline()
-        #expect(await Self.waitUntil { apns.connected })
+        #expect(await eventually { apns.connected })
         #expect(apns.hellos.count == 2)
         await phone.shutdown()
     }

@@ -98,22 +98,14 @@ struct KeepAliveConnectionTests {
     }
 
     func waitUntil(_ condition: @Sendable () -> Bool) async -> Bool {
-        for _ in 0..<2000 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
+        await eventually(timeout: .seconds(10)) { condition() }
     }
 }
 
 /// Waits (polling every 2 ms, not spinning: other suites share the 2 cores) until a task
 /// sleeps on `clock`.
 func sleepers(_ clock: TestClock, _ count: Int = 1) async -> Bool {
-    for _ in 0..<5000 {
-        if clock.sleeperCount >= count { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return clock.sleeperCount >= count
+    await eventually(timeout: .seconds(10), every: .milliseconds(2)) { clock.sleeperCount >= count }
 }
 
 /// A SIP message the WebSocket test peer sends once it answered our Ping.

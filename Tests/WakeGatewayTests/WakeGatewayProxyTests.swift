@@ -9,6 +9,15 @@ import Testing
 
 /// The gateway's proxy behaviour and wake timers in virtual time: a ``TestClock`` drives the
 /// decision and the retransmissions; a UDP socket in the test plays Kamailio.
+///
+/// How the tests know the gateway is quiet without a wall-clock settle delay: every timer of
+/// the gateway (the decision's one timer per call, Timer A/G) sleeps on the test clock, so only
+/// `clock.advance` can start timed work, and `advance` returns how many sleepers it woke.
+/// "Nothing before the ack window" is `advance(by: window - 1 ms) == 0` (no timer was due: there
+/// is nothing to wait for), after `waitForSleepers` proved the timer is armed. When an advance
+/// does wake timers, the test first checks which sleepers exist (`sleeperCount`), then waits for
+/// what the woken ones send (a positive datagram) before asserting what was not sent. Datagrams
+/// from the gateway are awaited with `eventuallySome` (a bounded poll on real UDP).
 @Suite struct WakeGatewayProxyTests {
     final class FakeKamailio: Sendable {
         let udp: UDPTransport
@@ -27,17 +36,14 @@ import Testing
             task = Task { for await message in udp.events { received.withLock { $0.append(message.message) } } }
         }
 
+        /// Takes the first received message matching `where` (bounded poll on the real socket).
         func next(_ where: (SIPMessage) -> Bool) async -> SIPMessage? {
-            for _ in 0..<400 {
-                if let m = received.withLock({ list -> SIPMessage? in
+            await eventuallySome(timeout: .seconds(2)) {
+                received.withLock { list -> SIPMessage? in
                     guard let i = list.firstIndex(where: `where`) else { return nil }
                     return list.remove(at: i)
-                }) {
-                    return m
                 }
-                try? await Task.sleep(for: .milliseconds(5))
             }
-            return nil
         }
 
         func send(_ text: String, to port: UInt16) async throws {
@@ -123,11 +129,11 @@ import Testing
         let options = try #require(await kamailio.next { $0.request?.method == .options }).request!
         #expect(await gateway.calls[1]?.pushID == nil)
         try await kamailio.udp.send(SIPResponse(to: options, statusCode: status).serialized(), to: gateway.sipAddress)
-        for _ in 0..<200 where await gateway.calls[1]?.pushID == nil { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(await gateway.calls[1]?.pushID != nil)  // no virtual time passed: the 500 did it
+        // No virtual time passes: the 500 alone sends the push.
+        #expect(await eventually(timeout: .seconds(1)) { await gateway.calls[1]?.pushID != nil })
         #expect(await gateway.wake?.state(of: 1) == .awaitingAck)
-        clock.advance(by: .milliseconds(1_999))
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await clock.waitForSleepers(1))  // the ack window is armed
+        #expect(clock.advance(by: .milliseconds(1_999)) == 0)  // no timer due: nothing can fail over
         #expect(kamailio.received.withLock { $0.contains { ($0.response?.statusCode ?? 0) >= 300 } } == false)
         clock.advance(by: .milliseconds(1))
         let final = try #require(await kamailio.next { ($0.response?.statusCode ?? 0) >= 300 })
@@ -145,8 +151,7 @@ import Testing
         #expect(trying != nil)
         #expect(await clock.waitForSleepers(1))
         #expect(await gateway.calls[1]?.pushID != nil)
-        clock.advance(by: .milliseconds(1_999))
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(clock.advance(by: .milliseconds(1_999)) == 0)  // no timer due: nothing can fail over
         #expect(kamailio.received.withLock { $0.contains { ($0.response?.statusCode ?? 0) >= 300 } } == false)
         clock.advance(by: .milliseconds(1))
         let final = try #require(await kamailio.next { ($0.response?.statusCode ?? 0) >= 300 })
@@ -241,8 +246,12 @@ import Testing
         let ack = await gateway.acked(pushID)
         #expect(ack.status == 200)
         #expect(Self.text(ack) == #"{"acked":true,"call_active":false}"#)
-        clock.advance(by: .seconds(10))
-        try await Task.sleep(for: .milliseconds(50))
+        // The CANCEL disarmed the decision's timer before the 487 went out; the one sleeper left
+        // is the 487's Timer G. Ten seconds wake only it, and its retransmission proves it ran.
+        #expect(await clock.waitForSleepers(1))
+        #expect(clock.sleeperCount == 1)
+        #expect(clock.advance(by: .seconds(10)) == 1)
+        #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         #expect(
             kamailio.received.withLock {
                 $0.contains { $0.request?.method == .invite || $0.response?.statusCode == 480 }

@@ -20,8 +20,8 @@ extension ToolSpecs {
 
             Standard output: JSON Lines events with "event" and "t" (ms since start): listening, call_held, \
             qualify, qualify_result, push_sent, ack, register_seen, released, ringing, answered, failover, \
-            cancelled, call_ended, token_registered, token_deleted. Tokens appear only redacted (first 4 hex \
-            digits and the length). Runs until SIGINT or SIGTERM.
+            cancelled, call_ended, token_registered, token_deleted, device_connected, device_disconnected. \
+            Tokens appear only redacted (first 4 hex digits and the length). Runs until SIGINT or SIGTERM.
             """,
         options: [
             .value(
