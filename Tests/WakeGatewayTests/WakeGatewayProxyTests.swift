@@ -38,7 +38,7 @@ import Testing
 
         /// Takes the first received message matching `where` (bounded poll on the real socket).
         func next(_ where: (SIPMessage) -> Bool) async -> SIPMessage? {
-            await eventuallySome(timeout: .seconds(2)) {
+            await eventuallySome(timeout: .seconds(15)) {
                 received.withLock { list -> SIPMessage? in
                     guard let i = list.firstIndex(where: `where`) else { return nil }
                     return list.remove(at: i)
@@ -130,7 +130,7 @@ import Testing
         #expect(await gateway.calls[1]?.pushID == nil)
         try await kamailio.udp.send(SIPResponse(to: options, statusCode: status).serialized(), to: gateway.sipAddress)
         // No virtual time passes: the 500 alone sends the push.
-        #expect(await eventually(timeout: .seconds(1)) { await gateway.calls[1]?.pushID != nil })
+        #expect(await eventually(timeout: .seconds(15)) { await gateway.calls[1]?.pushID != nil })
         #expect(await gateway.wake?.state(of: 1) == .awaitingAck)
         #expect(await clock.waitForSleepers(1))  // the ack window is armed
         #expect(clock.advance(by: .milliseconds(1_999)) == 0)  // no timer due: nothing can fail over
