@@ -10,6 +10,13 @@ final class CoturnServer: Sendable {
     let port: UInt16
     var hostPort: String { "127.0.0.1:\(port)" }
     var address: UDPSocket.Address { UDPSocket.Address(host: "127.0.0.1", port: port) }
+    /// The relayed ports coturn hands out (TURN mode).
+    var relayPorts: ClosedRange<UInt16> { Self.relayPorts(port) }
+
+    static func relayPorts(_ port: UInt16) -> ClosedRange<UInt16> {
+        let low = 20000 + (port % 400) * 100
+        return low...(low + 99)
+    }
 
     static let binary = "/usr/bin/turnserver"
 
@@ -33,11 +40,11 @@ final class CoturnServer: Sendable {
         ]
         if let turn {
             // A relay port range of its own per server (tests run in parallel).
-            let low = 20000 + Int(port % 400) * 100
+            let ports = relayPorts(port)
             arguments += [
                 "--lt-cred-mech", "--user", "\(turn.user):\(turn.password)", "--realm", turn.realm,
-                "--relay-ip", "127.0.0.1", "--allow-loopback-peers", "--min-port", "\(low)", "--max-port",
-                "\(low + 99)", "--no-tcp-relay",
+                "--relay-ip", "127.0.0.1", "--allow-loopback-peers", "--min-port", "\(ports.lowerBound)",
+                "--max-port", "\(ports.upperBound)", "--no-tcp-relay",
             ]
         } else {
             arguments.append("--stun-only")

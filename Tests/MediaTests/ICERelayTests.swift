@@ -22,6 +22,9 @@ struct ICERelayNetwork {
     var directBlocked = false
     var inFlight: [(at: Duration, bytes: [UInt8], from: UDPSocket.Address, to: UDPSocket.Address)] = []
     var relayedByA = 0
+    /// The TURN server drops what arrives for the relayed address before this time (no
+    /// permission for the peer yet: A installs it when it gets B's description).
+    var permissionAt: Duration = .zero
     var eventsA: [(Duration, ICEAgent.Event)] = []
 
     init(aHasHost: Bool) {
@@ -65,6 +68,7 @@ struct ICERelayNetwork {
             now = max(now, next)
             if let i = inFlight.firstIndex(where: { $0.at <= now }) {
                 let d = inFlight.remove(at: i)
+                if d.to == Self.relay && now < permissionAt { continue }
                 if d.to == Self.relay {
                     // The server relays it to A (Data indication / ChannelData), one more hop.
                     inFlight.append((now + latency, d.bytes, d.from, Self.server))
@@ -131,6 +135,29 @@ struct ICERelayTests {
         net.run(until: .seconds(10))
         #expect(try #require(net.a.selectedPair).local.kind == .relayed)
         #expect(net.b.state == .completed)
+    }
+
+    /// B gets A's offer first and checks A's relayed candidate at once; the TURN server drops
+    /// those checks until A has B's answer (and the permission). A's own check then reaches
+    /// B, whose in-progress check is cancelled and re-sent as a triggered check (RFC 8445
+    /// §7.3.1.4): B has its valid pair one round trip later instead of at its 250 ms
+    /// retransmission.
+    @Test func checksDroppedBeforeThePermissionRecoverWithATriggeredCheck() throws {
+        var net = ICERelayNetwork(aHasHost: false)
+        net.directBlocked = true
+        net.latency = .milliseconds(2)
+        net.permissionAt = .milliseconds(50)
+        net.absorb(
+            net.b.setRemote(ufrag: "ufA", pwd: "passwordA-0123456789abcd", candidates: net.a.localCandidates, now: .zero),
+            fromA: false)
+        net.run(until: .milliseconds(50))
+        #expect(net.b.state == .checking)
+        net.absorb(
+            net.a.setRemote(ufrag: "ufB", pwd: "passwordB-0123456789abcd", candidates: net.b.localCandidates, now: net.now),
+            fromA: true)
+        net.run(until: .milliseconds(120))
+        #expect(net.b.pairs.first?.state == .succeeded, "\(net.b.pairs)")
+        #expect(net.a.state == .completed && net.b.state == .completed)
     }
 
     /// A relayed candidate that arrives after the remote description is paired at once.

@@ -6,6 +6,10 @@ extension ICEAgent {
         var actions: [Action] = []
         // Retransmissions / timeouts.
         for (id, var flight) in inFlight where flight.deadline <= now {
+            if flight.cancelled {
+                inFlight[id] = nil
+                continue
+            }
             for a in flight.transaction.timerFired() {
                 switch a {
                 case .send(let bytes):

@@ -119,7 +119,24 @@ extension ICEAgent {
             case .frozen, .waiting, .failed:
                 pairs[i].state = .waiting
                 if !triggered.contains(pairs[i].id) { triggered.append(pairs[i].id) }
-            case .inProgress, .succeeded:
+            case .inProgress:
+                // §7.3.1.4: cancel the check in progress (its requests may have been lost, e.g.
+                // dropped by a TURN server before the permission existed) and check again now.
+                // A nomination in flight is left alone.
+                let id = pairs[i].id
+                let running = inFlight.filter {
+                    if case .connectivity(id, false, _) = $0.value.purpose { !$0.value.cancelled } else { false }
+                }
+                if !running.isEmpty, remoteCredentials != nil {
+                    let wait = now + configuration.checkTiming.rto
+                    for key in running.keys {
+                        inFlight[key]?.cancelled = true
+                        inFlight[key]?.deadline = wait
+                    }
+                    pairs[i].state = .waiting
+                    if !triggered.contains(id) { triggered.append(id) }
+                }
+            case .succeeded:
                 break
             }
         }

@@ -96,6 +96,9 @@ public struct ICEAgent: Sendable {
         var destination: UDPSocket.Address
         /// Sent from our relayed candidate (through the TURN server).
         var relayed = false
+        /// RFC 8445 §7.3.1.4: superseded by a triggered check; no retransmissions, a late
+        /// response still counts, no response is not a failure.
+        var cancelled = false
         /// The remote password a check was protected with (its response must match it).
         var integrityKey: [UInt8]?
     }
