@@ -40,7 +40,8 @@ extension ToolSpecs {
                 + "ICE: the INVITE or 200 waits for the server's answer, at most --stun-timeout."),
         .value(
             "stun-timeout", valueName: "seconds", kind: .double, default: "0.5",
-            help: "Longest wait for --stun before the SDP goes out with the candidates gathered so far."),
+            help: "Longest wait for --stun (and the --turn allocation) before the SDP goes out with the candidates "
+                + "gathered so far."),
         .value(
             "turn", valueName: "turn:host[:port]",
             help: "TURN server (RFC 8656, UDP, default port 3478) for an ICE relayed candidate (webrtc media); "
