@@ -87,7 +87,8 @@ extension KamailioPeer {
             let lines = relayOnly.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(relayOnly.stderr)")
             #expect(
-                lines.first?.hasPrefix("astra-call: call ended: media failed: TURN allocation failed (turn: unauthorized")
+                lines.first?.hasPrefix(
+                    "astra-call: call ended: media failed: TURN allocation failed (turn: unauthorized")
                     == true, "\(relayOnly.stderr)")
             #expect(lines.first?.contains("wrong username or password") == true)
             #expect(!relayOnly.stderr.contains("wrong-secret") && !relayOnly.stdout.contains("wrong-secret"))

@@ -28,8 +28,10 @@ struct ICERelayNetwork {
     var eventsA: [(Duration, ICEAgent.Event)] = []
 
     init(aHasHost: Bool) {
-        a = ICEAgent(role: .controlling, ufrag: "ufA", pwd: "passwordA-0123456789abcd", ids: SeededIdentifierSource(seed: 1))
-        b = ICEAgent(role: .controlled, ufrag: "ufB", pwd: "passwordB-0123456789abcd", ids: SeededIdentifierSource(seed: 2))
+        a = ICEAgent(
+            role: .controlling, ufrag: "ufA", pwd: "passwordA-0123456789abcd", ids: SeededIdentifierSource(seed: 1))
+        b = ICEAgent(
+            role: .controlled, ufrag: "ufB", pwd: "passwordB-0123456789abcd", ids: SeededIdentifierSource(seed: 2))
         if aHasHost { _ = a.addHostCandidates([Self.hostA.host], port: Self.hostA.port) }
         absorb(a.addRelayCandidate(relayed: Self.relay, mapped: Self.mapped, server: Self.server), fromA: true)
         _ = b.addHostCandidates([Self.hostB.host], port: Self.hostB.port)
@@ -148,12 +150,14 @@ struct ICERelayTests {
         net.latency = .milliseconds(2)
         net.permissionAt = .milliseconds(50)
         net.absorb(
-            net.b.setRemote(ufrag: "ufA", pwd: "passwordA-0123456789abcd", candidates: net.a.localCandidates, now: .zero),
+            net.b.setRemote(
+                ufrag: "ufA", pwd: "passwordA-0123456789abcd", candidates: net.a.localCandidates, now: .zero),
             fromA: false)
         net.run(until: .milliseconds(50))
         #expect(net.b.state == .checking)
         net.absorb(
-            net.a.setRemote(ufrag: "ufB", pwd: "passwordB-0123456789abcd", candidates: net.b.localCandidates, now: net.now),
+            net.a.setRemote(
+                ufrag: "ufB", pwd: "passwordB-0123456789abcd", candidates: net.b.localCandidates, now: net.now),
             fromA: true)
         net.run(until: .milliseconds(120))
         #expect(net.b.pairs.first?.state == .succeeded, "\(net.b.pairs)")

@@ -333,7 +333,8 @@ struct TURNClientTests {
         // ChannelData only for a bound channel.
         #expect(rig.client.receive([0x40, 0x00, 0, 1, 0x16, 0, 0, 0], now: rig.now).isEmpty)
         rig.absorb(rig.client.send([1], to: peer, now: rig.now))
-        #expect(rig.client.receive([0x40, 0x00, 0, 1, 0x16, 0, 0, 0], now: rig.now) == [.event(.data([0x16], from: peer))])
+        #expect(
+            rig.client.receive([0x40, 0x00, 0, 1, 0x16, 0, 0, 0], now: rig.now) == [.event(.data([0x16], from: peer))])
     }
 
     @Test func sendsNothingBeforeOrAfterTheAllocation() {

@@ -111,7 +111,8 @@ extension CallRun.Options {
             }
             rest = rest[..<query]
         }
-        guard let server = try? LineServer(parsing: String(rest), field: "--turn"), (1...65535).contains(server.port ?? 3478)
+        guard let server = try? LineServer(parsing: String(rest), field: "--turn"),
+            (1...65535).contains(server.port ?? 3478)
         else { throw ToolError(.usage, "--turn: '\(text)' is not turn:HOST[:PORT]") }
         guard let user = arguments.string("turn-user"), !user.isEmpty else {
             throw ToolError(.usage, "--turn needs --turn-user")
@@ -119,7 +120,8 @@ extension CallRun.Options {
         guard let file = arguments.string("turn-password-file") else {
             throw ToolError(.usage, "--turn needs --turn-password-file")
         }
-        let password = try InputReader.readText(file).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        let password =
+            try InputReader.readText(file).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             .first.map(String.init) ?? ""
         options.turn = (server.host, UInt16(server.port ?? 3478), user, password)
     }

@@ -227,7 +227,8 @@ final class WebRTCTransport {
         out += turnCommand(now: now) { $0.tick(now: now) }
         if relayPending, let d = relayDeadline, now >= d {
             let error = TURNError(
-                .timeout, "no allocation from \(configuration.turn?.server.description ?? "") within the gathering time")
+                .timeout, "no allocation from \(configuration.turn?.server.description ?? "") within the gathering time"
+            )
             out += relayGatheringFailed(error)
         }
         if let d = dtlsDeadline, d <= now, let dtls {

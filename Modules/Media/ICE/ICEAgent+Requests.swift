@@ -28,7 +28,8 @@ extension ICEAgent {
     ) -> [Action] {
         if request.hasFingerprint && !request.fingerprintMatches { return [] }  // not ours (RFC 8489 §7.3)
         // Arrived through our TURN allocation: the answer goes back the same way.
-        let relayed = localAddress.map { hint in localCandidates.contains { $0.kind == .relayed && $0.address == hint } }
+        let relayed =
+            localAddress.map { hint in localCandidates.contains { $0.kind == .relayed && $0.address == hint } }
             ?? false
         func respond(
             _ request: STUNMessage, _ cls: STUNMessage.Class, _ attributes: [STUNAttribute], to: UDPSocket.Address,

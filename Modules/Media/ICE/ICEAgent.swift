@@ -301,7 +301,8 @@ public struct ICEAgent: Sendable {
         var deadline = now
         for a in t.start() {
             switch a {
-            case .send(let bytes): actions.append(relayed ? .sendRelayed(bytes, to: destination) : .send(bytes, to: destination))
+            case .send(let bytes):
+                actions.append(relayed ? .sendRelayed(bytes, to: destination) : .send(bytes, to: destination))
             case .startTimer(let d): deadline = now + d
             default: break
             }

@@ -258,7 +258,8 @@ public struct TURNClient: Sendable {
                 case .timedOut:
                     inFlight[id] = nil
                     actions += failed(
-                        flight.request, TURNError(.timeout, "no answer to \(flight.request.name) from \(configuration.server)"))
+                        flight.request,
+                        TURNError(.timeout, "no answer to \(flight.request.name) from \(configuration.server)"))
                 default: break
                 }
             }
@@ -269,8 +270,10 @@ public struct TURNClient: Sendable {
             refreshAt = nil
             actions += start(.refresh(lifetime: configuration.requestedLifetime ?? 600), now: now)
         }
-        let due = permissions.filter { $0.value.status == .installed && ($0.value.refreshAt.map { now >= $0 } ?? false) }
-            .keys.sorted()
+        let due = permissions.filter {
+            $0.value.status == .installed && ($0.value.refreshAt.map { now >= $0 } ?? false)
+        }
+        .keys.sorted()
         if !due.isEmpty {
             for host in due { permissions[host]?.refreshAt = nil }
             actions += start(.createPermission(due), now: now)
@@ -433,13 +436,15 @@ public struct TURNClient: Sendable {
             let realm = message.realm ?? self.realm, flight.staleRetries < 3, state != .closed
         {
             if realm != self.realm || key == nil {
-                key = STUNMessage.longTermKey(username: configuration.username, realm: realm, password: configuration.password)
+                key = STUNMessage.longTermKey(
+                    username: configuration.username, realm: realm, password: configuration.password)
             }
             self.realm = realm
             self.nonce = nonce
             return start(flight.request, now: now, staleRetries: flight.staleRetries + (status == 438 ? 1 : 0))
         }
-        var error = TURNError(status: status, reason: reason, "\(flight.request.name) refused by \(configuration.server)")
+        var error = TURNError(
+            status: status, reason: reason, "\(flight.request.name) refused by \(configuration.server)")
         if status == 401 {
             error = TURNError(
                 .unauthorized, status: 401,
