@@ -65,8 +65,10 @@ extension KamailioPeer {
                 let remote = H.field("remote", in: ice) ?? ""
                 #expect(coturn.relayPorts.contains(UInt16(remote.split(separator: ":").last ?? "") ?? 0), "\(ice)")
             }
-            #expect(try H.toneSeconds(callerWAV, frequency: 1000) >= 2.5)
-            #expect(try H.toneSeconds(calleeWAV, frequency: 440) >= 2.5)
+            let heardByCaller = try H.toneSeconds(callerWAV, frequency: 1000)
+            let heardByCallee = try H.toneSeconds(calleeWAV, frequency: 440)
+            #expect(heardByCaller >= 2.5, "caller heard \(heardByCaller) s: \(caller.stdout)")
+            #expect(heardByCallee >= 2.5, "callee heard \(heardByCallee) s: \(callee.stdout)")
             #expect(try H.toneSeconds(callerWAV, frequency: 440) == 0)
         }
 
