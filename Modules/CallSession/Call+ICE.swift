@@ -10,8 +10,30 @@ import SIPDialog
 /// server answered, or at most `ice.gatheringTimeout` (500 ms by default), then carry what was
 /// gathered by then (host candidates only, when the server is dead).
 extension Call {
-    /// Whether this call gathers server-reflexive candidates (WebRTC with a STUN server).
-    var gathersServerReflexive: Bool { isWebRTC && options.webRTC.stunServer != nil }
+    /// Whether this call gathers server-reflexive or relayed candidates (WebRTC with a STUN
+    /// or TURN server).
+    var gathersServerReflexive: Bool {
+        isWebRTC && (options.webRTC.stunServer != nil || options.webRTC.turn != nil)
+    }
+
+    /// With ``ICETransportPolicy/relay`` and no relayed candidate, the call cannot have media:
+    /// the reason to end it with, before the INVITE or the 200 goes out.
+    func relayOnlyFailure() async -> String? {
+        guard isWebRTC, options.webRTC.icePolicy == .relay else { return nil }
+        if let error = await media.relayFailure { return "TURN allocation failed (\(error))" }
+        if options.webRTC.turn == nil { return "--ice-policy relay needs a TURN server" }
+        return nil
+    }
+
+    /// A TURN allocation failed or was lost: fatal with relay-only ICE, else ICE goes on with
+    /// the host and server-reflexive candidates.
+    func turnFailed(_ error: TURNError) async {
+        guard options.webRTC.icePolicy == .relay else {
+            sink.yield(.relayFailed(reason: error.description))
+            return
+        }
+        await run(machine.hangUp(reason: .mediaFailed("TURN allocation failed (\(error))")))
+    }
 
     /// Waits for candidate gathering (bounded by the ICE agent's gathering timeout) and takes
     /// the gathered candidates into ``capabilities``.
@@ -24,7 +46,7 @@ extension Call {
         let count = { (type: String) in local.ice.candidates.filter { $0.type == type }.count }
         sink.yield(
             .iceGathered(
-                host: count("host"), serverReflexive: count("srflx"),
+                host: count("host"), serverReflexive: count("srflx"), relayed: count("relay"),
                 waitedMilliseconds: CallStatistics.milliseconds(started.duration(to: clock.now))))
     }
 

@@ -113,6 +113,10 @@ extension Call {
             await mediaFailed("ICE failed: no candidate pair answered (RFC 8445 §7.2.5.3)")
         case .consentLost:
             await mediaFailed("ICE consent lost (RFC 7675 §5.1)")
+        case .turnFailed(let error):
+            await turnFailed(error)
+        case .relayAllocated:
+            break
         case .iceStateChanged, .iceRoleChanged:
             break
         }

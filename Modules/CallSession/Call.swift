@@ -227,6 +227,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
         await run(machine.start())
         await startWebRTCMedia()
         await gatherBeforeOffering()
+        if let reason = await relayOnlyFailure() {
+            await run(machine.hangUp(reason: .mediaFailed(reason)))
+            return
+        }
         await execute(usage.start())
         startMediaPump()
     }
@@ -243,6 +247,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
         guard machine.state == .ringing || machine.state == .early else { return }
         await awaitGathering()
         guard machine.state == .ringing || machine.state == .early else { return }
+        if let reason = await relayOnlyFailure() {
+            await run(machine.hangUp(reason: .mediaFailed(reason)))
+            return
+        }
         let body: SessionBody
         if let offer = usage.remoteInitialOffer {
             guard let answer = await answerBody(for: offer) else {

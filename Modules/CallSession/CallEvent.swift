@@ -21,7 +21,10 @@ public enum CallEvent: Sendable, Hashable {
     /// WebRTC with a STUN server: candidate gathering ended (RFC 8445 §5.1.1.2) and the SDP
     /// goes out with `host` and `serverReflexive` candidates, after waiting `waitedMilliseconds`
     /// for gathering (at most the gathering timeout; no trickle ICE).
-    case iceGathered(host: Int, serverReflexive: Int, waitedMilliseconds: Double)
+    case iceGathered(host: Int, serverReflexive: Int, relayed: Int, waitedMilliseconds: Double)
+    /// The TURN allocation failed or was lost and ICE goes on without a relayed candidate
+    /// (``Media/ICETransportPolicy/all``; with `.relay` the call ends with `mediaFailed`).
+    case relayFailed(reason: String)
     /// WebRTC: an ICE restart (RFC 8445 §9; ours or the peer's re-offer) selected its new pair,
     /// `milliseconds` after the restart; media stayed on the old pair until then.
     case iceRestarted(byPeer: Bool, local: String, remote: String, milliseconds: Double)

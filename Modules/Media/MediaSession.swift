@@ -381,6 +381,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 length = n
             }
             let packet = UnsafeRawBufferPointer(rebasing: raw[0..<length])
+            if let relayed = relayedMedia(packet, to: remote) { return relayed ? length : nil }
             if connectedPeer == remote { return rtpSocket.sendConnected(packet) ? length : nil }
             return rtpSocket.send(packet, to: remote) ? length : nil
         }
@@ -409,10 +410,15 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         case .rtp where webrtc == nil || inbound != nil: receiveRTP(&bytes, from: datagram.source)
         case .rtcp where webrtc == nil || inbound != nil: receiveRTCP(&bytes)
         case .rtp, .rtcp: break  // WebRTC: not keyed yet (DTLS still running)
-        case .stun where webrtc != nil, .dtls where webrtc != nil:
+        case .stun where webrtc != nil, .dtls where webrtc != nil, .turnChannel where webrtc != nil:
             receiveWebRTC(bytes, kind: kind, from: datagram.source)
         default: stats.malformedPackets += 1
         }
+    }
+
+    /// RTP/RTCP that the TURN server relayed from the peer (WebRTC over a relayed pair).
+    func handleRelayed(_ bytes: [UInt8], from peer: UDPSocket.Address) {
+        handle(Datagram(bytes: bytes, onRTCPSocket: false, source: peer))
     }
 
     private func receiveRTP(_ bytes: inout [UInt8], from source: UDPSocket.Address?) {
@@ -558,6 +564,10 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             guard let protected = try? outbound.protectRTCP(bytes) else { return }
             bytes = protected
         }
-        if (rtcpSocket ?? rtpSocket).send(bytes, to: remoteRTCP) { stats.rtcpSent += 1 }
+        if let relayed = bytes.withUnsafeBytes({ relayedMedia($0, to: remoteRTCP) }) {
+            if relayed { stats.rtcpSent += 1 }
+        } else if (rtcpSocket ?? rtpSocket).send(bytes, to: remoteRTCP) {
+            stats.rtcpSent += 1
+        }
     }
 }

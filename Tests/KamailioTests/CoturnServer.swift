@@ -1,27 +1,55 @@
 import Foundation
 import Media
 
-/// Debian's coturn (`turnserver`) as a STUN-only server on 127.0.0.1 (scripts/debian-packages.txt):
-/// an independent STUN implementation for the `--stun` tests. Started on a free port, ready
-/// once it answers a Binding request, stopped by its PID.
+/// Debian's coturn (`turnserver`) on 127.0.0.1 (scripts/debian-packages.txt): an independent
+/// STUN implementation for the `--stun` tests (`--stun-only`), or a TURN server (RFC 8656) with
+/// one static long-term user for the `--turn` tests. Started on a free port, ready once it
+/// answers a Binding request, stopped by its PID.
 final class CoturnServer: Sendable {
     let process: ToolProcess
     let port: UInt16
     var hostPort: String { "127.0.0.1:\(port)" }
+    var address: UDPSocket.Address { UDPSocket.Address(host: "127.0.0.1", port: port) }
+    /// The relayed ports coturn hands out (TURN mode).
+    var relayPorts: ClosedRange<UInt16> { Self.relayPorts(port) }
+
+    static func relayPorts(_ port: UInt16) -> ClosedRange<UInt16> {
+        let low = 20000 + (port % 400) * 100
+        return low...(low + 99)
+    }
 
     static let binary = "/usr/bin/turnserver"
 
-    static func start() async throws -> CoturnServer {
+    /// A TURN user: `--lt-cred-mech --user USER:PASSWORD --realm REALM`.
+    struct TURNUser {
+        var user = "u"
+        var password = "p"
+        var realm = "astra"
+    }
+
+    /// STUN only, or TURN with `turn`: relayed addresses on 127.0.0.1 and loopback peers
+    /// allowed explicitly (`--allow-loopback-peers`: coturn refuses 127.x peers by default).
+    static func start(turn: TURNUser? = nil) async throws -> CoturnServer {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ToolProcessError(message: "\(binary) is missing: install coturn (scripts/install-deps.sh)")
         }
         let port = try UDPSocket(bindHost: "127.0.0.1").localAddress.port  // free now, bound by coturn next
-        let process = try ToolProcess(
-            binary,
-            [
-                "-n", "--stun-only", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--no-tls",
-                "--no-dtls", "--no-cli", "--log-file", "stdout", "--simple-log",
-            ])
+        var arguments = [
+            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--no-tls", "--no-dtls", "--no-cli",
+            "--log-file", "stdout", "--simple-log",
+        ]
+        if let turn {
+            // A relay port range of its own per server (tests run in parallel).
+            let ports = relayPorts(port)
+            arguments += [
+                "--lt-cred-mech", "--user", "\(turn.user):\(turn.password)", "--realm", turn.realm,
+                "--relay-ip", "127.0.0.1", "--allow-loopback-peers", "--min-port", "\(ports.lowerBound)",
+                "--max-port", "\(ports.upperBound)", "--no-tcp-relay",
+            ]
+        } else {
+            arguments.append("--stun-only")
+        }
+        let process = try ToolProcess(binary, arguments)
         let server = CoturnServer(process: process, port: port)
         guard await server.answers(within: .seconds(5)) else {
             server.stop()

@@ -70,6 +70,8 @@ struct ICETestNetwork {
                     continue
                 }
                 inFlight.append((now + latency, bytes, fromA ? Self.addressA : Self.addressB, to))
+            case .sendRelayed:
+                Issue.record("no relayed candidate here")
             case .event(let e):
                 if fromA { eventsA.append((now, e)) } else { eventsB.append((now, e)) }
             }
@@ -323,7 +325,7 @@ struct ICETestNetwork {
                     sends.append(now)
                     requestID = (try? STUNMessage(parsing: bytes))?.transactionID ?? []
                 case .event(.gatheringComplete): completeAt = now
-                case .event: break
+                case .event, .sendRelayed: break
                 }
             }
         }

@@ -34,6 +34,8 @@ import ToolSupport
         ),
         ("sip:alice:hunter2@pbx.example.com", "sip:alice:\(r)@pbx.example.com"),
         ("wss://u:pw@ws.example.com/ws", "wss://u:\(r)@ws.example.com/ws"),
+        ("turn:u:pw@turn.example.com:3478", "turn:u:\(r)@turn.example.com:3478"),
+        ("turn_password=hunter2 turn-password: hunter3", "turn_password=\(r) turn-password: \(r)"),
         ("sip:alice@pbx.example.com:5061;transport=tls", "sip:alice@pbx.example.com:5061;transport=tls"),
         ("REGISTER sip:pbx.example.com SIP/2.0", "REGISTER sip:pbx.example.com SIP/2.0"),
         (

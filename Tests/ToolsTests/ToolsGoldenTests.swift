@@ -97,6 +97,19 @@ import enum ToolSupport.AstraVersion
             arguments: ["dial", "--ice", "--stun", "[::1", "--user", "1001", "--domain", "x.org", "1002"],
             status: 64, stdout: .exact(""), stderr: "astra-call: --stun: '[::1' is not HOST[:PORT]\n"),
         GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--ice", "--turn", "turn:127.0.0.1", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""), stderr: "astra-call: --turn needs --turn-user\n"),
+        GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--ice", "--turn", "turns:127.0.0.1", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""),
+            stderr: "astra-call: --turn: turns: (TLS) is not supported; use turn:HOST[:PORT]\n"),
+        GoldenCase(
+            tool: "astra-call",
+            arguments: ["dial", "--ice", "--ice-policy", "relay", "--user", "1001", "--domain", "x.org", "1002"],
+            status: 64, stdout: .exact(""), stderr: "astra-call: --ice-policy relay needs --turn\n"),
+        GoldenCase(
             tool: "astra-call", arguments: ["dial", "--media", "srtp", "--user", "1001", "--domain", "x.org", "1002"],
             status: 64, stdout: .exact(""),
             stderr: "astra-call: option --media: expected one of auto, rtp, webrtc, got 'srtp'\n"),

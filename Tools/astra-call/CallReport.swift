@@ -56,10 +56,15 @@ struct CallReport {
                 ])
         case .iceConnected(let local, let remote, let since):
             output.emit("ice_connected", Self.since(since, ["local": .string(local), "remote": .string(remote)]))
-        case .iceGathered(let host, let srflx, let waited):
+        case .iceGathered(let host, let srflx, let relay, let waited):
             output.emit(
                 "ice_gathered",
-                ["host": .int(host), "srflx": .int(srflx), "waited_ms": .double(Self.rounded(waited))])
+                [
+                    "host": .int(host), "srflx": .int(srflx), "relay": .int(relay),
+                    "waited_ms": .double(Self.rounded(waited)),
+                ])
+        case .relayFailed(let reason):
+            output.emit("turn_failed", ["reason": .string(reason)])
         case .iceRestarted(let byPeer, let local, let remote, let ms):
             output.emit(
                 "ice_restarted",

@@ -61,10 +61,11 @@ extension CallRun.Options {
             }
             options.call.webRTC.ice.gatheringTimeout = .milliseconds(Int(timeout * 1000))
         }
+        try parseTURN(arguments, into: &options)
         // ICE options need a call that can be WebRTC: dial offers it only with --media webrtc.
         let media = options.call.mediaMode
         if media == .rtp || media == .auto && context.subcommand == "dial" {
-            for key in ["stun", "ice-restart-after"] where arguments.string(key) != nil {
+            for key in ["stun", "turn", "ice-restart-after"] where arguments.string(key) != nil {
                 throw ToolError(
                     .usage, "--\(key) needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)")
             }
@@ -86,6 +87,43 @@ extension CallRun.Options {
             expectTone: arguments.double("expect-tone"))
         options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
         return (setup, options, audio)
+    }
+
+    /// `--turn`, `--turn-user`, `--turn-password-file`, `--ice-policy` (RFC 8656, RFC 7065 URI).
+    static func parseTURN(_ arguments: ParsedArguments, into options: inout CallRun.Options) throws(ToolError) {
+        let policy = ICETransportPolicy(rawValue: arguments.string("ice-policy") ?? "all") ?? .all
+        options.call.webRTC.icePolicy = policy
+        guard let text = arguments.string("turn") else {
+            for key in ["turn-user", "turn-password-file"] where arguments.string(key) != nil {
+                throw ToolError(.usage, "--\(key) needs --turn")
+            }
+            if policy == .relay { throw ToolError(.usage, "--ice-policy relay needs --turn") }
+            return
+        }
+        var rest = Substring(text)
+        if rest.lowercased().hasPrefix("turns:") {
+            throw ToolError(.usage, "--turn: turns: (TLS) is not supported; use turn:HOST[:PORT]")
+        }
+        if rest.lowercased().hasPrefix("turn:") { rest = rest.dropFirst(5) }
+        if let query = rest.firstIndex(of: "?") {
+            guard rest[query...].lowercased() == "?transport=udp" else {
+                throw ToolError(.usage, "--turn: only UDP (?transport=udp) is supported")
+            }
+            rest = rest[..<query]
+        }
+        guard let server = try? LineServer(parsing: String(rest), field: "--turn"),
+            (1...65535).contains(server.port ?? 3478)
+        else { throw ToolError(.usage, "--turn: '\(text)' is not turn:HOST[:PORT]") }
+        guard let user = arguments.string("turn-user"), !user.isEmpty else {
+            throw ToolError(.usage, "--turn needs --turn-user")
+        }
+        guard let file = arguments.string("turn-password-file") else {
+            throw ToolError(.usage, "--turn needs --turn-password-file")
+        }
+        let password =
+            try InputReader.readText(file).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .first.map(String.init) ?? ""
+        options.turn = (server.host, UInt16(server.port ?? 3478), user, password)
     }
 
     /// `--media`, `--srtp`, `--ice`: the media profile (docs/man/astra-call.md).

@@ -28,6 +28,9 @@ struct CallRun {
         var iceRestartAfter: Duration?
         /// `--stun HOST[:PORT]`, resolved when the run starts (docs/decisions.md D15).
         var stun: (host: String, port: UInt16)?
+        /// `--turn turn:HOST[:PORT]` with `--turn-user` / `--turn-password-file`, resolved when
+        /// the run starts.
+        var turn: (host: String, port: UInt16, user: String, password: String)?
         var call = CallOptions()
         var mediaAddress: String?
         var sipTrace = false
@@ -60,6 +63,13 @@ struct CallRun {
         var options = self.options
         if let (host, port) = options.stun {
             options.call.webRTC.stunServer = await Self.stunServer(host, port, context)
+        }
+        if let turn = options.turn {
+            if let server = await Self.stunServer(turn.host, turn.port, context, option: "--turn") {
+                var t = TURNClient.Configuration(server: server, username: turn.user, password: turn.password)
+                t.software = "astra-call/\(AstraVersion.current)"
+                options.call.webRTC.turn = t
+            }
         }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
@@ -251,13 +261,15 @@ struct CallRun {
 
     /// The `--stun` server's address (an IPv4 one first: media is IPv4); nil with a warning when
     /// the name does not resolve — the call then offers host candidates only.
-    static func stunServer(_ host: String, _ port: UInt16, _ context: ToolContext) async -> UDPSocket.Address? {
+    static func stunServer(
+        _ host: String, _ port: UInt16, _ context: ToolContext, option: String = "--stun"
+    ) async -> UDPSocket.Address? {
         do {
             let addresses = try await Resolver.resolve(host: host, port: port, transport: .udp)
             guard let address = addresses.first(where: { !$0.isIPv6 }) ?? addresses.first else { return nil }
             return UDPSocket.Address(host: address.ip, port: port)
         } catch {
-            context.diagnostics.warning("--stun \(host): \(error); offering host candidates only")
+            context.diagnostics.warning("\(option) \(host): \(error); no candidates from it")
             return nil
         }
     }

@@ -74,11 +74,25 @@ extension MediaSession {
 
     func receiveWebRTC(_ bytes: [UInt8], kind: PacketKind, from source: UDPSocket.Address?) {
         guard let webrtc, let source else { return }
-        perform(
-            kind == .stun
-                ? webrtc.receiveSTUN(bytes, from: source, now: elapsed)
-                : webrtc.receiveDTLS(bytes, from: source, now: elapsed))
+        switch kind {
+        case .stun: perform(webrtc.receiveSTUN(bytes, from: source, now: elapsed))
+        case .turnChannel: perform(webrtc.receiveChannelData(bytes, from: source, now: elapsed))
+        default: perform(webrtc.receiveDTLS(bytes, from: source, now: elapsed))
+        }
     }
+
+    /// Media for the peer through the TURN relay when the ICE pair in use is relayed (nil:
+    /// send it directly).
+    func relayedMedia(_ packet: UnsafeRawBufferPointer, to peer: UDPSocket.Address) -> Bool? {
+        guard let webrtc, webrtc.mediaRelayed else { return nil }
+        let outputs = webrtc.relay(Array(packet), to: peer, now: elapsed)
+        perform(outputs)
+        return !outputs.isEmpty
+    }
+
+    /// Why there is no relayed candidate (TURN allocation refused, timed out or lost); nil when
+    /// there is one or no TURN server is configured.
+    public var relayFailure: TURNError? { webrtc?.relayFailure }
 
     /// Sleeps until the transport's next deadline (at most 5 ms, so inputs that move it
     /// earlier are honoured) and runs its timers.
@@ -98,6 +112,7 @@ extension MediaSession {
         for output in outputs {
             switch output {
             case .send(let bytes, let to): rtpSocket.send(bytes, to: to)
+            case .relayedMedia(let bytes, let from): handleRelayed(bytes, from: from)
             case .event(let e): eventContinuation.yield(.webRTC(e))
             case .secured(let keys, let to):
                 do {

@@ -8,6 +8,13 @@ public struct WebRTCConfiguration: Sendable, Hashable {
     /// Server-reflexive candidates from this STUN server (nil: none; tests on loopback must
     /// not use one, WEBRTC-NOTES).
     public var stunServer: UDPSocket.Address?
+    /// Relayed candidates from this TURN server (RFC 8656; nil: none). The allocation is part
+    /// of gathering, bounded by `ice.gatheringTimeout` like the STUN server's answer.
+    public var turn: TURNClient.Configuration?
+    /// Which local candidates ICE may use (W3C `RTCIceTransportPolicy`): `.relay` gathers and
+    /// offers only the TURN relayed candidate, so every check and all media go through the
+    /// TURN server; no allocation then means ICE failure.
+    public var icePolicy: ICETransportPolicy = .all
     /// Host candidate addresses; nil = the bound address, or every usable interface when
     /// bound to `0.0.0.0`.
     public var hostAddresses: [String]?
@@ -18,6 +25,12 @@ public struct WebRTCConfiguration: Sendable, Hashable {
     public var srtpProfiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32]
 
     public init() {}
+}
+
+/// W3C `RTCIceTransportPolicy`: every candidate, or relayed candidates only.
+public enum ICETransportPolicy: String, Sendable, Hashable {
+    case all
+    case relay
 }
 
 /// What our SDP carries for WebRTC (ICE credentials + candidates, certificate fingerprint).
@@ -41,6 +54,11 @@ public enum WebRTCEvent: Sendable, Hashable, CustomStringConvertible {
     case consentLost
     /// DTLS failed; `error.description` is the reason to print (e.g. fingerprint mismatch).
     case dtlsFailed(DTLSError)
+    /// The TURN server granted a relayed candidate (RFC 8656 §7.3).
+    case relayAllocated(relayed: UDPSocket.Address, mapped: UDPSocket.Address?)
+    /// The TURN allocation failed or was lost: no relayed candidate (with
+    /// ``ICETransportPolicy/relay`` an ``iceFailed`` follows).
+    case turnFailed(TURNError)
 
     public var description: String {
         switch self {
@@ -51,6 +69,8 @@ public enum WebRTCEvent: Sendable, Hashable, CustomStringConvertible {
         case .iceFailed: "ice failed"
         case .consentLost: "ice consent lost"
         case .dtlsFailed(let e): e.description
+        case .relayAllocated(let r, _): "turn relayed candidate \(r)"
+        case .turnFailed(let e): e.description
         }
     }
 }

@@ -6,9 +6,16 @@ extension ICEAgent {
         var actions: [Action] = []
         // Retransmissions / timeouts.
         for (id, var flight) in inFlight where flight.deadline <= now {
+            if flight.cancelled {
+                inFlight[id] = nil
+                continue
+            }
             for a in flight.transaction.timerFired() {
                 switch a {
-                case .send(let bytes): actions.append(.send(bytes, to: flight.destination))
+                case .send(let bytes):
+                    actions.append(
+                        flight.relayed
+                            ? .sendRelayed(bytes, to: flight.destination) : .send(bytes, to: flight.destination))
                 case .startTimer(let d): flight.deadline = now + d
                 case .timedOut:
                     inFlight[id] = nil
@@ -101,7 +108,8 @@ extension ICEAgent {
             .encoded(integrity: .sha1(key: Array(remote.pwd.utf8)))
         return start(
             STUNClientTransaction(request: bytes, transactionID: id, timing: configuration.checkTiming),
-            purpose: purpose, to: pair.remote.address, now: now, key: Array(remote.pwd.utf8))
+            purpose: purpose, to: pair.remote.address, now: now, key: Array(remote.pwd.utf8),
+            relayed: pair.local.kind == .relayed)
     }
 
     /// A check or gathering request got no response (§7.2.5.2: the pair fails).

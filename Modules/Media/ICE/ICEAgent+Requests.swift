@@ -15,12 +15,11 @@ extension ICEAgent {
 
     func respond(
         _ request: STUNMessage, _ cls: STUNMessage.Class, _ attributes: [STUNAttribute], to: UDPSocket.Address,
-        integrity: Bool = true, password: String? = nil
+        integrity: Bool = true, password: String? = nil, relayed: Bool = false
     ) -> Action {
         let m = STUNMessage(cls, transactionID: request.transactionID, attributes: attributes)
-        return .send(
-            m.encoded(integrity: integrity ? .sha1(key: Array((password ?? localCredentials.pwd).utf8)) : .none),
-            to: to)
+        let bytes = m.encoded(integrity: integrity ? .sha1(key: Array((password ?? localCredentials.pwd).utf8)) : .none)
+        return relayed ? .sendRelayed(bytes, to: to) : .send(bytes, to: to)
     }
 
     /// RFC 8445 §7.3 and RFC 8489 §9.1.3 / §6.3.1.
@@ -28,6 +27,17 @@ extension ICEAgent {
         _ request: STUNMessage, from source: UDPSocket.Address, localAddress: UDPSocket.Address?, now: Duration
     ) -> [Action] {
         if request.hasFingerprint && !request.fingerprintMatches { return [] }  // not ours (RFC 8489 §7.3)
+        // Arrived through our TURN allocation: the answer goes back the same way.
+        let relayed =
+            localAddress.map { hint in localCandidates.contains { $0.kind == .relayed && $0.address == hint } }
+            ?? false
+        func respond(
+            _ request: STUNMessage, _ cls: STUNMessage.Class, _ attributes: [STUNAttribute], to: UDPSocket.Address,
+            integrity: Bool = true, password: String? = nil
+        ) -> Action {
+            self.respond(
+                request, cls, attributes, to: to, integrity: integrity, password: password, relayed: relayed)
+        }
         guard request.hasIntegrity, let username = request.username else {
             return [
                 respond(request, .errorResponse, [.errorCode(400, reason: "Bad Request")], to: source, integrity: false)
@@ -110,7 +120,24 @@ extension ICEAgent {
             case .frozen, .waiting, .failed:
                 pairs[i].state = .waiting
                 if !triggered.contains(pairs[i].id) { triggered.append(pairs[i].id) }
-            case .inProgress, .succeeded:
+            case .inProgress:
+                // §7.3.1.4: cancel the check in progress (its requests may have been lost, e.g.
+                // dropped by a TURN server before the permission existed) and check again now.
+                // A nomination in flight is left alone.
+                let id = pairs[i].id
+                let running = inFlight.filter {
+                    if case .connectivity(id, false, _) = $0.value.purpose { !$0.value.cancelled } else { false }
+                }
+                if !running.isEmpty, remoteCredentials != nil {
+                    let wait = now + configuration.checkTiming.rto
+                    for key in running.keys {
+                        inFlight[key]?.cancelled = true
+                        inFlight[key]?.deadline = wait
+                    }
+                    pairs[i].state = .waiting
+                    if !triggered.contains(id) { triggered.append(id) }
+                }
+            case .succeeded:
                 break
             }
         }
@@ -138,6 +165,7 @@ extension ICEAgent {
 
     /// The host candidate a request from `source` arrived on (one socket serves them all).
     func localCandidate(for source: UDPSocket.Address, hint: UDPSocket.Address?) -> ICEAgentCandidate? {
+        if let hint, let c = localCandidates.first(where: { $0.kind == .relayed && $0.address == hint }) { return c }
         let hosts = localCandidates.filter { $0.kind == .host }
         if let hint, let c = hosts.first(where: { $0.address == hint }) { return c }
         let v6 = source.host.contains(":")

@@ -76,6 +76,9 @@ public struct ICEAgent: Sendable {
 
     public enum Action: Sendable, Hashable {
         case send([UInt8], to: UDPSocket.Address)
+        /// Send through the TURN allocation of our relayed candidate (RFC 8656 Send
+        /// indication or ChannelData) to this peer address.
+        case sendRelayed([UInt8], to: UDPSocket.Address)
         case event(Event)
     }
 
@@ -91,6 +94,11 @@ public struct ICEAgent: Sendable {
         var transaction: STUNClientTransaction
         var deadline: Duration
         var destination: UDPSocket.Address
+        /// Sent from our relayed candidate (through the TURN server).
+        var relayed = false
+        /// RFC 8445 §7.3.1.4: superseded by a triggered check; no retransmissions, a late
+        /// response still counts, no response is not a failure.
+        var cancelled = false
         /// The remote password a check was protected with (its response must match it).
         var integrityKey: [UInt8]?
     }
@@ -176,6 +184,26 @@ public struct ICEAgent: Sendable {
             purpose: .gathering(server: server, base: base.address), to: server, now: now)
     }
 
+    /// A relayed candidate (RFC 8445 §5.1.1.2, RFC 8656): the TURN allocation's relayed
+    /// address, type preference 0, the server-reflexive address as its related address in
+    /// the SDP (RFC 8839 §5.1). Its base is itself; checks from it go out as
+    /// ``Action/sendRelayed(_:to:)``, and datagrams that arrive through the relay are passed
+    /// to ``receive(_:from:localAddress:now:)`` with `localAddress` = `relayed`.
+    public mutating func addRelayCandidate(
+        relayed: UDPSocket.Address, mapped: UDPSocket.Address?, server: UDPSocket.Address
+    ) -> [Action] {
+        guard !localCandidates.contains(where: { $0.address == relayed }) else { return [] }
+        var c = ICEAgentCandidate(
+            kind: .relayed, address: relayed,
+            priority: ICEAgentCandidate.priority(kind: .relayed, localPreference: 65535),
+            foundation: ICEAgentCandidate.foundation(
+                kind: .relayed, baseHost: mapped?.host ?? relayed.host, server: server.host))
+        c.relatedAddress = mapped
+        localCandidates.append(c)
+        if remoteCredentials != nil { formPairs() }
+        return [.event(.localCandidate(c))]
+    }
+
     // MARK: Remote description (§6.1.2)
 
     /// Sets the peer's credentials and candidates (from its SDP) and starts checking.
@@ -205,7 +233,7 @@ public struct ICEAgent: Sendable {
     /// §6.1.2.2 pairing (same family, loopback only with loopback), §6.1.2.4 pruning (one
     /// pair per local base and remote address), §6.1.2.6 initial states.
     mutating func formPairs() {
-        for local in localCandidates where local.kind == .host {
+        for local in localCandidates where local.kind == .host || local.kind == .relayed {
             for remote in remoteCandidates
             where remote.isIPv6 == local.isIPv6 && remote.isLoopback == local.isLoopback
                 && !pairs.contains(where: { $0.local.address == local.address && $0.remote.address == remote.address })
@@ -266,20 +294,22 @@ public struct ICEAgent: Sendable {
 
     mutating func start(
         _ transaction: STUNClientTransaction, purpose: Purpose, to destination: UDPSocket.Address, now: Duration,
-        key: [UInt8]? = nil
+        key: [UInt8]? = nil, relayed: Bool = false
     ) -> [Action] {
         var t = transaction
         var actions: [Action] = []
         var deadline = now
         for a in t.start() {
             switch a {
-            case .send(let bytes): actions.append(.send(bytes, to: destination))
+            case .send(let bytes):
+                actions.append(relayed ? .sendRelayed(bytes, to: destination) : .send(bytes, to: destination))
             case .startTimer(let d): deadline = now + d
             default: break
             }
         }
         inFlight[t.transactionID] = InFlight(
-            purpose: purpose, transaction: t, deadline: deadline, destination: destination, integrityKey: key)
+            purpose: purpose, transaction: t, deadline: deadline, destination: destination, relayed: relayed,
+            integrityKey: key)
         return actions
     }
 

@@ -26,6 +26,9 @@ public struct ICEAgentCandidate: Sendable, Hashable, CustomStringConvertible {
     public var priority: UInt32
     public var foundation: String
     public var component: Int
+    /// The SDP `raddr`/`rport` when it is not the base: a relayed candidate's server-reflexive
+    /// (mapped) address (RFC 8839 §5.1).
+    public var relatedAddress: UDPSocket.Address?
 
     public init(
         kind: ICECandidateKind, address: UDPSocket.Address, base: UDPSocket.Address? = nil, priority: UInt32,
@@ -56,7 +59,8 @@ public struct ICEAgentCandidate: Sendable, Hashable, CustomStringConvertible {
         ICECandidate(
             foundation: foundation, component: component, transport: "UDP", priority: priority, address: address.host,
             port: address.port, type: kind.rawValue,
-            relatedAddress: kind == .host ? nil : base.host, relatedPort: kind == .host ? nil : base.port)
+            relatedAddress: kind == .host ? nil : (relatedAddress ?? base).host,
+            relatedPort: kind == .host ? nil : (relatedAddress ?? base).port)
     }
 
     /// From an SDP candidate; nil for non-UDP or unresolved (mDNS `.local`) addresses.

@@ -17,12 +17,23 @@ public struct STUNAttribute: Sendable, Hashable {
     public static let messageIntegrity: UInt16 = 0x0008
     public static let errorCode: UInt16 = 0x0009
     public static let unknownAttributes: UInt16 = 0x000A
+    // RFC 8656 §18 (TURN).
+    public static let channelNumber: UInt16 = 0x000C
+    public static let lifetime: UInt16 = 0x000D
+    public static let xorPeerAddress: UInt16 = 0x0012
+    public static let data: UInt16 = 0x0013
     public static let realm: UInt16 = 0x0014
     public static let nonce: UInt16 = 0x0015
+    public static let xorRelayedAddress: UInt16 = 0x0016
+    public static let requestedAddressFamily: UInt16 = 0x0017
+    public static let evenPort: UInt16 = 0x0018
+    public static let requestedTransport: UInt16 = 0x0019
+    public static let dontFragment: UInt16 = 0x001A
     public static let messageIntegritySHA256: UInt16 = 0x001C
     public static let passwordAlgorithm: UInt16 = 0x001D
     public static let userhash: UInt16 = 0x001E
     public static let xorMappedAddress: UInt16 = 0x0020
+    public static let reservationToken: UInt16 = 0x0022
     public static let priority: UInt16 = 0x0024
     public static let useCandidate: UInt16 = 0x0025
     public static let passwordAlgorithms: UInt16 = 0x8002
@@ -37,6 +48,8 @@ public struct STUNAttribute: Sendable, Hashable {
     static let understood: Set<UInt16> = [
         mappedAddress, username, messageIntegrity, errorCode, unknownAttributes, realm, nonce,
         messageIntegritySHA256, passwordAlgorithm, userhash, xorMappedAddress, priority, useCandidate,
+        channelNumber, lifetime, xorPeerAddress, data, xorRelayedAddress, requestedAddressFamily, evenPort,
+        requestedTransport, dontFragment, reservationToken,
     ]
 
     /// RFC 8489 §14: 0x0000–0x7FFF must be understood.
@@ -76,12 +89,20 @@ public struct STUNAttribute: Sendable, Hashable {
     /// RFC 8489 §14.2 XOR-MAPPED-ADDRESS: port xor the cookie's top half; the address xor the
     /// cookie (IPv4) or cookie ‖ transaction ID (IPv6).
     public static func xorMappedAddress(_ address: STUNTransportAddress, transactionID: [UInt8]) -> STUNAttribute {
+        xorAddress(type: xorMappedAddress, address, transactionID: transactionID)
+    }
+
+    /// The XOR-MAPPED-ADDRESS encoding under another type: XOR-PEER-ADDRESS and
+    /// XOR-RELAYED-ADDRESS (RFC 8656 §18.3, §18.5) are encoded the same way.
+    public static func xorAddress(type: UInt16, _ address: STUNTransportAddress, transactionID: [UInt8])
+        -> STUNAttribute
+    {
         let port = address.port ^ UInt16(STUNMessage.magicCookie >> 16)
         let mask = STUNMessage.magicCookie.bigEndianBytes + transactionID
         let raw = address.addressBytes
         let family: UInt8 = raw.count == 4 ? 1 : 2
         let xored = raw.enumerated().map { $0.element ^ mask[$0.offset] }
-        return STUNAttribute(type: xorMappedAddress, value: [0, family] + port.bigEndianBytes + xored)
+        return STUNAttribute(type: type, value: [0, family] + port.bigEndianBytes + xored)
     }
 
     /// Decodes an XOR-MAPPED-ADDRESS (or, with `xor: false`, MAPPED-ADDRESS) value.

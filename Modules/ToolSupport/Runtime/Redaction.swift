@@ -11,7 +11,7 @@ public enum Redaction {
     static let secretKeys = [
         "password", "passwd", "pwd", "secret", "auth_password", "ha1", "sealed", "token", "push_token",
         "device_token", "voip_token", "access_token", "refresh_token", "api_key", "apikey", "key",
-        "private_key", "call_key", "pn-prid", "pn_prid",
+        "private_key", "call_key", "pn-prid", "pn_prid", "turn_password", "turn-password",
     ]
 
     /// `text` with every recognised secret replaced by ``placeholder``.
@@ -38,7 +38,7 @@ public enum Redaction {
         let icePassword = try! Regex(#"(?i)(\bice-pwd:)\S+"#)
         result = result.replacing(icePassword) { match in "\(match.output[1].substring ?? "")\(placeholder)" }
         // sip:user:password@host, https://user:password@host (RFC 3261 §19.1.1).
-        let uriPassword = try! Regex(#"(?i)(\b(?:sips?:|(?:wss?|https?)://)[^\s:@/;<>"]+:)[^\s@/;<>"]+(@)"#)
+        let uriPassword = try! Regex(#"(?i)(\b(?:sips?:|turns?:|(?:wss?|https?)://)[^\s:@/;<>"]+:)[^\s@/;<>"]+(@)"#)
         result = result.replacing(uriPassword) { match in
             "\(match.output[1].substring ?? "")\(placeholder)\(match.output[2].substring ?? "")"
         }

@@ -40,7 +40,21 @@ extension ToolSpecs {
                 + "ICE: the INVITE or 200 waits for the server's answer, at most --stun-timeout."),
         .value(
             "stun-timeout", valueName: "seconds", kind: .double, default: "0.5",
-            help: "Longest wait for --stun before the SDP goes out with the candidates gathered so far."),
+            help: "Longest wait for --stun (and the --turn allocation) before the SDP goes out with the candidates "
+                + "gathered so far."),
+        .value(
+            "turn", valueName: "turn:host[:port]",
+            help: "TURN server (RFC 8656, UDP, default port 3478) for an ICE relayed candidate (webrtc media); "
+                + "needs --turn-user and --turn-password-file. The allocation is part of gathering (--stun-timeout)."),
+        .value("turn-user", valueName: "user", help: "TURN long-term credential username."),
+        .value(
+            "turn-password-file", valueName: "file",
+            help: "Read the TURN password from the first line of this file ('-': standard input). Never printed."),
+        .value(
+            "ice-policy", valueName: "policy", kind: .choice(["all", "relay"]), default: "all",
+            help: "ICE candidates to use: relay offers only the --turn relayed candidate, so all media goes "
+                + "through the TURN server; no allocation then ends the call (exit 5). all: a failed "
+                + "allocation is a turn_failed event and the call goes on with the other candidates."),
         .value(
             "ice-restart-after", valueName: "seconds", kind: .double,
             help: "Restart ICE (re-INVITE with a new ice-ufrag/ice-pwd, RFC 8445 §9) this long after the answer; "
@@ -54,8 +68,9 @@ extension ToolSpecs {
         discussion: """
             Registers the line first, then places (dial) or waits for (answer) one call. Events are JSON Lines: \
             registered, calling, waiting, incoming, trying, ringing, early_media, answered (codec, srtp, \
-            telephone_event, media: rtp, sdes or webrtc), ice_gathered (with --stun: host, srflx candidate \
-            counts, waited_ms: how long the SDP waited for gathering), ice_connected (local, remote, since_answer_ms), \
+            telephone_event, media: rtp, sdes or webrtc), ice_gathered (with --stun or --turn: host, srflx, relay \
+            candidate counts, waited_ms: how long the SDP waited for gathering), turn_failed (reason; with \
+            --ice-policy all), ice_connected (local, remote, since_answer_ms), \
             dtls_connected (role, srtp_profile, since_answer_ms), ice_restarted (by_peer, local, remote, ms: \
             restart to the new pair), first_rtp (since_answer_ms: the first packet \
             that passed SRTP), dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
