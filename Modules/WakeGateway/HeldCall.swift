@@ -46,4 +46,12 @@ struct HeldCall: Sendable {
     var failedOver = false
     var cancelSent = false
     var qualifyBranch: String?
+    /// Gone notice (option): when the INVITE went to the phone after the caller had left.
+    var goneNoticeMs: Int64?
+    /// When the caller's CANCEL arrived.
+    var cancelledMs: Int64?
+    /// The gone notice's final answer from the phone was seen (487, or a 2xx that raced our CANCEL).
+    var goneNoticeDone = false
+    /// The ACK of a 2xx that raced the gone notice's CANCEL (repeated for 2xx retransmissions).
+    var goneNoticeACK: [UInt8]?
 }
