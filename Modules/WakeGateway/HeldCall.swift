@@ -52,6 +52,10 @@ struct HeldCall: Sendable {
     var cancelledMs: Int64?
     /// The gone notice's final answer from the phone was seen (487, or a 2xx that raced our CANCEL).
     var goneNoticeDone = false
+    /// A provisional answer came back on the gone notice's INVITE (Kamailio's own 100 counts).
+    var goneNoticeProvisional = false
+    /// No alerting answer within ``WakeGatewayServer/goneCancelFallbackMs``: CANCEL on any 1xx.
+    var goneNoticeFallbackDue = false
     /// The ACK of a 2xx that raced the gone notice's CANCEL (repeated for 2xx retransmissions).
     var goneNoticeACK: [UInt8]?
 }

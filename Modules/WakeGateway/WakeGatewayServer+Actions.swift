@@ -151,8 +151,12 @@ extension WakeGatewayServer {
     /// The caller left after the phone's ack, before the release, and the woken phone has just
     /// registered (or was qualifying): tell it the standard way. The held INVITE goes to the fresh
     /// contact exactly as a release would (marked, through Kamailio's lookup), and is CANCELled as
-    /// soon as a provisional answer shows the branch exists (RFC 3261 §9.1: no CANCEL before a
-    /// 1xx; Kamailio's own 100 Trying comes at once). The phone sees INVITE + CANCEL — a caller
+    /// soon as the phone's alerting answer (180/183) shows its branch exists. RFC 3261 §9.1 only
+    /// asks for a 1xx, and Kamailio's hop-by-hop 100 Trying comes at once — but it is sent before
+    /// Kamailio has relayed the INVITE to the phone, and a CANCEL processed by another Kamailio
+    /// worker in that gap kills the branch unsent (the phone then never hears of the call). A
+    /// phone that never alerts is CANCELled on any 1xx after ``goneCancelFallbackMs``. The phone
+    /// sees INVITE + CANCEL — a caller
     /// who hung up while it rang — claims its CallKit placeholder and ends it `remoteEnded`; no
     /// second push (R3) and no new phone protocol (docs/wake-gateway.md "Gone notice", D12).
     /// The caller already has its 487: nothing of this leg goes upstream.
@@ -164,6 +168,12 @@ extension WakeGatewayServer {
         call.goneNoticeMs = nowMs
         calls[id] = call
         byDownstreamBranch[branch] = id
+        let clock = clock
+        retransmissions["gone-\(id)"]?.cancel()
+        retransmissions["gone-\(id)"] = Task { [weak self] in
+            do { try await clock.sleep(for: .milliseconds(Self.goneCancelFallbackMs)) } catch { return }
+            await self?.goneNoticeFallback(id)
+        }
         let registerMs = lastRegisterMs[call.user]
         emit(
             WakeEvent(
@@ -178,8 +188,20 @@ extension WakeGatewayServer {
         await sendReliably(invite.serialized(), to: configuration.kamailio, key: "invite-\(id)")
     }
 
-    /// A response on the gone notice's INVITE: the first 1xx triggers the CANCEL; the final
-    /// answer is ACKed (a 2xx — the user had tapped Answer on the placeholder and the 200 beat our
+    /// Wait for the phone's alerting answer before the gone notice's CANCEL (ms); after it, any
+    /// 1xx will do.
+    static var goneCancelFallbackMs: Int64 { 1_000 }
+
+    func goneNoticeFallback(_ id: Int32) async {
+        retransmissions["gone-\(id)"] = nil
+        guard var call = calls[id], !call.goneNoticeDone, !call.cancelSent else { return }
+        call.goneNoticeFallbackDue = true
+        calls[id] = call
+        if call.goneNoticeProvisional { await cancelDownstream(id) }
+    }
+
+    /// A response on the gone notice's INVITE: the phone's 180/183 (or any 1xx once the fallback
+    /// is due) triggers the CANCEL; the final answer is ACKed (a 2xx — the user had tapped Answer on the placeholder and the 200 beat our
     /// CANCEL, RFC 3261 §9.1 — is ACKed and ended with a BYE). Nothing is relayed upstream.
     func goneNoticeResponse(_ id: Int32, _ response: SIPResponse) async {
         guard let call = calls[id] else { return }
@@ -187,9 +209,13 @@ extension WakeGatewayServer {
         if (try? response.headers.cseq())?.method == .cancel { return }  // 200 to our CANCEL
         stopRetransmitting("invite-\(id)")
         if status < 200 {
-            await cancelDownstream(id)  // once: cancelDownstream is idempotent
+            calls[id]?.goneNoticeProvisional = true
+            if status > 100 || call.goneNoticeFallbackDue {
+                await cancelDownstream(id)  // once: cancelDownstream is idempotent
+            }
             return
         }
+        stopRetransmitting("gone-\(id)")
         if status >= 300 {
             await ackDownstream(call, response: response)
         } else if let ack = call.goneNoticeACK {

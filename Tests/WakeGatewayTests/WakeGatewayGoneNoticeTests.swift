@@ -113,17 +113,25 @@ import Testing
         }
         #expect(!early)
 
-        // Kamailio's 100 Trying: now the CANCEL, same branch, with the RFC 3326 Reason.
+        // Kamailio's own 100 Trying is not enough: it leaves before Kamailio relays the INVITE,
+        // and a CANCEL in that gap would kill the branch unsent. Only the fallback timer (not
+        // advanced) or an alerting answer can send the CANCEL now.
         try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
+        #expect(await eventually { await gateway.calls[1]?.goneNoticeProvisional == true })
+        let afterTrying = kamailio.received.withLock { list in list.contains { $0.request?.method == .cancel } }
+        #expect(!afterTrying)
+        // The phone's 180 (it claimed its placeholder): now the CANCEL, same branch, RFC 3326 Reason.
+        try await kamailio.udp.send(
+            SIPResponse(to: invite, statusCode: 180, toTag: "ph").serialized(), to: gateway.sipAddress)
         let cancel = try #require(await kamailio.next { $0.request?.method == .cancel }).request!
         #expect(try cancel.headers.topVia()?.branch == invite.headers.topVia()?.branch)
         #expect(cancel.headers.callID == "call-1@test")
         #expect(try cancel.headers.cseq()?.method == .cancel)
         #expect(cancel.headers["Reason"]?.contains("caller_left") == true)
         #expect(cancel.uri == invite.uri)
-        // The phone's 180 (it claimed its placeholder) changes nothing: one CANCEL, nothing upstream.
+        // A 183 after it changes nothing: one CANCEL, nothing upstream.
         try await kamailio.udp.send(
-            SIPResponse(to: invite, statusCode: 180, toTag: "ph").serialized(), to: gateway.sipAddress)
+            SIPResponse(to: invite, statusCode: 183, toTag: "ph").serialized(), to: gateway.sipAddress)
         try await kamailio.udp.send(SIPResponse(to: cancel, statusCode: 200).serialized(), to: gateway.sipAddress)
         // The phone's 487: ACKed downstream, not relayed (the caller has its own 487).
         try await kamailio.udp.send(
@@ -136,7 +144,7 @@ import Testing
         let (cancels, relayed) = kamailio.received.withLock { list in
             (
                 list.filter { $0.request?.method == .cancel }.count,
-                list.contains { $0.response?.statusCode == 180 || $0.response?.statusCode == 487 }
+                list.contains { [180, 183, 487].contains($0.response?.statusCode ?? 0) }
             )
         }
         #expect(cancels == 0)
@@ -185,6 +193,42 @@ import Testing
         }
         #expect(!extra)  // one BYE, no CANCEL
         #expect(!relayed)  // the 200 did not go to the departed caller
+        await gateway.stop()
+    }
+
+    /// A phone that answers 100 but never alerts: after the fallback (1 s on the gateway clock)
+    /// the CANCEL goes out on the 1xx already seen.
+    @Test func phoneThatNeverAlertsIsCancelledAfterTheFallback() async throws {
+        let clock = TestClock()
+        let kamailio = try FakeKamailio()
+        let gateway = try await Self.gateway(kamailio, clock: clock, goneNotice: true, events: Events())
+        _ = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
+        // The caller's ACK for its 487 stops Timer G: the clock's sleepers are the gateway's own.
+        try await kamailio.send(
+            """
+            ACK sip:1002@127.0.0.1 SIP/2.0
+            Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-k1
+            Max-Forwards: 70
+            From: <sip:1001@127.0.0.1>;tag=c1
+            To: <sip:1002@127.0.0.1>;tag=x
+            Call-ID: call-1@test
+            CSeq: 2 ACK
+            Content-Length: 0
+
+
+            """, to: gateway.sipAddress.port)
+        #expect(await eventually { await gateway.calls[1]?.upstreamAcked == true })
+        try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
+        let invite = try #require(await kamailio.next { $0.request?.method == .invite }).request!
+        try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
+        #expect(await eventually { await gateway.calls[1]?.goneNoticeProvisional == true })
+        // Left: the register wait (kept while the notice was owed, now disarmed) is gone, Timer A
+        // stopped at the 100; the one sleeper is the fallback.
+        #expect(await eventually { clock.sleeperCount == 1 })
+        #expect(clock.advance(by: .milliseconds(999)) == 0)  // nothing due: no CANCEL can go out
+        #expect(clock.advance(by: .milliseconds(1)) == 1)
+        let cancel = try #require(await kamailio.next { $0.request?.method == .cancel }).request!
+        #expect(try cancel.headers.topVia()?.branch == invite.headers.topVia()?.branch)
         await gateway.stop()
     }
 
