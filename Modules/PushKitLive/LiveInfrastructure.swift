@@ -65,7 +65,8 @@ public final class LiveInfrastructure: Sendable {
                         String(settings.apnsDelayMs),
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
-                    ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(), logPath: runDir + "/wakegw.log")
+                    ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(),
+                    logPath: runDir + "/wakegw.log")
             } catch {
                 _ = try? ChildProcess.run(
                     ["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")
