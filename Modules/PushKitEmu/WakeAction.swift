@@ -35,7 +35,8 @@ public enum WakeAction: Sendable, Hashable {
     case sendCancel
     /// The caller left before any INVITE: stop, nothing to send.
     case stop
-    /// The caller left after the phone woke, before the INVITE: tell the fresh contact (SIP
-    /// MESSAGE/NOTIFY carrying the push-id) so the placeholder ends now (option `gone_notice`).
+    /// The caller left after the phone woke, before the INVITE: tell the fresh contact so the
+    /// placeholder ends now (option `gone_notice`; astra-wakegw sends the held INVITE and CANCELs
+    /// it, docs/wake-gateway.md "Gone notice").
     case sendGoneNotice
 }

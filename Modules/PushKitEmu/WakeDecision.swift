@@ -35,8 +35,8 @@ public struct WakeDecision: Sendable, Hashable {
     public private(set) var state: State = .idle
     /// Whether a push was sent for this call (and so whether an ack is meaningful).
     public private(set) var pushed = false
-    /// Whether the server tells a woken phone that the caller left before the INVITE (a SIP
-    /// MESSAGE/NOTIFY with the push-id to the fresh contact). Not in v2: our extension, off by
+    /// Whether the server tells a woken phone that the caller left before the INVITE (live: the
+    /// held INVITE to the fresh contact, CANCELled at once). Not in v2: our extension, off by
     /// default, closing the gap where the placeholder rings until its timeout.
     public let goneNotice: Bool
 

@@ -138,7 +138,10 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
             disarm(call)
             await transport.sendCancel(call: call)
         case .stop:
-            disarm(call)
+            // A gone notice owed (caller left while the woken phone registers) keeps the register
+            // wait running: the notice goes out with a REGISTER within it, or not at all
+            // (``WakeDecision/registerWaitExpired()`` → cancelled).
+            if machines[call]?.state != .cancelledNoticeOwed { disarm(call) }
         case .sendGoneNotice:
             disarm(call)
             await transport.sendGoneNotice(call: call)

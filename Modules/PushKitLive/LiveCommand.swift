@@ -43,9 +43,11 @@ public enum LiveCommand {
             guard let script = options.kamailioScript ?? findKamailioScript() else {
                 return failure("scripts/kamailio.sh not found: run from the repository or pass --kamailio-script")
             }
+            var settings = options.gateway
+            settings.goneNotice = settings.goneNotice || scenario.goneNotice  // as the virtual scenario's server
             do {
                 infrastructure = try await LiveInfrastructure.start(
-                    wakegw: wakegw, kamailioScript: script, settings: options.gateway)
+                    wakegw: wakegw, kamailioScript: script, settings: settings)
             } catch {
                 return failure(error.description)
             }

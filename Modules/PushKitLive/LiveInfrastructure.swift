@@ -18,6 +18,8 @@ public final class LiveInfrastructure: Sendable {
         public var apnsDelayMs: Int64 = 0
         public var qualifyTimeoutMs: Int64 = 500
         public var registerWaitMs: Int64 = 6_000
+        /// `--gone-notice`: announce a caller who left after the ack (INVITE + CANCEL).
+        public var goneNotice = false
         public init() {}
     }
 
@@ -63,7 +65,8 @@ public final class LiveInfrastructure: Sendable {
                         String(settings.apnsDelayMs),
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
-                    ], environment: currentEnvironment(), logPath: runDir + "/wakegw.log")
+                    ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(),
+                    logPath: runDir + "/wakegw.log")
             } catch {
                 _ = try? ChildProcess.run(
                     ["/bin/bash", kamailioScript, "stop"], environment: env, logPath: "/dev/null")

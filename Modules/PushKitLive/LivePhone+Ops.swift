@@ -64,7 +64,14 @@ extension LivePhone {
                 later(0) { $0.registrationFinished(false, generation: gen) }
             } else if online {
                 record(.registerSent)
-                register()
+                if config.registerDelayMs > 0 {
+                    later(config.registerDelayMs) { phone in
+                        guard gen == phone.generation, phone.appRunning, phone.online else { return }
+                        phone.register()
+                    }
+                } else {
+                    register()
+                }
             } else {
                 later(0) { $0.registrationFinished(false, generation: gen) }
             }

@@ -30,6 +30,9 @@ public struct LivePhoneConfig: Sendable {
     public var launchFromKilledMs: Int64 = 0
     /// Emulated resume delay of a suspended app (ms).
     public var launchFromSuspendedMs: Int64 = 0
+    /// Emulated network start of a woken app: its REGISTER leaves this long after the policy's
+    /// `register` op (ms; 0 = at once).
+    public var registerDelayMs: Int64 = 0
     /// Tone the phone sends once answered (Hz).
     public var toneHz: Double = 1_000
     /// `--sip-trace` for the phone's stack.

@@ -14,6 +14,8 @@ public struct LiveReport: Sendable {
     public var pushToRingMs: [Int64]
     /// Caller INVITE → the failover answer, per call failed over (ms).
     public var failoverMs: [Int64]
+    /// Caller's hang-up → the phone's CallKit call for it ended, per call the caller left (ms).
+    public var callerLeftToEndMs: [Int64] = []
     /// Tone seconds each side heard from the other in the first connected call (phone: 440 Hz
     /// from the caller; caller: 1000 Hz from the phone), when a call connected.
     public var phoneHeardSeconds: Double?
@@ -45,6 +47,7 @@ public struct LiveReport: Sendable {
         line.add("events", timeline.count)
         line.add("push_to_ring_ms", pushToRingMs.map(String.init))
         line.add("failover_ms", failoverMs.map(String.init))
+        line.add("caller_left_to_end_ms", callerLeftToEndMs.map(String.init))
         if let twoWayAudio { line.add("two_way_audio", twoWayAudio) }
         if let infrastructureError { line.add("error", infrastructureError) }
         return line.string

@@ -9,6 +9,24 @@ public enum LiveRunner {
         _ scenario: LiveScenario, policy choice: PolicyChoice, environment env: LiveEnvironment,
         token: PushToken = PushToken(0x1111, 0x2222, 0x3333, UInt64.random(in: 1...UInt64.max))
     ) async -> LiveReport {
+        await run(scenario, policyName: choice.rawValue, environment: env, token: token) { choice.policy($0) }
+    }
+
+    /// Runs `scenario` with the reference policy carrying exactly `faults` (one field bug at a
+    /// time: which rule does it break for real?).
+    public static func run(
+        _ scenario: LiveScenario, faults: ReferencePolicy.Faults, environment env: LiveEnvironment,
+        token: PushToken = PushToken(0x1111, 0x2222, 0x3333, UInt64.random(in: 1...UInt64.max))
+    ) async -> LiveReport {
+        await run(scenario, policyName: "faulty", environment: env, token: token) {
+            ReferencePolicy(faults: faults, settings: $0)
+        }
+    }
+
+    static func run(
+        _ scenario: LiveScenario, policyName: String, environment env: LiveEnvironment, token: PushToken,
+        makePolicy: (EmulatorSettings) -> ReferencePolicy
+    ) async -> LiveReport {
         var settings = EmulatorSettings()
         settings.ackWindowMs = env.ackWindowMs
         settings.qualifyTimeoutMs = env.qualifyTimeoutMs
@@ -26,10 +44,11 @@ public enum LiveRunner {
         config.rfc8599 = env.rfc8599
         config.settings = settings
         config.launchFromKilledMs = scenario.launchFromKilledMs
+        config.registerDelayMs = scenario.registerDelayMs
         config.sipTrace = env.sipTrace
-        let phone = LivePhone(config: config, policy: choice.policy(settings), timeline: timeline, directory: directory)
+        let phone = LivePhone(config: config, policy: makePolicy(settings), timeline: timeline, directory: directory)
         var report = LiveReport(
-            scenario: scenario.name, policy: choice.rawValue, timeline: [], violations: [], outcomes: [],
+            scenario: scenario.name, policy: policyName, timeline: [], violations: [], outcomes: [],
             expected: scenario.expect, pushToRingMs: [], failoverMs: [])
         let caller: LiveCaller
         do {
@@ -111,7 +130,29 @@ public enum LiveRunner {
         await phone.shutdown()
         report.violations = await phone.violations
         report.timeline = timeline.events
+        report.callerLeftToEndMs = callerLeftToEnd(report.timeline)
         return report
+    }
+
+    /// Per call the caller hung up before the answer: its hang-up (`caller_left`) → the end of
+    /// the phone's CallKit call for it (`callkit_end`), ms; calls the phone never showed or never
+    /// ended are left out.
+    static func callerLeftToEnd(_ timeline: [(t: Int64, event: LiveEvent)]) -> [Int64] {
+        var callOf: [Int32: Int32] = [:]
+        var left: [(call: Int32, t: Int64)] = []
+        var ends: [(uuid: Int32, t: Int64)] = []
+        for (t, event) in timeline {
+            guard case .emu(let e) = event else { continue }
+            switch e {
+            case .callkitReport(let uuid, let call, _): callOf[uuid] = call
+            case .callerLeft(let call): left.append((call, t))
+            case .callkitEnd(let uuid, _): ends.append((uuid, t))
+            default: break
+            }
+        }
+        return left.compactMap { leaving in
+            ends.first { $0.t >= leaving.t && callOf[$0.uuid] == leaving.call }.map { $0.t - leaving.t }
+        }
     }
 
     /// The phone's starting state.

@@ -44,6 +44,12 @@ public struct LiveScenario: Sendable {
     public var launchFromKilledMs: Int64 = 0
     /// The run lasts at least this long after the last step (ms), so late phone work is seen.
     public var settleMs: Int64 = 300
+    /// The woken app's REGISTER leaves this long after its `register` op (ms): a slow network
+    /// start (radio wake-up, captive DNS). cancel-after-ack needs the gap to hang up in.
+    public var registerDelayMs: Int64 = 0
+    /// The gateway announces a caller who left after the ack (`astra-wakegw --gone-notice`),
+    /// as the virtual scenario's `server.gone_notice`.
+    public var goneNotice = false
 
     public init(name: String, summary: String, app: AppState, steps: [Step], expect: [CallOutcome]) {
         self.name = name
@@ -63,7 +69,7 @@ public enum LiveScenarios {
     public static func all(ackWindowMs: Int64 = 2_000) -> [LiveScenario] {
         [
             killed, background, locked, offline(ackWindowMs), reconnect(ackWindowMs), deadPhone(ackWindowMs),
-            cancelBeforeWake,
+            cancelBeforeWake, cancelAfterAck,
         ]
     }
 
@@ -150,6 +156,23 @@ public enum LiveScenarios {
             steps: [.init(at: 200, .call(answerAfterMs: 3_000, talkMs: talk)), .init(at: 500, .hangup(call: 0))],
             expect: [.cancelled])
         s.launchFromKilledMs = 1_000
+        s.settleMs = 2_000
+        return s
+    }
+
+    /// The caller hangs up after the ack, while the woken phone registers (its network is slow to
+    /// start: REGISTER 1 s after the op). The gateway's gone notice (INVITE + CANCEL to the fresh
+    /// contact) ends the placeholder `remoteEnded` at once instead of `failed` at its timeout.
+    public static var cancelAfterAck: LiveScenario {
+        var s = LiveScenario(
+            name: "cancel-after-ack",
+            summary:
+                "caller hangs up while the woken phone registers: gone notice (INVITE + CANCEL) ends the placeholder remoteEnded",
+            app: .killed,
+            steps: [.init(at: 200, .call(answerAfterMs: 3_000, talkMs: talk)), .init(at: 700, .hangup(call: 0))],
+            expect: [.cancelled])
+        s.registerDelayMs = 1_000
+        s.goneNotice = true
         s.settleMs = 2_000
         return s
     }

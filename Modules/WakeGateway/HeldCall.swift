@@ -46,4 +46,16 @@ struct HeldCall: Sendable {
     var failedOver = false
     var cancelSent = false
     var qualifyBranch: String?
+    /// Gone notice (option): when the INVITE went to the phone after the caller had left.
+    var goneNoticeMs: Int64?
+    /// When the caller's CANCEL arrived.
+    var cancelledMs: Int64?
+    /// The gone notice's final answer from the phone was seen (487, or a 2xx that raced our CANCEL).
+    var goneNoticeDone = false
+    /// A provisional answer came back on the gone notice's INVITE (Kamailio's own 100 counts).
+    var goneNoticeProvisional = false
+    /// No alerting answer within ``WakeGatewayServer/goneCancelFallbackMs``: CANCEL on any 1xx.
+    var goneNoticeFallbackDue = false
+    /// The ACK of a 2xx that raced the gone notice's CANCEL (repeated for 2xx retransmissions).
+    var goneNoticeACK: [UInt8]?
 }

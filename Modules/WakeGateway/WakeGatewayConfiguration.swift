@@ -20,6 +20,11 @@ public struct WakeGatewayConfiguration: Sendable {
     /// When set, failover forwards the held INVITE here (e.g. `sip:1099@127.0.0.1`, voicemail)
     /// instead of answering 480.
     public var failoverURI: String?
+    /// Announce a caller who left after the ack but before the release to the woken phone (our
+    /// extension to v2, PushKitEmu's `gone_notice`): with the fresh REGISTER, the held INVITE is
+    /// released and CANCELled at once, so the phone ends its CallKit placeholder `remoteEnded`
+    /// instead of at its timeout (docs/wake-gateway.md "Gone notice", D12). Off by default.
+    public var goneNotice = false
     /// Wake decision timeouts (ack window, register wait, qualify timeout, ring timeout).
     public var decision = EmulatorSettings()
 

@@ -128,6 +128,7 @@ extension WakeGatewayServer {
         await reply(to: cancel, 200, to: remote)
         guard !call.cancelledByCaller else { return }
         call.cancelledByCaller = true
+        call.cancelledMs = nowMs
         calls[id] = call
         emit(
             WakeEvent(
@@ -198,6 +199,10 @@ extension WakeGatewayServer {
             return
         }
         guard let id = byDownstreamBranch[branch], var call = calls[id] else { return }
+        if call.goneNoticeMs != nil {
+            await goneNoticeResponse(id, response)
+            return
+        }
         let method = (try? response.headers.cseq())?.method
         if method == .cancel { return }  // 200 to our CANCEL: nothing to relay
         stopRetransmitting("invite-\(id)")

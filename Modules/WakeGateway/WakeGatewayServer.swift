@@ -83,7 +83,9 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
 
     /// Starts the HTTP API, the APNs device listener and the SIP receive loop.
     public func start() async throws(WakeGatewayError) -> Ports {
-        wake = WakeServer(settings: configuration.decision, clock: clock, transport: GatewayTransport(gateway: self))
+        wake = WakeServer(
+            settings: configuration.decision, goneNotice: configuration.goneNotice, clock: clock,
+            transport: GatewayTransport(gateway: self))
         let server: HTTPServer
         do {
             server = try HTTPServer(host: configuration.sipHost, port: configuration.httpPort) { [weak self] request in
@@ -116,6 +118,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                     ("qualify_timeout_ms", .int(configuration.qualifyTimeoutMs)),
                     ("ring_timeout_ms", .int(configuration.ringTimeoutMs)),
                     ("apns_delay_ms", .int(configuration.apnsDelayMs)),
+                    ("gone_notice", .bool(configuration.goneNotice)),
                 ]))
         return ports
     }

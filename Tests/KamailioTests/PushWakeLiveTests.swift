@@ -1,6 +1,7 @@
 import Foundation
 import PushKitEmu
 import PushKitLive
+import Synchronization
 import Testing
 
 extension KamailioPeer {
@@ -9,27 +10,47 @@ extension KamailioPeer {
     /// live phone over WSS — passes the rule checker with the correct policy and fails, naming the
     /// rule, with the naive one.
     @Suite struct PushWakeLiveTests {
-        static func infrastructure(ackWindowMs: Int64 = 2_000) async throws -> LiveInfrastructure {
+        static func infrastructure(ackWindowMs: Int64 = 2_000, goneNotice: Bool = false) async throws
+            -> LiveInfrastructure
+        {
             var settings = LiveInfrastructure.GatewaySettings()
             settings.ackWindowMs = ackWindowMs
+            settings.goneNotice = goneNotice
             return try await LiveInfrastructure.start(
                 wakegw: ToolProcess.binDirectory + "/astra-wakegw",
                 kamailioScript: KamailioServer.repoRoot + "/scripts/kamailio.sh", settings: settings)
         }
 
         static func run(_ name: String, _ policy: PolicyChoice, rfc8599: Bool = false) async throws -> LiveReport {
-            let infrastructure = try await infrastructure()
+            try await run(name, rfc8599: rfc8599, expectPass: policy == .correct) {
+                await LiveRunner.run($0, policy: policy, environment: $1)
+            }
+        }
+
+        /// Starts Kamailio + astra-wakegw for scenario `name` (with `--gone-notice` when the scenario
+        /// asks for it, as the tool does) and runs `body`; the timeline and gateway log are printed
+        /// when a run expected to pass does not.
+        static func run(
+            _ name: String, rfc8599: Bool = false, expectPass: Bool,
+            _ body: (LiveScenario, LiveEnvironment) async -> LiveReport
+        ) async throws -> LiveReport {
+            let named = try #require(LiveScenarios.named(name))
+            let infrastructure = try await infrastructure(goneNotice: named.goneNotice)
             defer { infrastructure.stop() }
             var environment = infrastructure.environment
             environment.rfc8599 = rfc8599
             let scenario = try #require(LiveScenarios.named(name, ackWindowMs: environment.ackWindowMs))
-            let report = await LiveRunner.run(scenario, policy: policy, environment: environment)
-            if !report.passed && policy == .correct {
+            let report = await body(scenario, environment)
+            lastGatewayLog.withLock { $0 = infrastructure.gatewayLog }
+            if !report.passed && expectPass {
                 print(report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined(separator: "\n"))
                 print(infrastructure.gatewayLog)
             }
             return report
         }
+
+        /// The gateway's event log of the last run (tests that read the gateway's side).
+        static let lastGatewayLog = Mutex("")
 
         @Test(arguments: LiveScenarios.names) func correctPolicyPasses(scenario: String) async throws {
             let report = try await Self.run(scenario, .correct)
@@ -52,6 +73,39 @@ extension KamailioPeer {
                 #expect(lines.contains { $0.contains("\"ack_response\"") && $0.contains("\"call_active\":false") })
                 #expect(lines.contains { $0.contains("\"callkit_end\"") && $0.contains("remote") }, "\(lines)")
             }
+            if scenario == "cancel-after-ack" {
+                // The ack said the call was up; the caller left after it; the gone notice (INVITE +
+                // CANCEL to the fresh contact) ended the claimed placeholder remoteEnded, well
+                // before its placeholder timeout, and nothing connected.
+                let lines = report.timeline.map { $0.event.jsonLine(t: $0.t) }
+                #expect(lines.contains { $0.contains("\"ack_response\"") && $0.contains("\"call_active\":true") })
+                #expect(lines.contains { $0.contains("\"cancel_received\"") }, "\(lines)")
+                #expect(lines.contains { $0.contains("\"callkit_end\"") && $0.contains("remote") }, "\(lines)")
+                #expect(!lines.contains { $0.contains("\"callkit_end\"") && $0.contains("\"failed\"") })
+                #expect(report.callerLeftToEndMs.count == 1)
+                // 1 s of emulated network start before the REGISTER, then the notice in ms.
+                let ms = report.callerLeftToEndMs.first ?? 99_999
+                #expect(ms < 2_000, "caller left → placeholder ended \(ms) ms")
+                let gateway = Self.lastGatewayLog.withLock { $0 }
+                #expect(gateway.contains("\"gone_notice\""), "\(gateway)")
+                #expect(gateway.contains("\"gone_notice_done\""))
+                print("cancel-after-ack: caller left → placeholder ended \(ms) ms")
+                for line in gateway.split(separator: "\n") where line.contains("gone_notice") { print(line) }
+            }
+        }
+
+        /// cancel-after-ack with only the `ignoreCallerLeft` bug: the phone claims its placeholder
+        /// with the notice's INVITE and ignores the CANCEL — R5 `caller_left_still_ringing`, and
+        /// nothing else.
+        @Test func ignoringTheGoneNoticeBreaksR5() async throws {
+            let report = try await Self.run("cancel-after-ack", expectPass: false) {
+                await LiveRunner.run($0, faults: .ignoreCallerLeft, environment: $1)
+            }
+            #expect(report.infrastructureError == nil, "\(report.infrastructureError ?? "")")
+            #expect(!report.passed)
+            #expect(report.rulesBroken == [.r5], "\(report.rulesBroken)")
+            #expect(report.violations.map(\.kind) == [.callerLeftStillRinging], "\(report.violations)")
+            #expect(report.summary.contains("broke R5"), "\(report.summary)")
         }
 
         /// The rules the naive client breaks for real in each scenario (the virtual emulator's
@@ -61,6 +115,7 @@ extension KamailioPeer {
         static let naiveRules: [String: Set<RuleID>] = [
             "killed": [.r1, .r5], "background": [.r1, .r5], "locked": [.r1, .r5], "offline": [.r1],
             "reconnect": [.r1], "dead-phone": [.r1], "cancel-before-wake": [.r1, .r5],
+            "cancel-after-ack": [.r1, .r5],
         ]
 
         @Test(arguments: LiveScenarios.names) func naivePolicyFailsNamingTheRule(scenario: String) async throws {

@@ -34,6 +34,7 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
         configuration[keyPath: path] = Int64(value)
     }
     configuration.failoverURI = a.string("failover-uri")
+    configuration.goneNotice = a.flag("gone-notice")
     configuration.pnEnvironment = a.choice("pn-environment", as: APNsEnvironment.self) ?? .sandbox
     let output = context.output
     let diagnostics = context.diagnostics

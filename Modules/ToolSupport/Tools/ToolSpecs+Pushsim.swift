@@ -55,11 +55,14 @@ extension ToolSpecs {
                     sets; its push handler is the same client policy as in virtual time, judged by the same \
                     rule checker. Pushes come from the gateway's APNs emulator over its device port; the ack \
                     goes to the gateway's HTTP API. Scenarios: killed, background, locked, offline, reconnect, \
-                    dead-phone, cancel-before-wake. Unless --gateway-http-port is given, the tool starts a \
-                    Kamailio (scripts/kamailio.sh, random ports, KAMAILIO_WAKE_GATEWAY set) and astra-wakegw \
-                    itself, and stops them at the end. Output: the timeline with "t" in wall-clock ms, then \
-                    a verdict with "mode":"live", "push_to_ring_ms" (caller INVITE to its 180), \
-                    "failover_ms" (caller INVITE to the failover answer) and "two_way_audio". Exit 1 when a \
+                    dead-phone, cancel-before-wake, cancel-after-ack. Unless --gateway-http-port is given, the \
+                    tool starts a Kamailio (scripts/kamailio.sh, random ports, KAMAILIO_WAKE_GATEWAY set) and \
+                    astra-wakegw itself (with --gone-notice for cancel-after-ack), and stops them at the end; \
+                    a running gateway must have been started with --gone-notice for cancel-after-ack. Output: \
+                    the timeline with "t" in wall-clock ms, then a verdict with "mode":"live", \
+                    "push_to_ring_ms" (caller INVITE to its 180), "failover_ms" (caller INVITE to the failover \
+                    answer), "caller_left_to_end_ms" (caller hang-up to the phone's CallKit end) and \
+                    "two_way_audio". Exit 1 when a \
                     rule is broken or an outcome differs, 3 when a peer could not be started or reached.
                     """,
                 arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],

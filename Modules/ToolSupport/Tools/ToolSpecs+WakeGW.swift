@@ -20,7 +20,7 @@ extension ToolSpecs {
 
             Standard output: JSON Lines events with "event" and "t" (ms since start): listening, call_held, \
             qualify, qualify_result, push_sent, ack, register_seen, released, ringing, answered, failover, \
-            cancelled, call_ended, token_registered, token_deleted, device_connected, device_disconnected. \
+            cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, device_connected, device_disconnected. \
             Tokens appear only redacted (first 4 hex digits and the length). Runs until SIGINT or SIGTERM.
             """,
         options: [
@@ -54,6 +54,11 @@ extension ToolSpecs {
             .value(
                 "failover-uri", valueName: "uri",
                 help: "Forward the held INVITE here on failover (e.g. voicemail) instead of answering 480."),
+            .flag(
+                "gone-notice",
+                help:
+                    "A caller who hangs up after the phone's ack, before the release: send the INVITE to the freshly registered phone and CANCEL it at once, so its CallKit placeholder ends now (extension to v2; off by default)."
+            ),
             .value(
                 "pn-environment", valueName: "env", kind: .choice(["sandbox", "production"]), default: "sandbox",
                 help: "APNs environment of RFC 8599 registrations (the Contact does not say)."),
