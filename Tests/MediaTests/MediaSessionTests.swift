@@ -230,7 +230,10 @@ import Testing
         await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [440], amplitude: 3000))
         await a.sendDTMF(DTMFDigit.digits("0123456789*#ABCD")!)
         // 16 keys take ~3.5 s of paced media; the bound leaves room for a loaded 2-core machine.
-        #expect(await eventually(timeout: .seconds(15), every: .milliseconds(20)) { collected.withLock { $0.count } >= 32 })
+        let all = await eventually(timeout: .seconds(15), every: .milliseconds(20)) {
+            collected.withLock { $0.count } >= 32
+        }
+        #expect(all)
         // Nothing more may arrive: stop A, wait until B has taken in every DTMF packet A sent
         // (the last end retransmissions included), then stop B; every event is in by then.
         await a.stop()
