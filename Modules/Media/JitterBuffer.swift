@@ -9,8 +9,14 @@
 ///   silence after ``Configuration/maxRepetitions`` (ITU-T G.711 Appendix I in spirit).
 /// - Adaptation: the minimum "slack" (play time − arrival) over a one-second window drives the
 ///   delay: a late packet stretches playout by the missing frames (one concealed frame, no
-///   timestamp advance); more than a frame of spare slack shrinks it by skipping one frame.
-///   The delay stays within ``Configuration/minDelay``…``Configuration/maxDelay``.
+///   timestamp advance); more than a frame of spare slack for a whole window shrinks it by
+///   skipping one *quiet* frame (at most one per window: the window then starts over). The
+///   delay stays within ``Configuration/minDelay``…``Configuration/maxDelay``.
+/// - Why quiet frames only: skipping a frame of continuous sound cuts the waveform (a 440 Hz
+///   tone jumps 0.8 of a cycle per 20 ms frame), an audible click. As in talkspurt-based
+///   adaptive playout (Ramjee et al., INFOCOM 1994), the delay is shortened in a pause; during
+///   continuous sound (a tone, music) it stays until one comes. Time-scale modification would
+///   shrink inside sound too (known missing).
 public struct JitterBuffer: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Samples per frame (160 = 20 ms at 8 kHz).
@@ -26,6 +32,9 @@ public struct JitterBuffer: Sendable {
         public var maxRepetitions: Int = 3
         /// Slack window for adaptation, in frames.
         public var window: Int = 50
+        /// A frame whose mean absolute sample is at most this (−42 dBov; G.711 silence decodes
+        /// to 0…8) is quiet: only quiet frames are skipped to shrink the delay.
+        public var quietLevel: Int = 256
         public init() {}
     }
 
@@ -227,6 +236,12 @@ public struct JitterBuffer: Sendable {
         if slacks.count > configuration.window { slacks.removeFirst() }
     }
 
+    private func isQuiet(_ samples: [Int16]) -> Bool {
+        var sum = 0
+        for x in samples { sum += Int(x.magnitude) }
+        return sum <= configuration.quietLevel * max(1, samples.count)
+    }
+
     /// RFC-free heuristic: keep the minimum slack of the window between 0 and one frame.
     private mutating func adapt() {
         guard let minSlack = slacks.min(), let playout = playoutTimestamp else { return }
@@ -247,15 +262,16 @@ public struct JitterBuffer: Sendable {
                 slacks = slacks.map { max($0, .zero) }
             }
         } else if slacks.count >= configuration.window, minSlack > frame + frame / 2,
-            delay - frame >= configuration.minDelay, self.frames[playout] != nil
+            delay - frame >= configuration.minDelay, let next = self.frames[playout], isQuiet(next.samples)
         {
-            // Spare slack for a whole window: skip one frame.
+            // Spare slack for a whole window: skip one quiet frame, then measure a new window
+            // (before, the shifted old window let the next pop skip again: two cuts 20 ms apart).
             self.frames.removeValue(forKey: playout)
             markPlayed(playout)
             playoutTimestamp = playout + step
             statistics.shrunk += 1
             delay -= frame
-            slacks = slacks.map { $0 - frame }
+            slacks.removeAll()
         }
         statistics.delay = delay
         statistics.maxDelaySeen = max(statistics.maxDelaySeen, delay)

@@ -95,6 +95,13 @@ import Testing
         return Goertzel.power(block, frequency: frequency, sampleRate: 8000) / Goertzel.energy(block) > 0.3
     }
 
+    /// Waits until `sink` has played `milliseconds` more of audio (8 kHz) than it had on entry:
+    /// paced real-time media, awaited as a positive condition rather than a fixed sleep.
+    static func played(_ sink: RecordingSink, milliseconds: Int) async -> Bool {
+        let target = sink.samples.count + 8 * milliseconds
+        return await eventually { sink.samples.count >= target }
+    }
+
     @Test(arguments: [false, true]) func toneBothWaysDTMFHoldResumeAndHangUp(srtp: Bool) async throws {
         let pair = try await Pair(srtp: srtp)
         defer { pair.close() }
@@ -111,6 +118,10 @@ import Testing
         #expect(await pair.callee.state == .held)
         await pair.caller.resume()
         #expect(await eventually { await pair.caller.state == .active })
+        // Same check as the WebRTC hold → resume: plain RTP behaves alike (not WebRTC-specific).
+        #expect(await Self.played(pair.calleeSink, milliseconds: 400), "callee playout goes on after resume")
+        let clean = Self.heard(pair.calleeSink.samples, 440)
+        #expect(clean, "callee hears the caller's tone, clean, after resume")
         await pair.callee.hangUp()
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value
@@ -182,14 +193,16 @@ import Testing
         #expect(Self.heard(pair.callerSink.samples, 1000), "caller hears the callee's tone")
         #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
         await pair.caller.hold()
-        // Kept at 200 ms on purpose: resuming a few ms after the hold's 200 leaves the callee
-        // without a clean tone 400 ms later (finding for the Media owners, docs/decisions.md D4).
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(await pair.callee.state == .held)
+        #expect(await eventually { await pair.caller.state == .held })  // the re-INVITE's 200 came back
+        #expect(await eventually { await pair.callee.state == .held })
+        // Resume at once. This once needed a 200 ms pause: the check below then fell on the
+        // jitter buffer's shrink ~1 s into playout, which cut two frames of the tone
+        // (JitterBufferTests.continuousToneIsNeverCutToShrink), nothing in hold or WebRTC.
         await pair.caller.resume()
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(await pair.caller.state == .active)
-        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller again after resume")
+        #expect(await eventually { await pair.caller.state == .active })
+        #expect(await Self.played(pair.calleeSink, milliseconds: 400), "callee playout goes on after resume")
+        let clean = Self.heard(pair.calleeSink.samples, 440)
+        #expect(clean, "callee hears the caller's tone, clean, after resume")
         await pair.caller.hangUp()
         let callerEvents = await pair.callerEvents.value
         let calleeEvents = await pair.calleeEvents.value

@@ -98,7 +98,9 @@ import Testing
         var audioA = try OfferAnswer.processAnswer(
             try SessionDescription(parsing: call.answer), offer: offer, capabilities: capsA)
         if forgeAnswerFingerprint { audioA.remoteFingerprint?.bytes[0] ^= 0xFF }
-        try await Task.sleep(for: .milliseconds(30))  // the answer "travels"; B's checks arrive first
+        // The answer "travels": B's checks (B has A's candidates) reach A first, and A answers
+        // them before it has B's description (WEBRTC-NOTES). Wait until A has learnt B from one.
+        try await Self.waitFor { await a.peerReflexiveRemoteCount > 0 }
         try await a.apply(audioA)
         return call
     }
@@ -152,7 +154,9 @@ import Testing
     @Test func forgedFingerprintFailsTheCallWithTheReason() async throws {
         let call = try await Self.call(forgeAnswerFingerprint: true)
         try await Self.waitFor { call.logA.contains { if case .dtlsFailed = $0 { true } else { false } } }
-        try await Task.sleep(for: .milliseconds(100))
+        // Failed means never keyed: no SRTP context and no destination, so nothing can be sent
+        // or played from now on (a state, checked at once, instead of 100 ms of "nothing").
+        #expect(await call.a.canCarryMedia == false)
         let sa = await call.a.statistics
         await call.a.stop()
         await call.b.stop()

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Testing
 
 @testable import Media
@@ -54,7 +55,7 @@ import Testing
     static func makePair(
         clientProfiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32],
         serverProfiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32],
-        forge: Bool = false
+        forge: Bool = false, retransmission: DTLSTransport.Retransmission = .init()
     ) throws -> Pair {
         let cc = try DTLSCertificate()
         let sc = try DTLSCertificate()
@@ -62,9 +63,19 @@ import Testing
         if forge { serverPrint.bytes[31] ^= 0x01 }
         return Pair(
             client: try DTLSTransport(
-                role: .client, certificate: cc, expectedFingerprint: serverPrint, profiles: clientProfiles),
+                role: .client, certificate: cc, expectedFingerprint: serverPrint, profiles: clientProfiles,
+                retransmission: retransmission),
             server: try DTLSTransport(
-                role: .server, certificate: sc, expectedFingerprint: cc.fingerprint, profiles: serverProfiles))
+                role: .server, certificate: sc, expectedFingerprint: cc.fingerprint, profiles: serverProfiles,
+                retransmission: retransmission))
+    }
+
+    /// The default schedule (100 ms doubling to 3 s) in virtual time; OpenSSL's own timer,
+    /// which it checks on the wall clock, is due after 20 ms − its 15 ms slack = 5 ms.
+    static var virtualTime: DTLSTransport.Retransmission {
+        var r = DTLSTransport.Retransmission()
+        r.openSSLTimer = .milliseconds(20)
+        return r
     }
 
     /// Keys from both ends protect/unprotect each other's SRTP and SRTCP.
@@ -133,19 +144,67 @@ import Testing
         #expect(SetupRole.actpass.answer == .active && SetupRole.active.answer == .passive)
     }
 
-    /// The first flight is lost: the client's timer (100 ms, RFC 6347 §4.2.4.1) fires and
-    /// the ClientHello is sent again; the handshake then completes.
-    @Test func lostFlightIsRetransmittedOnTimeout() async throws {
-        var pair = try Self.makePair()
-        Self.run(&pair, dropFirst: 1)
-        #expect(pair.clientKeys == nil)
-        let timer = try #require(pair.timers.first)
-        #expect(timer <= .milliseconds(100))
-        try await Task.sleep(for: timer + .milliseconds(20))
-        let retransmit = pair.client.handleTimeout()
-        #expect(retransmit.contains { if case .send = $0 { true } else { false } })
-        Self.run(&pair, first: retransmit)
+    /// Fires the client's timer: `handleTimeout()` until OpenSSL's own short test timer
+    /// (``virtualTime``) is due — a few real ms, a bounded poll for the retransmission.
+    static func fire(_ dtls: DTLSTransport) async -> [DTLSTransport.Action] {
+        var out: [DTLSTransport.Action] = []
+        _ = await eventually(every: .milliseconds(1)) {
+            out = dtls.handleTimeout()
+            return out.contains { if case .startTimer = $0 { false } else { true } }
+        }
+        return out
+    }
+
+    /// The ClientHello keeps getting lost: the retransmission timer (RFC 6347 §4.2.4.1) is
+    /// 100 ms, then doubles per retransmission up to 3 s — the machine's own durations, walked
+    /// in virtual time (before: OpenSSL's remaining wall-clock time, after a 120 ms sleep).
+    /// Once a ClientHello gets through, the handshake completes.
+    @Test func lostFlightsAreRetransmittedOnTheTimerSchedule() async throws {
+        var pair = try Self.makePair(retransmission: Self.virtualTime)
+        var now = Duration.zero
+        var deadline: Duration?
+        var sent: [(at: Duration, bytes: [UInt8])] = []
+        func absorb(_ actions: [DTLSTransport.Action]) {
+            for a in actions {
+                switch a {
+                case .send(let d): sent.append((now, d))
+                case .startTimer(let t): deadline = now + t
+                case .connected, .failed: Issue.record("unexpected \(a)")
+                }
+            }
+        }
+        absorb(pair.client.start())
+        #expect(sent.count == 1 && deadline == .milliseconds(100))
+        for _ in 0..<7 {
+            now = try #require(deadline)
+            deadline = nil
+            absorb(await Self.fire(pair.client))
+        }
+        let gaps = zip(sent.dropFirst(), sent).map { $0.at - $1.at }
+        #expect(gaps == [100, 200, 400, 800, 1600, 3000, 3000].map { Duration.milliseconds($0) })
+        #expect(sent.allSatisfy { $0.bytes.first == 22 })  // handshake records (ClientHello)
+        // The 8th copy gets through.
+        Self.run(&pair, first: [.send(sent.last!.bytes)])
         #expect(pair.clientKeys != nil && pair.serverKeys != nil)
+    }
+
+    /// No answer at all: OpenSSL gives up after 12 retransmissions and the machine fails with
+    /// the reason (before, `handleTimeout()` ignored it and only the call's `webRTCTimeout`
+    /// noticed).
+    @Test func unansweredClientGivesUpAfterTwelveRetransmissions() async throws {
+        let pair = try Self.makePair(retransmission: Self.virtualTime)
+        var retransmissions = 0
+        var failure: DTLSError?
+        _ = pair.client.start()
+        while failure == nil && retransmissions < 20 {
+            let actions = await Self.fire(pair.client)
+            for case .failed(let e) in actions { failure = e }
+            if failure == nil && actions.contains(where: { if case .send = $0 { true } else { false } }) {
+                retransmissions += 1
+            }
+        }
+        #expect(retransmissions == 12)
+        #expect(failure?.code == .handshakeFailed)
     }
 
     @Test func certificateIsECDSAP256WithSHA256Fingerprint() throws {

@@ -145,4 +145,75 @@ import Testing
         #expect(o.stats.delay <= .milliseconds(40))
         #expect(o.stats.meanBufferDelay <= .milliseconds(40))
     }
+
+    // MARK: Shrinking without cutting the sound
+
+    /// Frames `0..<count` from `frame(i)`, each arriving 1 ms after it was sent (no jitter, so
+    /// the 60 ms initial delay is spare), popped every 20 ms (+3 ms phase) in virtual time.
+    /// Returns what played and the ticks at which a frame was skipped to shrink the delay.
+    static func playSteady(count: Int, frame: (Int) -> [Int16]) -> (out: [Int16], shrinkTicks: [Int], b: JitterBuffer) {
+        var b = JitterBuffer()
+        var out: [Int16] = []
+        var shrinkTicks: [Int] = []
+        for tick in 0..<(count + 10) {
+            if tick < count {
+                b.insert(
+                    sequenceNumber: UInt16(tick), timestamp: UInt32(tick * 160), samples: frame(tick),
+                    arrival: .milliseconds(20 * tick + 1))
+            }
+            let shrunk = b.statistics.shrunk
+            if let samples = b.pop(now: .milliseconds(20 * tick + 3)).samples { out += samples }
+            if b.statistics.shrunk > shrunk { shrinkTicks.append(tick) }
+        }
+        return (out, shrinkTicks, b)
+    }
+
+    static func toneFrames(_ count: Int) -> [[Int16]] {
+        var tone = ToneGenerator(frequencies: [440])
+        return (0..<count).map { _ in
+            var f = [Int16](repeating: 0, count: 160)
+            _ = tone.read(into: &f)
+            return f
+        }
+    }
+
+    /// Found by CallLoopbackTests' WebRTC hold → resume (an immediate resume, then "is the 440 Hz
+    /// tone clean 400 ms later?"): nothing to do with hold, WebRTC or SRTP — at ~1 s of playout
+    /// on a jitter-free link the buffer skipped two frames of the tone 20 ms apart to shrink
+    /// 60 → 20 ms, and every 200 ms window over the cuts failed the Goertzel check. Continuous
+    /// sound must not be cut: every 200 ms window of the played tone stays clean.
+    @Test func continuousToneIsNeverCutToShrink() {
+        let frames = Self.toneFrames(150)
+        let (out, shrinkTicks, b) = Self.playSteady(count: 150) { frames[$0] }
+        #expect(shrinkTicks.isEmpty, "skipped tone frames at ticks \(shrinkTicks)")
+        #expect(b.statistics.played == 150)
+        var windows = 0
+        for end in stride(from: 1600, through: out.count - 160 * 10, by: 160) {
+            let block = out[(end - 1600)..<end]
+            let clean = Goertzel.power(block, frequency: 440, sampleRate: 8000) / Goertzel.energy(block)
+            #expect(clean > 0.3, "window ending at sample \(end): \(clean)")
+            windows += 1
+        }
+        #expect(windows > 100)
+    }
+
+    /// The spare delay goes in a pause, one frame per slack window: a tone, 1 s of silence, the
+    /// tone again → exactly one skip, inside the silence; with silence throughout the delay
+    /// walks 60 → 40 → 20 ms a window apart (before: two skips on consecutive ticks).
+    @Test func delayShrinksInPausesOneFramePerWindow() {
+        let tone = Self.toneFrames(200)
+        let silence = [Int16](repeating: 0, count: 160)
+        let paused = Self.playSteady(count: 200) { (75..<125).contains($0) ? silence : tone[$0] }
+        #expect(paused.shrinkTicks.count == 1)
+        // Tick t plays frame t − 3 (60 ms delay), then skips the next one, t − 2: a silent one.
+        #expect(paused.shrinkTicks.allSatisfy { (75..<125).contains($0 - 2) }, "\(paused.shrinkTicks)")
+        #expect(paused.b.statistics.delay == .milliseconds(40))
+
+        let quiet = Self.playSteady(count: 200) { _ in silence }
+        #expect(quiet.shrinkTicks.count == 2, "\(quiet.shrinkTicks)")
+        if quiet.shrinkTicks.count == 2 {
+            #expect(quiet.shrinkTicks[1] - quiet.shrinkTicks[0] >= JitterBuffer.Configuration().window)
+        }
+        #expect(quiet.b.statistics.delay == .milliseconds(20))
+    }
 }

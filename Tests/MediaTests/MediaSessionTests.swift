@@ -221,29 +221,26 @@ import Testing
             configuration: Self.configuration(srtp: swapped), clock: ContinuousClock(),
             ids: SeededIdentifierSource(seed: 8))
         let collected = Mutex<[DTMFReceiver.Event]>([])
-        let listener = Task {
+        let listener = Task {  // every DTMF event until B stops (its event stream ends)
             for await event in b.events {
-                if case .dtmf(let e) = event {
-                    let done = collected.withLock { list -> Bool in
-                        list.append(e)
-                        return list.count >= 32
-                    }
-                    if done { return }
-                }
+                if case .dtmf(let e) = event { collected.withLock { $0.append(e) } }
             }
         }
         await b.start(remote: a.localAddress)
         await a.start(remote: b.localAddress, source: ToneGenerator(frequencies: [440], amplitude: 3000))
         await a.sendDTMF(DTMFDigit.digits("0123456789*#ABCD")!)
         // 16 keys take ~3.5 s of paced media; the bound leaves room for a loaded 2-core machine.
-        let deadline = ContinuousClock.now + .seconds(15)
-        while collected.withLock({ $0.count }) < 32 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        let all = await eventually(timeout: .seconds(15), every: .milliseconds(20)) {
+            collected.withLock { $0.count } >= 32
         }
-        try await Task.sleep(for: .milliseconds(100))  // nothing more may arrive
+        #expect(all)
+        // Nothing more may arrive: stop A, wait until B has taken in every DTMF packet A sent
+        // (the last end retransmissions included), then stop B; every event is in by then.
         await a.stop()
+        let sentByA = await a.statistics.dtmfPacketsSent
+        #expect(await eventually { await b.statistics.dtmfPacketsReceived >= sentByA })
         await b.stop()
-        listener.cancel()
+        await listener.value
         let events = collected.withLock { $0 }
         let began = events.compactMap { if case .began(let d) = $0 { d.character } else { nil } }
         let ended = events.compactMap { if case .ended(let d, _) = $0 { d.character } else { nil } }

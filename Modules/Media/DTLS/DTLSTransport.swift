@@ -6,6 +6,15 @@ import COpenSSL
 /// received records, fires ``handleTimeout()`` when the armed timer expires (RFC 6347 §4.2.4;
 /// initial 100 ms doubling to 3 s), and sends what comes out.
 ///
+/// The timer's durations are ours (``Retransmission``), not read back from OpenSSL's clock:
+/// `DTLS_set_timer_cb` tells us when OpenSSL arms its timer for a new flight (→ initial) or
+/// backs off after a retransmission (→ doubled), and ``Action/startTimer(_:)`` carries that
+/// duration; the owner's clock decides when it has run out. OpenSSL (3.0, unlike BoringSSL)
+/// has no clock hook and still checks its own timer in `DTLSv1_handle_timeout` (and retransmits
+/// by itself when a handshake read finds it run out), so it is given the same duration — its
+/// 15 ms slack makes it due when ours is; if the owner still fires first, ``handleTimeout()``
+/// re-arms for what OpenSSL has left. A flight unanswered after 12 retransmissions fails.
+///
 /// After the handshake the peer certificate's digest is compared with its SDP
 /// `a=fingerprint` (RFC 5763 §5) and the SRTP keys are exported with the
 /// `EXTRACTOR-dtls_srtp` label (RFC 5764 §4.2) into ``SRTPKeys``. Not `Sendable`: owned by one
@@ -34,7 +43,28 @@ public final class DTLSTransport {
         case failed
     }
 
+    /// RFC 6347 §4.2.4.1 timer values: `initial` for a new flight, doubled per retransmission up
+    /// to `maximum` (100 ms / 3 s here, D11; RFC 6347 says 1 s / 60 s, libwebrtc starts at 50 ms).
+    public struct Retransmission: Sendable, Hashable {
+        public var initial: Duration = .milliseconds(100)
+        public var maximum: Duration = .seconds(3)
+        /// Tests: OpenSSL's own wall-clock timer runs this long whatever ours says, so a test can
+        /// walk our schedule (100 ms … 3 s, virtual) while OpenSSL is due after a few real ms.
+        /// Keep it above 15 ms: OpenSSL counts a timer with less than 15 ms left as run out, and
+        /// when a handshake read finds its timer run out it retransmits by itself, in a loop.
+        var openSSLTimer: Duration?
+        public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(3)) {
+            self.initial = initial
+            self.maximum = maximum
+        }
+    }
+
     public let role: DTLSRole
+    public let retransmission: Retransmission
+    /// The current timer value (``Retransmission``), and whether OpenSSL armed its timer during
+    /// the input being handled (reported as ``Action/startTimer(_:)`` at its end).
+    private var timeout: Duration
+    private var timerArmed = false
     /// Profiles we offer, in preference order (RFC 5764 §4.1.2).
     public let profiles: [SRTPProfile]
     public let expectedFingerprint: CertificateFingerprint
@@ -60,7 +90,8 @@ public final class DTLSTransport {
     ///   - profiles: offered `use_srtp` profiles; Asterisk accepts only the AES-CM ones.
     public init(
         role: DTLSRole, certificate: DTLSCertificate, expectedFingerprint: CertificateFingerprint,
-        profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32], mtu: Int = 1200
+        profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32], mtu: Int = 1200,
+        retransmission: Retransmission = Retransmission()
     ) throws(DTLSError) {
         guard Self.hash(expectedFingerprint.hashFunction) != nil else {
             throw DTLSError(.missingFingerprint, "unsupported fingerprint hash '\(expectedFingerprint.hashFunction)'")
@@ -70,6 +101,8 @@ public final class DTLSTransport {
         self.profiles = profiles
         self.expectedFingerprint = expectedFingerprint
         self.mtu = mtu
+        self.retransmission = retransmission
+        timeout = retransmission.initial
         context = ctx
         _ = astra_SSL_CTX_set_min_proto_version(ctx, astra_DTLS1_2_VERSION())
         _ = astra_SSL_CTX_set_max_proto_version(ctx, astra_DTLS1_2_VERSION())
@@ -92,8 +125,23 @@ public final class DTLSTransport {
         SSL_set_bio(ssl, readBIO, writeBIO)  // the SSL owns both BIOs now
         _ = SSL_set_options(ssl, 0x1000)  // SSL_OP_NO_QUERY_MTU: we set it
         _ = astra_SSL_set_mtu(ssl, mtu - 28)
-        DTLS_set_timer_cb(ssl) { _, previous in previous == 0 ? 100_000 : min(previous * 2, 3_000_000) }
+        // The timer callback finds us through the SSL's app-data slot (unretained: the SSL
+        // lives exactly as long as this object).
+        _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
+        DTLS_set_timer_cb(ssl) { ssl, previous in
+            guard let ssl, let me = SSL_get_ex_data(ssl, 0) else { return previous == 0 ? 100_000 : previous * 2 }
+            return Unmanaged<DTLSTransport>.fromOpaque(me).takeUnretainedValue().timerArmed(backingOff: previous != 0)
+        }
         if role == .client { SSL_set_connect_state(ssl) } else { SSL_set_accept_state(ssl) }
+    }
+
+    /// OpenSSL arms its timer: for a new flight (`backingOff` false) or after a retransmission.
+    /// Returns OpenSSL's duration in µs.
+    private func timerArmed(backingOff: Bool) -> UInt32 {
+        timeout = backingOff ? min(timeout * 2, retransmission.maximum) : retransmission.initial
+        timerArmed = true
+        let c = (retransmission.openSSLTimer ?? timeout).components
+        return UInt32(clamping: c.seconds * 1_000_000 + c.attoseconds / 1_000_000_000_000)
     }
 
     deinit {
@@ -121,7 +169,18 @@ public final class DTLSTransport {
     /// The armed timer fired: retransmit the last flight if it is still unanswered.
     public func handleTimeout() -> [Action] {
         guard case .handshaking = state else { return [] }
-        _ = astra_DTLSv1_handle_timeout(ssl)
+        let r = astra_DTLSv1_handle_timeout(ssl)
+        if r < 0 {  // OpenSSL gives up after 12 retransmissions of a flight (DTLS1_TMO_ALERT_COUNT)
+            state = .failed
+            return flush() + [.failed(DTLSError(.handshakeFailed, "no answer: \(Self.opensslError())"))]
+        }
+        if r == 0 {
+            // OpenSSL's own timer is not due yet (the owner's clock ran ahead of it) or not
+            // running (the flight was answered): keep waiting for what OpenSSL has left.
+            var tv = timeval()
+            guard astra_DTLSv1_get_timeout(ssl, &tv) == 1 else { return [] }
+            return [.startTimer(.seconds(Int64(tv.tv_sec)) + .microseconds(Int64(tv.tv_usec)))]
+        }
         return flush() + timer()
     }
 
@@ -235,10 +294,11 @@ public final class DTLSTransport {
         return datagrams.map { .send($0) }
     }
 
+    /// ``Action/startTimer(_:)`` with our duration when OpenSSL armed its timer during this input.
     private func timer() -> [Action] {
-        var tv = timeval()
-        guard astra_DTLSv1_get_timeout(ssl, &tv) == 1 else { return [] }
-        return [.startTimer(.seconds(Int64(tv.tv_sec)) + .microseconds(Int64(tv.tv_usec)))]
+        guard timerArmed else { return [] }
+        timerArmed = false
+        return [.startTimer(timeout)]
     }
 
     static func profile(id: UInt) -> SRTPProfile? {
