@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The Goertzel algorithm: the power of one frequency in a block of samples, in O(N).
@@ -38,5 +38,25 @@ public enum Goertzel {
             power(samples, frequency: $0, sampleRate: sampleRate)
                 < power(samples, frequency: $1, sampleRate: sampleRate)
         }
+    }
+
+    /// Seconds of audio, in 100 ms blocks of 8 kHz samples, that carry `frequency` clearly: the
+    /// block is loud (mean power above 250,000, about −30 dBov) and most of its power is at that
+    /// frequency (power/energy above 0.3; a pure sine gives about 0.5). What the call tests and
+    /// live push scenarios use to prove two-way audio from a recording.
+    public static func toneSeconds(_ samples: [Int16], frequency: Double, sampleRate: Double = 8000) -> Double {
+        let blockSize = Int(sampleRate / 10)
+        guard blockSize > 0 else { return 0 }
+        var blocks = 0
+        var index = 0
+        while index + blockSize <= samples.count {
+            let block = samples[index..<index + blockSize]
+            let energy = energy(block)
+            if energy > 250_000, power(block, frequency: frequency, sampleRate: sampleRate) / energy > 0.3 {
+                blocks += 1
+            }
+            index += blockSize
+        }
+        return Double(blocks) / 10
     }
 }

@@ -64,18 +64,8 @@ public struct LiveReport: Sendable {
         return "\(scenario) (live) with \(policy): " + parts.joined(separator: "; ")
     }
 
-    /// Seconds of `frequency` in 8 kHz audio (100 ms Goertzel blocks, as the call tests do).
+    /// Seconds of `frequency` in 8 kHz audio (``Goertzel/toneSeconds(_:frequency:sampleRate:)``).
     static func toneSeconds(_ samples: [Int16], frequency: Double) -> Double {
-        var blocks = 0
-        var index = 0
-        while index + 800 <= samples.count {
-            let block = samples[index..<index + 800]
-            let energy = Goertzel.energy(block)
-            if energy > 250_000, Goertzel.power(block, frequency: frequency, sampleRate: 8000) / energy > 0.3 {
-                blocks += 1
-            }
-            index += 800
-        }
-        return Double(blocks) / 10
+        Goertzel.toneSeconds(samples, frequency: frequency)
     }
 }

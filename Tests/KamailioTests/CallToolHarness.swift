@@ -39,18 +39,7 @@ enum CallToolHarness {
     /// Seconds of `frequency` in a WAV recording: 100 ms blocks with real signal whose energy is
     /// mostly at that frequency (a pure sine gives power/energy ≈ 0.5).
     static func toneSeconds(_ path: String, frequency: Double) throws -> Double {
-        let samples = try WAVFile.read(path: path).samples
-        var blocks = 0
-        var index = 0
-        while index + 800 <= samples.count {
-            let block = samples[index..<index + 800]
-            let energy = Goertzel.energy(block)
-            if energy > 250_000, Goertzel.power(block, frequency: frequency, sampleRate: 8000) / energy > 0.3 {
-                blocks += 1
-            }
-            index += 800
-        }
-        return Double(blocks) / 10
+        Goertzel.toneSeconds(try WAVFile.read(path: path).samples, frequency: frequency)
     }
 
     /// The value of `"key":` in a JSON line (string, number or bool), crude but enough here.
