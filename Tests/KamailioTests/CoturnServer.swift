@@ -34,9 +34,12 @@ final class CoturnServer: Sendable {
             throw ToolProcessError(message: "\(binary) is missing: install coturn (scripts/install-deps.sh)")
         }
         let port = try UDPSocket(bindHost: "127.0.0.1").localAddress.port  // free now, bound by coturn next
+        // UDP only (`--no-tcp`): the port is known free for UDP, not for TCP, and coturn retries a
+        // TCP listener bind that fails (a client connection's ephemeral port) for ever without
+        // ever answering on UDP — seen in a fresh-clone CI run (two tests, 5 s each).
         var arguments = [
-            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--no-tls", "--no-dtls", "--no-cli",
-            "--log-file", "stdout", "--simple-log",
+            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--no-tls", "--no-dtls", "--no-tcp",
+            "--no-cli", "--log-file", "stdout", "--simple-log",
         ]
         if let turn {
             // A relay port range of its own per server (tests run in parallel).
