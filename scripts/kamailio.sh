@@ -69,6 +69,7 @@ pid_file="$run_dir/kamailio.pid"
 log_file="$run_dir/kamailio.log"
 
 log() { echo "kamailio.sh: $*" >&2; }
+source "$here/scripts/daemon.sh"
 
 pgid() {
     [[ -f "$pid_file" ]] || return 1
@@ -136,27 +137,13 @@ start() {
     make_certs
     write_tls_cfg
     : > "$log_file"
-    # A parent such as a Swift test runner may start us with signals blocked (Dispatch
-    # threads block them); Kamailio would inherit the mask and its timers and SIGTERM would
-    # never fire. perl-base (essential) clears the mask and resets dispositions before exec.
-    perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die;
-        $SIG{$_} = "DEFAULT" for qw(PIPE TERM INT HUP ALRM CHLD USR1 USR2);
-        exec @ARGV or die "exec: $!"' -- \
-    setsid "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
+    # Signal mask cleared, own process group, owner watchdog: scripts/daemon.sh.
+    spawn_daemon "$log_file" "$pid_file" "${KAMAILIO_OWNER_PID:-}" "$run_dir" -- \
+        "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
         -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
         -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" ${wake_args[@]+"${wake_args[@]}"} \
-        ${rtpengine_args[@]+"${rtpengine_args[@]}"} \
-        </dev/null >>"$log_file" 2>&1 &
-    echo $! > "$pid_file"
-    if [[ -n "${KAMAILIO_OWNER_PID:-}" ]]; then
-        # Watchdog: when the owner (a test process) dies without stopping us — a crash, a
-        # timeout kill — Kamailio goes too, with its run dir. It ends when Kamailio ends.
-        setsid bash -c 'while kill -0 "$1" 2>/dev/null; do
-                sleep 1
-                if ! kill -0 "$2" 2>/dev/null; then kill -KILL -- "-$1" 2>/dev/null; rm -rf "$3"; exit 0; fi
-            done' watchdog "$(cat "$pid_file")" "$KAMAILIO_OWNER_PID" "$run_dir" </dev/null >/dev/null 2>&1 &
-    fi
+        ${rtpengine_args[@]+"${rtpengine_args[@]}"}
     local deadline=$((SECONDS + 30))
     while ((SECONDS < deadline)); do
         if ! pgid >/dev/null; then

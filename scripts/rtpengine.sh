@@ -36,6 +36,7 @@ pid_file="$run_dir/rtpengine.pid"
 log_file="$run_dir/rtpengine.log"
 
 log() { echo "rtpengine.sh: $*" >&2; }
+source "$(cd "$(dirname "$0")" && pwd)/daemon.sh"
 
 pgid() {
     [[ -f "$pid_file" ]] || return 1
@@ -69,24 +70,13 @@ start() {
     fi
     mkdir -p "$run_dir"
     : > "$log_file"
-    # Same signal-mask trap as kamailio.sh: a Swift test runner starts us with signals blocked,
-    # and rtpengine would ignore SIGTERM. perl-base clears the mask before exec.
+    # Signal mask cleared, own process group, owner watchdog: scripts/daemon.sh.
     # --config-file=none: never read /etc/rtpengine/rtpengine.conf. --table=-1: userspace
     # forwarding only (no kernel module, no iptables).
-    perl -MPOSIX -e 'sigprocmask(SIG_SETMASK, POSIX::SigSet->new) or die;
-        $SIG{$_} = "DEFAULT" for qw(PIPE TERM INT HUP ALRM CHLD USR1 USR2);
-        exec @ARGV or die "exec: $!"' -- \
-    setsid "$rtpengine_bin" --config-file=none --table=-1 --foreground --log-stderr \
+    spawn_daemon "$log_file" "$pid_file" "${RTPENGINE_OWNER_PID:-}" "$run_dir" -- \
+        "$rtpengine_bin" --config-file=none --table=-1 --foreground --log-stderr \
         --log-level="$log_level" --interface=127.0.0.1 --listen-ng="127.0.0.1:$ng_port" \
-        --port-min="$port_min" --port-max="$port_max" --timeout=60 --delete-delay=0 ${extra_args[@]+"${extra_args[@]}"} \
-        </dev/null >>"$log_file" 2>&1 &
-    echo $! > "$pid_file"
-    if [[ -n "${RTPENGINE_OWNER_PID:-}" ]]; then
-        setsid bash -c 'while kill -0 "$1" 2>/dev/null; do
-                sleep 1
-                if ! kill -0 "$2" 2>/dev/null; then kill -KILL -- "-$1" 2>/dev/null; rm -rf "$3"; exit 0; fi
-            done' watchdog "$(cat "$pid_file")" "$RTPENGINE_OWNER_PID" "$run_dir" </dev/null >/dev/null 2>&1 &
-    fi
+        --port-min="$port_min" --port-max="$port_max" --timeout=60 --delete-delay=0 ${extra_args[@]+"${extra_args[@]}"}
     local deadline=$((SECONDS + 15))
     while ((SECONDS < deadline)); do
         if ! pgid >/dev/null; then
