@@ -17,16 +17,11 @@ extension Simulation {
             if phone.online && p >= 0 && Int(p) < pushes.count { schedule(.ackArrives(p), after: oneWay) }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
-        case .reportCallUpdated(let uuid):
-            if isCallKit(uuid) { record(.callkitUpdate(uuid: uuid)) }
-        case .reportCallEnded(let uuid, let reason):
-            guard isCallKit(uuid), callkit[Int(uuid)].active else { return }
-            callkit[Int(uuid)].ended = true
-            record(.callkitEnd(uuid: uuid, reason: reason))
+        case .reportCallUpdated, .reportCallEnded, .failAnswer, .claimInvite:
+            if let event = callkit.applyProviderOp(op) { record(event) }
         case .fulfillAnswer(let uuid):
-            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
-            callkit[Int(uuid)].answer = .fulfilled
-            record(.answerFulfilled(uuid: uuid))
+            guard let event = callkit.applyProviderOp(op) else { return }
+            record(event)
             let c = callkit[Int(uuid)].call
             if c < 0 || !calls[Int(c)].okSent {
                 checker.record(
@@ -34,14 +29,6 @@ extension Simulation {
                         .answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push,
                         uuid: uuid))
             }
-        case .failAnswer(let uuid):
-            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
-            callkit[Int(uuid)].answer = .failed
-            record(.answerFailed(uuid: uuid))
-        case .claimInvite(let c, let uuid):
-            guard isCallKit(uuid) else { return }
-            callkit[Int(uuid)].invite = c
-            record(.inviteClaimed(call: c, uuid: uuid))
         case .sendOK(let c):
             guard c >= 0, Int(c) < calls.count else { return }
             record(.okSent(call: c))
@@ -74,7 +61,7 @@ extension Simulation {
         }
     }
 
-    func isCallKit(_ uuid: Int32) -> Bool { uuid >= 0 && Int(uuid) < callkit.count && callkit[Int(uuid)].used }
+    func isCallKit(_ uuid: Int32) -> Bool { callkit.isReported(uuid) }
 
     /// `CXProvider.reportNewIncomingCall`: the phone rings. Checks R5 duplicates and arms the
     /// placeholder deadline and the scripted user answer.

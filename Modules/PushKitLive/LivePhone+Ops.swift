@@ -24,29 +24,19 @@ extension LivePhone {
             }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
-        case .reportCallUpdated(let uuid):
-            if isCallKit(uuid) { record(.callkitUpdate(uuid: uuid)) }
-        case .reportCallEnded(let uuid, let reason):
-            guard isCallKit(uuid), callkit[Int(uuid)].active else { return }
-            callkit[Int(uuid)].ended = true
-            record(.callkitEnd(uuid: uuid, reason: reason))
+        case .reportCallUpdated, .reportCallEnded, .failAnswer:
+            if let event = callkit.applyProviderOp(op) { record(event) }
         case .fulfillAnswer(let uuid):
-            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
-            callkit[Int(uuid)].answer = .fulfilled
-            record(.answerFulfilled(uuid: uuid))
+            guard let event = callkit.applyProviderOp(op) else { return }
+            record(event)
             let c = callkit[Int(uuid)].call
             if c < 0 || !okSent.contains(c) {
                 checker.record(
                     Violation(.answerFulfilledBeforeOK, t: now, call: c, push: callkit[Int(uuid)].push, uuid: uuid))
             }
-        case .failAnswer(let uuid):
-            guard isCallKit(uuid), callkit[Int(uuid)].answer == .pending else { return }
-            callkit[Int(uuid)].answer = .failed
-            record(.answerFailed(uuid: uuid))
-        case .claimInvite(let c, let uuid):
-            guard isCallKit(uuid) else { return }
-            callkit[Int(uuid)].invite = c
-            record(.inviteClaimed(call: c, uuid: uuid))
+        case .claimInvite(let c, _):
+            guard let event = callkit.applyProviderOp(op) else { return }
+            record(event)
             // The SIP glue alerts the caller once the INVITE is bound to a ringing CallKit call.
             if let call = sipCalls[c] { perform { await call.ring() } }
         case .sendOK(let c):
@@ -141,13 +131,13 @@ extension LivePhone {
         applyOps()
     }
 
-    func isCallKit(_ uuid: Int32) -> Bool { uuid >= 0 && Int(uuid) < callkit.count && callkit[Int(uuid)].used }
+    func isCallKit(_ uuid: Int32) -> Bool { callkit.isReported(uuid) }
 
     /// `CXProvider.reportNewIncomingCall`: the phone rings. Checks R5 duplicates, arms the
     /// placeholder deadline and the user's planned answer / decline.
     func report(uuid: Int32, push p: Int32, invite: Int32) {
         guard uuid >= 0 else { return }
-        while callkit.count <= Int(uuid) { callkit.append(CallKitEntry()) }
+        while callkit.count <= Int(uuid) { callkit.append(CallKitCall()) }
         guard !callkit[Int(uuid)].used else { return }
         let validPush = p >= 0 && Int(p) < pushes.count
         let c = validPush ? pushes[Int(p)].call : invite
@@ -155,7 +145,7 @@ extension LivePhone {
             let push = validPush ? p : (pushes.firstIndex { $0.call == c }.map(Int32.init) ?? -1)
             checker.record(Violation(.duplicateSession, t: now, call: c, push: push, uuid: max(uuid, other)))
         }
-        callkit[Int(uuid)] = CallKitEntry(used: true, call: c, push: validPush ? p : -1, invite: invite)
+        callkit[Int(uuid)] = CallKitCall(used: true, call: c, push: validPush ? p : -1, invite: invite)
         record(.callkitReport(uuid: uuid, call: c, push: validPush ? p : -1))
         guard c >= 0 else { return }
         let gen = generation

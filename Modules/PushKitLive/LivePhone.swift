@@ -15,19 +15,6 @@ import SIPDialog
 /// below, claim → 180 Ringing, 200 OK / 603 → the `Call`. Files: this one (device and process
 /// life cycle, pushes), `LivePhone+Ops.swift` (ops and CallKit), `LivePhone+SIP.swift` (SIP).
 public actor LivePhone<Policy: PushClientPolicy> {
-    /// One emulated CallKit call (`CXProvider` view).
-    struct CallKitEntry: Sendable {
-        var used = false
-        var call: Int32 = -1
-        var push: Int32 = -1
-        var invite: Int32 = -1
-        var ended = false
-        var answer: AnswerState = .none
-        var active: Bool { used && !ended }
-    }
-
-    enum AnswerState: Sendable { case none, pending, fulfilled, failed }
-
     /// What the user will do with a call's first ring (scenario step `answer_after_ms`…).
     struct UserPlan: Sendable {
         var answerAfterMs: Int64 = -1
@@ -69,7 +56,8 @@ public actor LivePhone<Policy: PushClientPolicy> {
     var okSent: Set<Int32> = []
 
     // Emulated CallKit and bookkeeping.
-    var callkit: [CallKitEntry] = []
+    /// The emulated CallKit provider's calls (PushKitEmu's ``CallKitCall``, as in virtual time).
+    var callkit: [CallKitCall] = []
     var pushes: [VoIPPush] = []
     var pushKeys: [String] = []
     var plans: [Int32: UserPlan] = [:]
