@@ -51,6 +51,10 @@ public actor Call<C: Clock> where C.Duration == Duration {
     var reportedGathering = false
     private let outbox: AsyncStream<Outgoing>.Continuation
     private let outgoing: AsyncStream<Outgoing>
+    /// Messages yielded to the outbox that the endpoint has not taken yet (``settle(within:)``).
+    private var unsent = 0
+    /// Who waits in ``settle(within:)``.
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// What goes to the endpoint, strictly in the order the usage asked for it.
     enum Outgoing: Sendable {
@@ -208,6 +212,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
                     case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
                     case .ack(let ack): await endpoint.sendStateless(ack)
                     }
+                    await self?.taken()
                 }
             })
     }
@@ -316,12 +321,12 @@ public actor Call<C: Clock> where C.Duration == Duration {
         for action in actions {
             switch action {
             case .sendRequest(let request):
-                outbox.yield(.transaction(request))
+                send(.transaction(request))
             case .sendResponse(let response, let answering):
                 guard let key = TransactionKey.server(request: answering), let record = incoming[key] else { continue }
-                outbox.yield(.response(record, response))
+                send(.response(record, response))
             case .sendACK(let ack):
-                outbox.yield(.ack(ack))
+                send(.ack(ack))
             case .startTimer(let timer, let delay):
                 timers[timer]?.cancel()
                 let clock = self.clock
@@ -341,6 +346,46 @@ public actor Call<C: Clock> where C.Duration == Duration {
                 await run(machine.handle(event))
             }
         }
+        resumeSettledWaiters()
+    }
+
+    private func send(_ item: Outgoing) {
+        unsent += 1
+        outbox.yield(item)
+    }
+
+    /// The outbox task handed one message to the endpoint.
+    private func taken() {
+        unsent -= 1
+        resumeSettledWaiters()
+    }
+
+    /// Signalling is over and everything we asked to send has reached the endpoint.
+    var isSettled: Bool { usage.isTerminated && unsent == 0 }
+
+    private func resumeSettledWaiters(force: Bool = false) {
+        guard force || isSettled else { return }
+        let waiting = settleWaiters
+        settleWaiters = []
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// After ``CallEvent/ended(_:_:)``: waits (at most `limit`, on the call's clock) until the
+    /// dialog's last transaction is over — our BYE answered (RFC 3261 §15.1.1), our CANCEL's
+    /// INVITE ended with 487 (§9.1), our 200 to their BYE handed to the transport — so a tool
+    /// can close its flow without losing them. `false` when the limit ran out first (the BYE's
+    /// transaction may still be retransmitting; Timer F is 64·T1).
+    @discardableResult
+    public func settle(within limit: Duration) async -> Bool {
+        if isSettled { return true }
+        let clock = self.clock
+        let timeout = Task { [weak self] in
+            do { try await clock.sleep(for: limit) } catch { return }
+            await self?.resumeSettledWaiters(force: true)
+        }
+        await withCheckedContinuation { settleWaiters.append($0) }
+        timeout.cancel()
+        return isSettled
     }
 
     private func fire(_ timer: InviteUsage.Timer) async {

@@ -167,6 +167,22 @@ import Testing
         #expect(callerEvents.last.map { if case .ended(.busy(486), _) = $0 { true } else { false } } == true)
     }
 
+    /// `settle(within:)` after a hang-up waits for the BYE's 200 (RFC 3261 §15.1.1), so a tool
+    /// may close its flow then: with 150 ms each way it is not settled 100 ms after the BYE, and
+    /// is once the answer is back; the callee reports the remote hang-up.
+    @Test func hangUpSettlesWhenTheByeIsAnswered() async throws {
+        let pair = try await Pair(faults: LoopbackFaults(delay: .milliseconds(150)))
+        defer { pair.close() }
+        await pair.callee.answer()
+        #expect(await eventually(timeout: .seconds(5)) { await pair.caller.state == .active })
+        await pair.caller.hangUp()
+        #expect(await pair.caller.settle(within: .milliseconds(100)) == false, "settled before the 200 to BYE")
+        #expect(await pair.caller.settle(within: .seconds(5)), "the BYE was never answered")
+        let calleeEvents = await pair.calleeEvents.value
+        #expect(calleeEvents.last.map { if case .ended(.remoteHangUp, _) = $0 { true } else { false } } == true)
+        #expect(await pair.callee.settle(within: .seconds(1)), "callee's 200 to the BYE not handed over")
+    }
+
     /// 20 % of SIP messages lost both ways: retransmissions still bring the call up and down.
     @Test func lossySignallingStillConnects() async throws {
         let pair = try await Pair(faults: LoopbackFaults(loss: 0.2))

@@ -114,7 +114,9 @@ extension KamailioPeer {
             let caller = try H.dial(server, .wss, user: "1023", to: "1024", ["--media", "webrtc", "--tone", "440"])
             let (victim, peer) = forgeOffer ? (callee, caller) : (caller, callee)
             #expect(await victim.exitStatus(within: .seconds(15)) == 5, "\(forge): \(victim.stdout) \(victim.stderr)")
-            #expect(await peer.exitStatus(within: .seconds(10)) != nil, "the far end hung: \(peer.stdout)")
+            #expect(
+                await peer.exitStatus(within: .seconds(10)) != nil,
+                "the far end hung: \(peer.stdout)\nvictim: \(victim.stdout) \(victim.stderr)")
             let lines = victim.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("fingerprint"), "\(victim.stderr)")
             #expect(lines.first?.hasPrefix("astra-call: call ended: media failed: DTLS-SRTP failed") == true)

@@ -242,6 +242,9 @@ struct CallRun {
                 break loop
             }
         }
+        // Our BYE (or CANCEL, or 200 to their BYE) must leave before the flow closes: an exit
+        // right after `ended` could drop it, leaving the peer in the call.
+        await call?.settle(within: .seconds(2))
         for task in tasks { task.cancel() }
         await registration.stop(within: registered ? .seconds(2) : .zero)
         callFeed.finish()
