@@ -77,7 +77,7 @@ let package = Package(
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
-        tests("ToolsTests", ["ToolSupport"], resources: [.copy("Golden")]),
+        tests("ToolsTests", ["ToolSupport", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),

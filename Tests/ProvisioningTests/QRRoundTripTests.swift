@@ -51,12 +51,12 @@ import Testing
 
     // MARK: Real neighbours
 
-    @Test func zbarimgReadsOurPNG() throws {
+    @Test func zbarimgReadsOurPNG() async throws {
         let dir = try Support.tempDirectory()
         let out = try EncodeCommand.run(line: Self.line, options: .init(format: .png, level: .M, moduleSize: 4))
         let file = dir.appendingPathComponent("line.png")
         try Support.write(out.bytes, to: file)
-        let result = try Support.run("zbarimg", ["--raw", "-q", "-Sbinary", file.path])
+        let result = try await Support.run("zbarimg", ["--raw", "-q", "-Sbinary", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.trimmingCharacters(in: .newlines) == out.payload)
     }
@@ -65,26 +65,26 @@ import Testing
         "sip:1002@pbx.example.com", "astra1:u=1001;d=example.com;t=wss;s=pbx.example.com:8089",
         #"{"username":"4711","password":"pw","host":"pbx.example.com:5080"}"#,
     ])
-    func qrencodeOutputDecodes(payload: String) throws {
+    func qrencodeOutputDecodes(payload: String) async throws {
         let dir = try Support.tempDirectory()
         let file = dir.appendingPathComponent("q.png")
-        let made = try Support.run("qrencode", ["-o", file.path, "-s", "3", "-m", "4", payload])
+        let made = try await Support.run("qrencode", ["-o", file.path, "-s", "3", "-m", "4", payload])
         #expect(made.status == 0, "\(made.stderr)")
         let expected = try ProvisioningPayload.line(from: payload).0
         #expect(try decodeOne(try Support.read(file.path)) == expected)
         // qrencode's PNG is 1-bit palette; its 8-bit-per-pixel form through -t PNG32 is RGBA.
         let rgba = dir.appendingPathComponent("q32.png")
-        #expect(try Support.run("qrencode", ["-t", "PNG32", "-o", rgba.path, payload]).status == 0)
+        #expect(try await Support.run("qrencode", ["-t", "PNG32", "-o", rgba.path, payload]).status == 0)
         #expect(try decodeOne(try Support.read(rgba.path)) == expected)
     }
 
-    @Test func independentPythonReaderOpensOurPNG() throws {
+    @Test func independentPythonReaderOpensOurPNG() async throws {
         let dir = try Support.tempDirectory()
         let matrix = try QRMatrix.encode(CompactPayload.encode(Self.line), level: .M)
         let raster = QRRenderer.raster(matrix, moduleSize: 3, margin: 4)
         let file = dir.appendingPathComponent("ours.png")
         try Support.write(try QRRenderer.render(matrix, format: .png, moduleSize: 3, margin: 4), to: file)
-        let result = try Support.run("python3", [Support.fixture("png_tool.py"), "read", file.path])
+        let result = try await Support.run("python3", [Support.fixture("png_tool.py"), "read", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         let firstLine = result.stdout.prefix(while: { $0 != 0x0A })
         #expect(String(decoding: firstLine, as: UTF8.self) == "\(raster.width) \(raster.height)")
@@ -92,12 +92,12 @@ import Testing
         #expect(pgm == NetpbmCodec.encodePGM(raster), "pixels differ from the raster we encoded")
     }
 
-    @Test func imageMagickIdentifiesOurPNG() throws {
+    @Test func imageMagickIdentifiesOurPNG() async throws {
         let dir = try Support.tempDirectory()
         let file = dir.appendingPathComponent("ours.png")
         let out = try EncodeCommand.run(line: Self.line, options: .init(moduleSize: 2, margin: 4))
         try Support.write(out.bytes, to: file)
-        let result = try Support.run("identify", ["-format", "%m %w %h %[colorspace]", file.path])
+        let result = try await Support.run("identify", ["-format", "%m %w %h %[colorspace]", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         let side = (4 * out.version + 17 + 8) * 2
         #expect(result.text == "PNG \(side) \(side) Gray")
@@ -105,13 +105,13 @@ import Testing
 
     /// Every PNG colour type and depth, plain and Adam7-interlaced, written by the Python tool.
     @Test(arguments: ["gray1", "gray8", "gray16", "rgb8", "rgb16", "rgba8", "graya8", "palette"], [false, true])
-    func decodesEveryPNGFlavour(mode: String, interlaced: Bool) throws {
+    func decodesEveryPNGFlavour(mode: String, interlaced: Bool) async throws {
         let dir = try Support.tempDirectory()
         let out = try EncodeCommand.run(line: Self.line, options: .init(format: .pgm, moduleSize: 3))
         let pgm = dir.appendingPathComponent("in.pgm")
         let png = dir.appendingPathComponent("out.png")
         try Support.write(out.bytes, to: pgm)
-        let made = try Support.run(
+        let made = try await Support.run(
             "python3",
             [Support.fixture("png_tool.py"), "write", mode, pgm.path, png.path]
                 + (interlaced ? ["--interlace"] : []))

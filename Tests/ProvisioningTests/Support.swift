@@ -1,41 +1,13 @@
+import AstraTestSupport
 import Foundation
 import Provisioning
 
 /// Small helpers for the Provisioning tests: temp files, running real peers (zbarimg,
 /// qrencode, python3, identify), fixtures, and photo-like test images.
 enum Support {
-    struct ProcessResult {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
-        var text: String { String(decoding: stdout, as: UTF8.self) }
-    }
-
-    /// Runs `tool` (looked up on PATH) with `arguments`, waiting for it to finish.
-    static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ProcessResult(
-            status: process.terminationStatus, stdout: outData,
-            stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    /// True when `tool` is on PATH.
-    static func has(_ tool: String) -> Bool {
-        (try? run("sh", ["-c", "command -v \(tool)"]).status) == 0
+    /// Runs `tool` (looked up on PATH) with `arguments` to its end, off the cooperative pool.
+    static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) async throws -> ChildProcess.Result {
+        try await ChildProcess.run(command: tool, arguments, stdin: stdin)
     }
 
     /// A fresh temporary directory.

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -23,61 +24,46 @@ import Testing
     }
 
     /// Runs `script` with `sh -e` in the scratch directory, `$QR` naming the built astra-qr.
-    func sh(_ script: String) throws -> Outcome? {
+    func sh(_ script: String) async throws -> Outcome? {
         guard let qr = BuiltTool(name: "astra-qr").executable() else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = dir
-        process.environment = ProcessInfo.processInfo.environment.merging(["QR": qr.path]) { $1 }
-        let outURL = dir.appendingPathComponent(".out")
-        let errURL = dir.appendingPathComponent(".err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
+        let child = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", script], directory: dir, environment: ["QR": qr.path])
+        return Outcome(status: child.status, stdout: child.text, stderr: child.stderr)
     }
 
-    @Test func encodeThenZbarimgThenDecodeGivesTheSameLine() throws {
-        guard let made = try sh(#"$QR encode --line line.json -o line.png"#) else { return }
+    @Test func encodeThenZbarimgThenDecodeGivesTheSameLine() async throws {
+        guard let made = try await sh(#"$QR encode --line line.json -o line.png"#) else { return }
         #expect(made.status == 0)
         #expect(
             made.stderr == "astra-qr: warning: the code holds the SIP password in clear; anyone who sees it can "
                 + "use the line (seal it with --passphrase or --key-file)\n")
-        let zbar = try #require(try sh("zbarimg -q --raw -Sbinary line.png"))
+        let zbar = try #require(try await sh("zbarimg -q --raw -Sbinary line.png"))
         #expect(zbar.stdout == "astra1:n=Alice;u=1001;p=pw-Secret-42;d=example.com;s=pbx.example.com:8089;t=wss;w=/ws")
-        let decoded = try #require(try sh("$QR decode line.png"))
+        let decoded = try #require(try await sh("$QR decode line.png"))
         #expect(decoded.status == 0 && decoded.stderr.isEmpty)
         #expect(decoded.stdout == line + "\n")
     }
 
-    @Test func pipelineThroughStdoutAndStdin() throws {
-        guard let out = try sh(#"cat line.json | $QR encode --expires 60 -o - 2>/dev/null | $QR decode -"#) else {
+    @Test func pipelineThroughStdoutAndStdin() async throws {
+        guard let out = try await sh(#"cat line.json | $QR encode --expires 60 -o - 2>/dev/null | $QR decode -"#) else {
             return
         }
         #expect(out.status == 0)
         #expect(out.stdout.contains(#""expires":60"#) && out.stdout.contains(#""user":"1001""#))
     }
 
-    @Test func qrencodeOutputDecodes() throws {
-        guard let out = try sh(#"qrencode -o q.png 'sip:1002@pbx.example.com' && $QR decode q.png"#) else { return }
+    @Test func qrencodeOutputDecodes() async throws {
+        guard let out = try await sh(#"qrencode -o q.png 'sip:1002@pbx.example.com' && $QR decode q.png"#) else { return }
         #expect(out.status == 0)
         #expect(out.stdout == #"{"v":1,"user":"1002","domain":"pbx.example.com","transport":"udp"}"# + "\n")
     }
 
-    @Test func sealedCodes() throws {
-        guard let made = try sh(#"$QR encode --line line.json --passphrase-file pass.txt -o s.png"#) else { return }
+    @Test func sealedCodes() async throws {
+        guard let made = try await sh(#"$QR encode --line line.json --passphrase-file pass.txt -o s.png"#) else { return }
         #expect(made.status == 0 && made.stderr.isEmpty)
-        let right = try #require(try sh("$QR decode --passphrase-file pass.txt s.png"))
+        let right = try #require(try await sh("$QR decode --passphrase-file pass.txt s.png"))
         #expect(right.status == 0 && right.stdout == line + "\n")
-        let wrong = try #require(try sh("$QR decode --passphrase nope s.png"))
+        let wrong = try #require(try await sh("$QR decode --passphrase nope s.png"))
         #expect(wrong.status == 1 && wrong.stdout.isEmpty)
         #expect(
             wrong.stderr == "astra-qr: s.png: wrong passphrase or key, the sealed password did not open "
@@ -104,16 +90,16 @@ import Testing
         ),
         ("$QR decode", 64, "astra-qr: missing argument <file>\n"),
     ])
-    func badInputHasOneLineAndTheDocumentedExitCode(script: String, status: Int32, stderr: String) throws {
-        guard let out = try sh(script) else { return }
+    func badInputHasOneLineAndTheDocumentedExitCode(script: String, status: Int32, stderr: String) async throws {
+        guard let out = try await sh(script) else { return }
         #expect(out.status == status)
         #expect(out.stderr == stderr)
         #expect(out.stdout.isEmpty)
     }
 
-    @Test func passwordsNeverReachStderr() throws {
+    @Test func passwordsNeverReachStderr() async throws {
         guard
-            let out = try sh(
+            let out = try await sh(
                 #"$QR encode --line line.json -v -o a.png; $QR decode -v a.png >/dev/null; "#
                     + #"$QR encode --user 1001 --domain example.com --password pw-Secret-42 --server bad:0 -o b.png; "#
                     + #"$QR decode --passphrase pw-Secret-42 a.png > /dev/null; $QR decode --format text a.png"#)
@@ -125,7 +111,7 @@ import Testing
 
     /// CONTRACT TEST through the binary: `astra-qr lines` against the platform contract server
     /// (Tests/ProvisioningTests/Fixtures/platform_contract_server.py) → encode → decode.
-    @Test func linesFromTheContractServerPipeIntoEncode() throws {
+    @Test func linesFromTheContractServerPipeIntoEncode() async throws {
         let script = BuiltTool.packageRoot.appendingPathComponent(
             "Tests/ProvisioningTests/Fixtures/platform_contract_server.py")
         let portFile = dir.appendingPathComponent("port")
@@ -141,29 +127,29 @@ import Testing
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = text.trimmingCharacters(in: .whitespacesAndNewlines)
             } else {
-                usleep(25_000)
+                try await Task.sleep(for: .milliseconds(25))
             }
         }
         try #require(!port.isEmpty)
         try "fb-good\n".write(to: dir.appendingPathComponent("fb.txt"), atomically: true, encoding: .utf8)
         try "fb-unauthorized\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
-        guard let lines = try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else {
+        guard let lines = try await sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else {
             return
         }
         #expect(lines.status == 0 && lines.stderr.isEmpty)
         #expect(lines.stdout.split(separator: "\n").count == 2)
         let piped = try #require(
-            try sh(
+            try await sh(
                 "$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt | head -1 "
                     + "| $QR encode --passphrase s3 -o l.png && $QR decode --passphrase s3 l.png"))
         #expect(piped.status == 0)
         #expect(piped.stdout == String(lines.stdout.split(separator: "\n")[0]) + "\n")
-        let refused = try #require(try sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file bad.txt"))
+        let refused = try #require(try await sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file bad.txt"))
         #expect(refused.status == 1 && refused.stdout.isEmpty)
         #expect(
             refused.stderr
                 == "astra-qr: POST /api/v1/auth/user-login: HTTP 401, the Firebase token was refused\n")
-        let down = try #require(try sh("$QR lines --api http://127.0.0.1:1 --firebase-token-file fb.txt"))
+        let down = try #require(try await sh("$QR lines --api http://127.0.0.1:1 --firebase-token-file fb.txt"))
         #expect(down.status == 3)
     }
 }

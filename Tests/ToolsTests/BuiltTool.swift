@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -50,32 +51,11 @@ struct BuiltTool {
         return nil
     }
 
-    /// Runs the tool with `arguments`, standard input from /dev/null, stdout/stderr to files.
-    func run(_ arguments: [String]) throws -> Result? {
+    /// Runs the tool with `arguments`, standard input from /dev/null, to its end (off the
+    /// cooperative pool: ``ChildProcess``).
+    func run(_ arguments: [String]) async throws -> Result? {
         guard let executable = executable() else { return nil }
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("astra-tools-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("stdout")
-        let errURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Result(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outURL, encoding: .utf8),
-            stderr: try String(contentsOf: errURL, encoding: .utf8))
+        let child = try await ChildProcess.run(executable, arguments)
+        return Result(status: child.status, stdout: child.text, stderr: child.stderr)
     }
 }

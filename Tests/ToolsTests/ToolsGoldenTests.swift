@@ -198,8 +198,8 @@ import enum ToolSupport.AstraVersion
     static let updating = ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1"
 
     @Test(arguments: common + register + call + qr + pushsim)
-    func matchesGolden(_ testCase: GoldenCase) throws {
-        guard let result = try BuiltTool(name: testCase.tool).run(testCase.arguments) else { return }
+    func matchesGolden(_ testCase: GoldenCase) async throws {
+        guard let result = try await BuiltTool(name: testCase.tool).run(testCase.arguments) else { return }
         #expect(result.status == testCase.status)
         #expect(result.stderr == testCase.stderr)
         switch testCase.stdout {
