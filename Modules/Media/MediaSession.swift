@@ -165,6 +165,10 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             }
         }
         configuration = updated
+        // Resume after we did not receive (we held, RFC 3264 §8.4): the peer's timestamps moved
+        // on with its clock meanwhile (RFC 3550 §5.1), so its audio starts a new timeline now
+        // rather than being dropped as overflow until the out-of-range resync.
+        if !direction.receives && updated.direction.receives { jitterBuffer.resync() }
         direction = updated.direction
         if webrtc != nil {  // ICE decides where media goes
             try applyWebRTC(negotiated)

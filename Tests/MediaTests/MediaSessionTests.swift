@@ -209,6 +209,48 @@ import Testing
         Self.checkTone(Array(sink.samples.prefix(160 * 20)), frames: 20)
     }
 
+    /// B holds A for longer than the jitter buffer spans (B sendonly, A recvonly: no RTP to B),
+    /// then resumes. A's RTP timestamps advanced with the clock while it was silent (RFC 3550
+    /// §5.1), so they come back far from where B's buffer stood: B must start a new timeline
+    /// at once on resume, not drop the first packets as late or overflow until its
+    /// out-of-range resync kicks in.
+    @Test func heldSideStartsANewTimelineOnResume() async throws {
+        let ids = SeededIdentifierSource(seed: 52)
+        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
+        let bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
+        let origin = SDPOrigin(sessionID: "8", sessionVersion: 1, address: "127.0.0.1")
+        let offer = OfferAnswer.makeOffer(alice, origin: origin)
+        let (answer, bobAudio) = try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: origin)
+        let aliceAudio = try OfferAnswer.processAnswer(answer, offer: offer, capabilities: alice)
+        let bobTalk = try #require(bobAudio)
+        try await a.apply(aliceAudio)
+        try await b.apply(bobTalk)
+        let sink = RecordingSink()
+        await b.start(remote: nil, sink: sink)
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 10 }
+        var bobHolds = bobTalk
+        bobHolds.direction = .sendonly
+        var aliceHeld = aliceAudio
+        aliceHeld.direction = .recvonly
+        try await b.apply(bobHolds)
+        try await a.apply(aliceHeld)
+        // Longer than the buffer's span (capacity × ptime = 1 s): A's timestamps jump past it.
+        try await Task.sleep(for: .milliseconds(1300))
+        let before = await b.statistics.jitterBuffer
+        try await b.apply(bobTalk)
+        try await a.apply(aliceAudio)
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= before.played + 15 }
+        let after = await b.statistics.jitterBuffer
+        await a.stop()
+        await b.stop()
+        #expect(after.played >= before.played + 15, "B did not play A's audio after the resume")
+        #expect(after.late == before.late && after.overflow == before.overflow, "resumed packets dropped: \(after)")
+        #expect(after.resyncs == before.resyncs + 1)
+    }
+
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
         let keys = SRTPKeys(
             local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
