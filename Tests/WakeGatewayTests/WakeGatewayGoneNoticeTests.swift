@@ -25,27 +25,12 @@ import Testing
     static func gateway(
         _ kamailio: FakeKamailio, clock: TestClock, goneNotice: Bool, events: Events
     ) async throws -> WakeGatewayServer<TestClock> {
-        var configuration = WakeGatewayConfiguration()
-        configuration.sipPort = 0
-        configuration.httpPort = 0
-        configuration.apnsDevicePort = 0
-        configuration.kamailio = kamailio.udp.local
-        configuration.ackWindowMs = 2_000
-        configuration.registerWaitMs = 6_000
-        configuration.goneNotice = goneNotice
-        let gateway = try WakeGatewayServer(
-            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1),
-            emit: { event in events.list.withLock { $0.append(event) } })
-        _ = try await gateway.start()
-        let token = String(repeating: "0a", count: 32)
-        let body =
-            #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
-        let response = await gateway.handleHTTP(
-            try HTTPRequest(
-                method: "POST", target: "/api/v1/users/voip-push-token", headers: [HTTPHeader("Host", "h")],
-                body: Array(body.utf8)))
-        #expect(response.status == 200)
-        return gateway
+        try await WakeGatewayProxyTests.gateway(
+            kamailio, clock: clock, emit: { event in events.list.withLock { $0.append(event) } }
+        ) {
+            $0.registerWaitMs = 6_000
+            $0.goneNotice = goneNotice
+        }
     }
 
     static func cancel(_ kamailio: FakeKamailio) -> String {

@@ -71,16 +71,22 @@ import Testing
         """
     }
 
-    static func gateway(_ kamailio: FakeKamailio, clock: TestClock) async throws -> WakeGatewayServer<TestClock> {
+    /// A gateway on ephemeral ports in front of `kamailio`, ack window 2 s, with line 1002's
+    /// push token registered through the contract endpoint. `configure` adjusts the rest;
+    /// `emit` receives its events.
+    static func gateway(
+        _ kamailio: FakeKamailio, clock: TestClock, emit: @escaping @Sendable (WakeEvent) -> Void = { _ in },
+        configure: (inout WakeGatewayConfiguration) -> Void = { _ in }
+    ) async throws -> WakeGatewayServer<TestClock> {
         var configuration = WakeGatewayConfiguration()
         configuration.sipPort = 0
         configuration.httpPort = 0
         configuration.apnsDevicePort = 0
         configuration.kamailio = kamailio.udp.local
         configuration.ackWindowMs = 2_000
+        configure(&configuration)
         let gateway = try WakeGatewayServer(
-            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1),
-            emit: { _ in })
+            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1), emit: emit)
         _ = try await gateway.start()
         let token = String(repeating: "0a", count: 32)
         let body =
