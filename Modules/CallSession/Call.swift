@@ -188,33 +188,33 @@ public actor Call<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// The one task that hands outgoing messages to the endpoint, in order.
+    /// The one task that hands outgoing messages to the endpoint, in order. It holds the stream
+    /// and the endpoint, not the call: what was queued goes out even when the owner lets go of
+    /// the call right after its end (a 603 to an INVITE, a BYE); `deinit` finishes the stream.
     private func startOutbox() {
         let stream = outgoing, endpoint = self.endpoint
-        background.append(
-            Task { [weak self] in
-                for await item in stream {
-                    guard self != nil else { return }
-                    switch item {
-                    case .transaction(let request):
-                        let updates = await endpoint.startTransaction(request)
-                        let cseq = try? request.headers.cseq()
-                        Task { [weak self] in
-                            for await update in updates {
-                                switch update {
-                                case .response(let response): await self?.signal { $0.receive(response) }
-                                case .ended(.completed): break
-                                case .ended(let end):
-                                    if let cseq { await self?.signal { $0.transactionFailed(cseq, end) } }
-                                }
+        Task { [weak self] in
+            for await item in stream {
+                switch item {
+                case .transaction(let request):
+                    let updates = await endpoint.startTransaction(request)
+                    let cseq = try? request.headers.cseq()
+                    Task { [weak self] in
+                        for await update in updates {
+                            switch update {
+                            case .response(let response): await self?.signal { $0.receive(response) }
+                            case .ended(.completed): break
+                            case .ended(let end):
+                                if let cseq { await self?.signal { $0.transactionFailed(cseq, end) } }
                             }
                         }
-                    case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
-                    case .ack(let ack): await endpoint.sendStateless(ack)
                     }
-                    await self?.taken()
+                case .response(let incoming, let response): await endpoint.respond(to: incoming, with: response)
+                case .ack(let ack): await endpoint.sendStateless(ack)
                 }
-            })
+                await self?.taken()
+            }
+        }
     }
 
     /// The call-level state.

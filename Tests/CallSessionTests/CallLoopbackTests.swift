@@ -183,6 +183,48 @@ import Testing
         #expect(await pair.callee.settle(within: .seconds(1)), "callee's 200 to the BYE not handed over")
     }
 
+    /// A callee `Call` that its owner lets go of right after `reject(status: 603)` (a phone's
+    /// glue dropping the call on its end) still sends the 603: the outbox drains what was
+    /// queued; the caller ends `declined(603)`.
+    @Test func rejectedCallReleasedAtOnceStillSendsItsFinalResponse() async throws {
+        let clock = ContinuousClock()
+        let (a, b) = LoopbackChannel.pair(transport: .udp, clock: clock, faults: .none, seed: 6)
+        let alice = SIPEndpoint(channel: a, clock: clock, ids: SeededIdentifierSource(seed: 1))
+        let bob = SIPEndpoint(channel: b, clock: clock, ids: SeededIdentifierSource(seed: 2))
+        let aliceEvents = alice.events, bobEvents = bob.events
+        await alice.start()
+        await bob.start()
+        let caller = try Call(
+            calling: try SIPURI(parsing: "sip:bob@127.0.0.1:5060"),
+            from: SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@127.0.0.1")), endpoint: alice,
+            binding: LocalBinding(transport: .udp, host: "127.0.0.1", port: 5070), credentials: nil, clock: clock,
+            ids: SeededIdentifierSource(seed: 3))
+        let pump = Task { for await event in aliceEvents { await caller.handle(event) } }
+        defer { pump.cancel() }
+        let callerEvents = Task { await Pair.collect(caller.events) }
+        await caller.start()
+        var invite: IncomingRequest?
+        for await event in bobEvents {
+            if case .request(let incoming) = event, incoming.request.method == .invite {
+                invite = incoming
+                break
+            }
+        }
+        weak var released: Call<ContinuousClock>?
+        do {
+            let callee = try Call(
+                incoming: try #require(invite), endpoint: bob,
+                binding: LocalBinding(transport: .udp, host: "127.0.0.1", port: 5060), clock: clock,
+                ids: SeededIdentifierSource(seed: 4))
+            released = callee
+            await callee.start()
+            await callee.reject(status: 603)
+        }
+        let events = await callerEvents.value
+        #expect(events.last.map { if case .ended(.declined(603), _) = $0 { true } else { false } } == true, "\(events)")
+        #expect(await eventually { released == nil }, "the callee Call is still alive: the test proves nothing")
+    }
+
     /// 20 % of SIP messages lost both ways: retransmissions still bring the call up and down.
     @Test func lossySignallingStillConnects() async throws {
         let pair = try await Pair(faults: LoopbackFaults(loss: 0.2))
