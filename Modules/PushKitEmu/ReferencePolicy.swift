@@ -28,6 +28,9 @@ public struct ReferencePolicy: PushClientPolicy {
         public static let ignoreCallerLeft = Faults(rawValue: 1 << 8)
         /// Keep SIP credentials `whenUnlocked`: REGISTER fails on a locked phone.
         public static let credentialsWhenUnlocked = Faults(rawValue: 1 << 9)
+        /// Upload the token once per launch and ignore PushKit's rotations while running: the
+        /// server keeps pushing to a retired token (APNs 410), so the phone is never woken.
+        public static let ignoreTokenRotation = Faults(rawValue: 1 << 10)
 
         /// The field bugs PUSH-RULES.md and issue 6 name: networking before reporting, the
         /// PushKit-session duplicate with its ~10 s answer delay, ringing stored pushes, dropping
@@ -58,6 +61,8 @@ public struct ReferencePolicy: PushClientPolicy {
     let staleAfterMs: Int64
     let mergeDelayMs: Int64
     var calls: [Tracked] = []
+    /// This process already uploaded a token (``Faults/ignoreTokenRotation``).
+    var tokenUploaded = false
 
     /// A policy with `faults` switched on, timing taken from `settings`.
     public init(name: String? = nil, faults: Faults, settings: EmulatorSettings = EmulatorSettings()) {
@@ -87,6 +92,7 @@ public struct ReferencePolicy: PushClientPolicy {
 
     public mutating func launched(_ ctx: inout ClientContext) {
         calls.removeAll(keepingCapacity: true)
+        tokenUploaded = false
         if ctx.appState == .foreground { ctx.perform(.register(protection: protection)) }
     }
 
@@ -131,7 +137,11 @@ public struct ReferencePolicy: PushClientPolicy {
         didReceiveAckResponse(pushID: pushID, callActive: false, &ctx)
     }
 
-    public mutating func didUpdatePushToken(_ ctx: inout ClientContext) { ctx.perform(.uploadToken) }
+    public mutating func didUpdatePushToken(_ ctx: inout ClientContext) {
+        if faults.contains(.ignoreTokenRotation) && tokenUploaded { return }
+        tokenUploaded = true
+        ctx.perform(.uploadToken)
+    }
 
     public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { ctx.perform(.deleteToken) }
 

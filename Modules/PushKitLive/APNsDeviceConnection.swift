@@ -87,12 +87,15 @@ public final class APNsDeviceConnection: Sendable {
         self.pushes = pushes
     }
 
-    /// Connects and announces the device. `tokenHex` goes on the wire only.
+    /// Connects and announces the device. `tokenHex` (and `replacesHex`, the token PushKit
+    /// rotated away) go on the wire only.
     public static func open(
-        host: String = "127.0.0.1", port: UInt16, tokenHex: String, topic: String, environment: String
+        host: String = "127.0.0.1", port: UInt16, tokenHex: String, topic: String, environment: String,
+        replacesHex: String? = nil
     ) async throws(LiveError) -> APNsDeviceConnection {
+        let replaces = replacesHex.map { ",\"replaces\":\(JSONLine.quote($0))" } ?? ""
         let hello = Array(
-            "{\"token\":\(JSONLine.quote(tokenHex)),\"topic\":\(JSONLine.quote(topic)),\"environment\":\(JSONLine.quote(environment))}\n"
+            "{\"token\":\(JSONLine.quote(tokenHex)),\"topic\":\(JSONLine.quote(topic)),\"environment\":\(JSONLine.quote(environment))\(replaces)}\n"
                 .utf8)
         let opened: Result<LoopbackSocket, LiveError> = await offPool {
             do throws(LiveError) {

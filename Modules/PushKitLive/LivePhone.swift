@@ -23,7 +23,8 @@ public actor LivePhone<Policy: PushClientPolicy> {
         var tappedAt: Int64 = -1
     }
 
-    let config: LivePhoneConfig
+    /// The device and line; `token` changes when PushKit rotates it (``rotateToken()``).
+    var config: LivePhoneConfig
     /// The clock of the phone's policy timers: the policy's own (`startTimer`), the emulated
     /// CallKit deadlines (placeholder, answer action), the user's planned taps and the launch
     /// delay. `ContinuousClock` in live runs; tests pass a `TestClock` (D4).
@@ -177,17 +178,45 @@ public actor LivePhone<Policy: PushClientPolicy> {
         online = true
         device = connection
         if notify { record(.connectivity(online: true)) }
-        let gen = generation
-        _ = gen
-        tasks.append(
-            Task { [weak self] in
-                for await push in connection.pushes { await self?.pushArrived(push) }
-            })
+        listen(to: connection)
         if notify && appRunning {
             beginCallback()
             policy.connectivityChanged(online: true, &ctx)
             applyOps()
         }
+    }
+
+    /// PushKit rotates the device's token: the APNs connection is re-announced with the new token
+    /// (the emulator retires the old one: a push to it gets 410 Unregistered), and a running app
+    /// is told (`didUpdatePushToken`), so its policy can upload the new token; a suspended or
+    /// killed app hears of it at its next launch, as on iOS. The new token is derived from the
+    /// old one (runs stay reproducible).
+    public func rotateToken() async throws(LiveError) {
+        let old = config.token
+        var rng = SplitMix64(seed: UInt64(old.fingerprint) &+ UInt64(generation) &+ 0x9E37_79B9)
+        config.token = PushToken(using: &rng)
+        record(.tokenIssued(token: config.token))
+        if online {
+            device?.close()
+            device = try await APNsDeviceConnection.open(
+                host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.token.rawHexForAPNsRequestOnly,
+                topic: config.topic, environment: config.environment.rawValue,
+                replacesHex: old.rawHexForAPNsRequestOnly)
+            listen(to: device!)
+        }
+        if appRunning {
+            beginCallback()
+            policy.didUpdatePushToken(&ctx)
+            applyOps()
+        }
+    }
+
+    /// Pushes that arrive on `connection` go to ``pushArrived(_:)``.
+    private func listen(to connection: APNsDeviceConnection) {
+        tasks.append(
+            Task { [weak self] in
+                for await push in connection.pushes { await self?.pushArrived(push) }
+            })
     }
 
     /// The app is killed (swiped away / by iOS): no process state, flow gone without unregister.

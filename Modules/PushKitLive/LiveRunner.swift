@@ -94,6 +94,12 @@ public enum LiveRunner {
                     let uri = try SIPURI(parsing: target)
                     try await caller.dial(uri, talkMs: talk)
                     dialled += 1
+                case .declinedCall(let after):
+                    await phone.plan(call: dialled, answerAfterMs: nil, declineAfterMs: after)
+                    try await caller.dial(try SIPURI(parsing: target), talkMs: 0)
+                    dialled += 1
+                case .rotateToken:
+                    try await phone.rotateToken()
                 case .hangup(let c):
                     await caller.hangUp(c)
                 case .offline:

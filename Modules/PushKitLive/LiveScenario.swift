@@ -11,12 +11,16 @@ public struct LiveScenario: Sendable {
         /// The caller dials the phone; the user answers `answerAfterMs` after the first ring
         /// (nil = never); the caller hangs up `talkMs` after the answer.
         case call(answerAfterMs: Int64?, talkMs: Int64)
+        /// The caller dials the phone; the user taps Decline `afterMs` after the first ring.
+        case declinedCall(afterMs: Int64)
         /// The caller hangs up call `call` (CANCEL before the answer).
         case hangup(call: Int32)
         /// The device loses the network (APNs connection and SIP transports closed).
         case offline
         /// The device is back online.
         case online
+        /// PushKit rotates the device's token (the old one is retired at APNs: 410).
+        case rotateToken
     }
 
     /// One step at `at` ms after the set-up.
@@ -69,7 +73,7 @@ public enum LiveScenarios {
     public static func all(ackWindowMs: Int64 = 2_000) -> [LiveScenario] {
         [
             killed, background, locked, offline(ackWindowMs), reconnect(ackWindowMs), deadPhone(ackWindowMs),
-            cancelBeforeWake, cancelAfterAck,
+            cancelBeforeWake, cancelAfterAck, answerBeforeInvite, declineBeforeInvite, tokenRotated,
         ]
     }
 
@@ -175,5 +179,40 @@ public enum LiveScenarios {
         s.goneNotice = true
         s.settleMs = 2_000
         return s
+    }
+
+    /// The user taps Answer on the placeholder before the INVITE is in (the woken phone's network
+    /// is slow: REGISTER 400 ms after the op): the answer action stays pending and is fulfilled
+    /// only once the 200 OK has gone out (R5), with no second call for the INVITE.
+    public static var answerBeforeInvite: LiveScenario {
+        var s = LiveScenario(
+            name: "answer-before-invite",
+            summary: "user answers the placeholder before the INVITE: the action is fulfilled only after the 200 OK",
+            app: .killed, steps: [.init(at: 200, .call(answerAfterMs: 100, talkMs: talk))], expect: [.connected])
+        s.registerDelayMs = 400
+        return s
+    }
+
+    /// The user taps Decline on the placeholder before the INVITE: the INVITE, once in, is
+    /// rejected with 603 and never rings a second time (R5); the caller gets the 603.
+    public static var declineBeforeInvite: LiveScenario {
+        var s = LiveScenario(
+            name: "decline-before-invite",
+            summary: "user declines the placeholder before the INVITE: 603 to the INVITE, no second ring",
+            app: .killed, steps: [.init(at: 200, .declinedCall(afterMs: 100))], expect: [.failedOver])
+        s.registerDelayMs = 400
+        return s
+    }
+
+    /// PushKit rotates the token of a registered app that then loses its flow in the background;
+    /// the app uploads the new token, so the next call's push goes to it (the old token would get
+    /// 410 Unregistered) and wakes the phone.
+    public static var tokenRotated: LiveScenario {
+        LiveScenario(
+            name: "token-rotated",
+            summary: "PushKit rotates the token; the app uploads it; the next call pushes to the new one and connects",
+            app: .background,
+            steps: [.init(at: 100, .rotateToken), .init(at: 600, .call(answerAfterMs: 300, talkMs: talk))],
+            expect: [.connected])
     }
 }

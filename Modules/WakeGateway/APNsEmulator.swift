@@ -53,6 +53,8 @@ public actor APNsEmulator<C: Clock<Duration>> {
     /// The last hello of each token ever seen (APNs knows a device's token while it is offline).
     private var known: [String: (topic: String, environment: APNsEnvironment)] = [:]
     private var models: [String: APNsModel] = [:]
+    /// Tokens PushKit rotated away (a device hello's `replaces`): APNs answers 410 Unregistered.
+    private var retired: Set<String> = []
     private var stored: [Int32: Stored] = [:]
     private var storedToken: [Int32: String] = [:]
     private var nextPush: Int32 = 0
@@ -115,7 +117,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
         nextPush += 1
         let push = nextPush
         let action = model.submit(
-            request, push: push, now: nowMs, tokenValid: true, tokenEnvironment: hello?.environment ?? environment,
+            request, push: push, now: nowMs, tokenValid: !retired.contains(token), tokenEnvironment: hello?.environment ?? environment,
             deviceOnline: devices[token] != nil)
         models[token] = model
         let line = Self.line(apnsID: apnsID, request: request, payload: payload)
@@ -211,6 +213,13 @@ public actor APNsEmulator<C: Clock<Duration>> {
 
     private func online(_ hello: DeviceHello, _ connection: TCPConnection) async {
         devices[hello.token]?.connection.close()
+        if let old = hello.replaces, old != hello.token {
+            // PushKit rotated the device's token: the old one is dead for good (410 Unregistered).
+            retired.insert(old)
+            if let device = devices.removeValue(forKey: old) { device.connection.close() }
+            log("apns: token \(TokenText.redact(old)) retired, replaced by \(TokenText.redact(hello.token))")
+        }
+        retired.remove(hello.token)
         devices[hello.token] = Device(connection: connection, topic: hello.topic, environment: hello.environment)
         known[hello.token] = (hello.topic, hello.environment)
         log("apns: device \(TokenText.redact(hello.token)) online (\(hello.topic), \(hello.environment.rawValue))")
@@ -243,6 +252,8 @@ public actor APNsEmulator<C: Clock<Duration>> {
         var token: String
         var topic: String
         var environment: APNsEnvironment
+        /// The token this one replaces (PushKit rotation), if any.
+        var replaces: String? = nil
     }
 
     struct HelloError: Error {
@@ -262,6 +273,13 @@ public actor APNsEmulator<C: Clock<Duration>> {
         guard case .string(let env)? = json["environment"], let environment = APNsEnvironment(rawValue: env) else {
             return .failure(HelloError(message: "environment must be sandbox or production"))
         }
-        return .success(DeviceHello(token: token, topic: topic, environment: environment))
+        var replaces: String?
+        if let value = json["replaces"] {
+            guard case .string(let raw) = value, let old = TokenText.normalized(raw) else {
+                return .failure(HelloError(message: "replaces must be a token: hex, even length, 16-512 digits"))
+            }
+            replaces = old
+        }
+        return .success(DeviceHello(token: token, topic: topic, environment: environment, replaces: replaces))
     }
 }

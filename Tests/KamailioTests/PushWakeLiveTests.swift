@@ -65,7 +65,10 @@ extension KamailioPeer {
             let finals = report.timeline.filter { $0.event.name == "caller_final" }
             #expect(finals.count == report.failoverMs.count)
             for final in finals {
-                #expect(final.event.jsonLine(t: final.t).contains("wake no_ack"), "\(final.event.jsonLine(t: final.t))")
+                // A declined placeholder's INVITE gets the phone's 603; every other failover is the
+                // gateway's 480 for a phone that never acked.
+                let expected = scenario == "decline-before-invite" ? "\"status\":603" : "wake no_ack"
+                #expect(final.event.jsonLine(t: final.t).contains(expected), "\(final.event.jsonLine(t: final.t))")
             }
             if scenario == "cancel-before-wake" {
                 // The ack answer says the caller left: the placeholder ends at once, remoteEnded.
@@ -108,6 +111,45 @@ extension KamailioPeer {
             #expect(report.summary.contains("broke R5"), "\(report.summary)")
         }
 
+        /// Token rotation, checked from both ends: the correct app uploads the rotated token and
+        /// the push reaches it (APNs `delivered`); an app that ignores rotations leaves the server
+        /// with the retired token, APNs answers 410 Unregistered, and the gateway fails the call
+        /// over at once (no ack window wasted) — the phone is never woken.
+        @Test func rotatedTokenMustBeUploaded() async throws {
+            let good = try await Self.run("token-rotated", .correct)
+            #expect(good.passed, "\(good.summary)")
+            let goodLog = Self.lastGatewayLog.withLock { $0 }
+            let lines = good.timeline.map { $0.event.jsonLine(t: $0.t) }
+            let issued = try #require(lines.firstIndex { $0.contains("\"token_issued\"") }, "\(lines)")
+            #expect(lines[issued...].contains { $0.contains("\"token_uploaded\"") }, "\(lines)")
+            #expect(goodLog.contains("\"apns\":\"delivered\""), "\(goodLog)")
+
+            let stale = try await Self.run("token-rotated", expectPass: false) {
+                await LiveRunner.run($0, faults: .ignoreTokenRotation, environment: $1)
+            }
+            let staleLog = Self.lastGatewayLog.withLock { $0 }
+            #expect(stale.infrastructureError == nil, "\(stale.infrastructureError ?? "")")
+            #expect(stale.outcomes == [.failedOver], "\(stale.outcomes)")
+            #expect(stale.violations.isEmpty, "\(stale.violations)")
+            #expect(staleLog.contains("rejected:Unregistered"), "\(staleLog)")
+            #expect((stale.failoverMs.first ?? 9_999) < 500, "failover \(stale.failoverMs)")
+            #expect(!stale.timeline.contains { $0.event.name == "apns_delivered" })
+        }
+
+        /// Answer tapped on the placeholder before the INVITE: the tap comes first, the action is
+        /// fulfilled only after the 200 OK, and the call connects (no second call, no delay).
+        @Test func answerBeforeInviteIsFulfilledAfterTheOK() async throws {
+            let report = try await Self.run("answer-before-invite", .correct)
+            #expect(report.passed, "\(report.summary)")
+            let names = report.timeline.map(\.event.name)
+            let tap = try #require(names.firstIndex(of: "user_answer"))
+            let invite = try #require(names.firstIndex(of: "invite_received"))
+            let ok = try #require(names.firstIndex(of: "ok_sent"))
+            let fulfilled = try #require(names.firstIndex(of: "answer_fulfilled"))
+            #expect(tap < invite && ok < fulfilled, "\(names)")
+            #expect(names.filter { $0 == "callkit_report" }.count == 1, "\(names)")
+        }
+
         /// The rules the naive client breaks for real in each scenario (the virtual emulator's
         /// verdicts for the same situations: R1 networking before the report everywhere it is
         /// woken; R5 duplicate session / early fulfil / placeholder never ended where it rings, and
@@ -115,7 +157,8 @@ extension KamailioPeer {
         static let naiveRules: [String: Set<RuleID>] = [
             "killed": [.r1, .r5], "background": [.r1, .r5], "locked": [.r1, .r5], "offline": [.r1],
             "reconnect": [.r1], "dead-phone": [.r1], "cancel-before-wake": [.r1, .r5],
-            "cancel-after-ack": [.r1, .r5],
+            "cancel-after-ack": [.r1, .r5], "answer-before-invite": [.r1, .r5], "decline-before-invite": [.r1, .r5],
+            "token-rotated": [.r1, .r5],
         ]
 
         @Test(arguments: LiveScenarios.names) func naivePolicyFailsNamingTheRule(scenario: String) async throws {

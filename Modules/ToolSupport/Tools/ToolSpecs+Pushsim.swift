@@ -55,7 +55,8 @@ extension ToolSpecs {
                     sets; its push handler is the same client policy as in virtual time, judged by the same \
                     rule checker. Pushes come from the gateway's APNs emulator over its device port; the ack \
                     goes to the gateway's HTTP API. Scenarios: killed, background, locked, offline, reconnect, \
-                    dead-phone, cancel-before-wake, cancel-after-ack. Unless --gateway-http-port is given, the \
+                    dead-phone, cancel-before-wake, cancel-after-ack, answer-before-invite, \
+                    decline-before-invite, token-rotated. Unless --gateway-http-port is given, the \
                     tool starts a Kamailio (scripts/kamailio.sh, random ports, KAMAILIO_WAKE_GATEWAY set) and \
                     astra-wakegw itself (with --gone-notice for cancel-after-ack), and stops them at the end; \
                     a running gateway must have been started with --gone-notice for cancel-after-ack. Output: \
