@@ -181,25 +181,29 @@ public enum LiveScenarios {
         return s
     }
 
-    /// The user taps Answer on the placeholder before the INVITE is in (the woken phone's network
-    /// is slow: REGISTER 400 ms after the op): the answer action stays pending and is fulfilled
-    /// only once the 200 OK has gone out (R5), with no second call for the INVITE.
+    /// The user taps Answer on the placeholder before the INVITE is in: the answer action stays
+    /// pending and is fulfilled only once the 200 OK has gone out (R5), with no second call.
     public static var answerBeforeInvite: LiveScenario {
-        var s = LiveScenario(
-            name: "answer-before-invite",
-            summary: "user answers the placeholder before the INVITE: the action is fulfilled only after the 200 OK",
-            app: .killed, steps: [.init(at: 200, .call(answerAfterMs: 100, talkMs: talk))], expect: [.connected])
-        s.registerDelayMs = 400
-        return s
+        tapBeforeInvite(
+            "answer-before-invite",
+            "user answers the placeholder before the INVITE: the action is fulfilled only after the 200 OK",
+            .call(answerAfterMs: 100, talkMs: talk), expect: .connected)
     }
 
     /// The user taps Decline on the placeholder before the INVITE: the INVITE, once in, is
     /// rejected with 603 and never rings a second time (R5); the caller gets the 603.
     public static var declineBeforeInvite: LiveScenario {
-        var s = LiveScenario(
-            name: "decline-before-invite",
-            summary: "user declines the placeholder before the INVITE: 603 to the INVITE, no second ring",
-            app: .killed, steps: [.init(at: 200, .declinedCall(afterMs: 100))], expect: [.failedOver])
+        tapBeforeInvite(
+            "decline-before-invite", "user declines the placeholder before the INVITE: 603 to the INVITE, no second ring",
+            .declinedCall(afterMs: 100), expect: .failedOver)
+    }
+
+    /// A killed phone whose woken app is slow on the network (REGISTER 400 ms after the op), so
+    /// the user's tap 100 ms after the report (`call`) lands before the INVITE.
+    static func tapBeforeInvite(_ name: String, _ summary: String, _ call: LiveScenario.Action, expect: CallOutcome)
+        -> LiveScenario
+    {
+        var s = LiveScenario(name: name, summary: summary, app: .killed, steps: [.init(at: 200, call)], expect: [expect])
         s.registerDelayMs = 400
         return s
     }

@@ -168,6 +168,23 @@ import Testing
         #expect(sb.packetsReceived >= 10)
     }
 
+    /// The call layer's offer/answer (RFC 3264) through SDP text: `alice` offers, `bob` answers;
+    /// each result is applied to its session and returned.
+    static func negotiate(
+        _ alice: AudioCapabilities, _ a: MediaSession<ContinuousClock>, _ bob: AudioCapabilities,
+        _ b: MediaSession<ContinuousClock>, origin: SDPOrigin
+    ) async throws -> (alice: NegotiatedAudio, bob: NegotiatedAudio) {
+        let offer = OfferAnswer.makeOffer(alice, origin: origin)
+        let (answer, bobAudio) = try OfferAnswer.makeAnswer(
+            to: try SessionDescription(parsing: offer.serialized()), capabilities: bob, origin: origin)
+        let aliceAudio = try OfferAnswer.processAnswer(
+            try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
+        let bobResult = try #require(bobAudio)
+        try await a.apply(aliceAudio)
+        try await b.apply(bobResult)
+        return (aliceAudio, bobResult)
+    }
+
     /// The call layer's path: bind, offer with the bound port, answer, apply the result,
     /// start; then a re-INVITE puts A on hold (sendonly → B recvonly).
     @Test func offerAnswerDrivesTwoSessionsThenHold() async throws {
@@ -180,13 +197,7 @@ import Testing
         var bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
         bob.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
         let origin = SDPOrigin(sessionID: "7", sessionVersion: 1, address: "127.0.0.1")
-        let offer = OfferAnswer.makeOffer(alice, origin: origin)
-        let (answer, bobAudio) = try OfferAnswer.makeAnswer(
-            to: try SessionDescription(parsing: offer.serialized()), capabilities: bob, origin: origin)
-        let aliceAudio = try OfferAnswer.processAnswer(
-            try SessionDescription(parsing: answer.serialized()), offer: offer, capabilities: alice)
-        try await a.apply(aliceAudio)
-        try await b.apply(try #require(bobAudio))
+        let (aliceAudio, _) = try await Self.negotiate(alice, a, bob, b, origin: origin)
         #expect(await a.configuration.law == .muLaw && aliceAudio.codec == .pcmu)
         let sink = RecordingSink()
         await b.start(remote: nil, sink: sink)
@@ -221,12 +232,7 @@ import Testing
         let alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
         let bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
         let origin = SDPOrigin(sessionID: "8", sessionVersion: 1, address: "127.0.0.1")
-        let offer = OfferAnswer.makeOffer(alice, origin: origin)
-        let (answer, bobAudio) = try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: origin)
-        let aliceAudio = try OfferAnswer.processAnswer(answer, offer: offer, capabilities: alice)
-        let bobTalk = try #require(bobAudio)
-        try await a.apply(aliceAudio)
-        try await b.apply(bobTalk)
+        let (aliceAudio, bobTalk) = try await Self.negotiate(alice, a, bob, b, origin: origin)
         let sink = RecordingSink()
         await b.start(remote: nil, sink: sink)
         await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
