@@ -160,7 +160,14 @@ import Testing
     /// in virtual time (before: OpenSSL's remaining wall-clock time, after a 120 ms sleep).
     /// Once a ClientHello gets through, the handshake completes.
     @Test func lostFlightsAreRetransmittedOnTheTimerSchedule() async throws {
-        var pair = try Self.makePair(retransmission: Self.virtualTime)
+        // OpenSSL's own timer must not run out between the last retransmission and the pump
+        // below: a client that finds it run out on reading the server's flight resends its
+        // ClientHello instead, and the handshake then waits for the next timer round, which the
+        // pump does not drive. 20 ms was too little once on a loaded CI box (a 30 ms pause
+        // reproduces it); 150 ms leaves room and keeps the walk near one second.
+        var retransmission = Self.virtualTime
+        retransmission.openSSLTimer = .milliseconds(150)
+        var pair = try Self.makePair(retransmission: retransmission)
         var now = Duration.zero
         var deadline: Duration?
         var sent: [(at: Duration, bytes: [UInt8])] = []
