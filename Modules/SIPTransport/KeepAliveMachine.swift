@@ -64,7 +64,10 @@ public struct KeepAliveMachine: Sendable {
         switch state {
         case .idle:
             state = .awaitingPong
-            return [.sendPing, .armTimer(after: configuration.pongTimeout)]
+            // The pong timer is armed before the ping goes out: sending suspends (flush), and a
+            // pong that arrives meanwhile re-arms the interval timer, which must not then be
+            // replaced by this pong timeout.
+            return [.armTimer(after: configuration.pongTimeout), .sendPing]
         case .awaitingPong:
             state = .dead
             return [.flowDead(reason: "no keep-alive answer within \(configuration.pongTimeout) (RFC 5626 §4.4.1)")]

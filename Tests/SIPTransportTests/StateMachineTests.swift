@@ -11,10 +11,10 @@ struct StateMachineTests {
         let config = KeepAliveConfiguration(interval: .seconds(30), pongTimeout: .seconds(10))
         var machine = KeepAliveMachine(configuration: config)
         #expect(machine.start() == [.armTimer(after: .seconds(30))])
-        #expect(machine.timerFired() == [.sendPing, .armTimer(after: .seconds(10))])
+        #expect(machine.timerFired() == [.armTimer(after: .seconds(10)), .sendPing])
         #expect(machine.pongReceived() == [.armTimer(after: .seconds(30))])
         #expect(machine.pongReceived() == [])
-        #expect(machine.timerFired() == [.sendPing, .armTimer(after: .seconds(10))])
+        #expect(machine.timerFired() == [.armTimer(after: .seconds(10)), .sendPing])
         guard case .flowDead = machine.timerFired().first else {
             Issue.record("not dead")
             return
