@@ -33,21 +33,6 @@ import Testing
         }
     }
 
-    static func cancel(_ kamailio: FakeKamailio) -> String {
-        """
-        CANCEL sip:1002@127.0.0.1 SIP/2.0
-        Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-k1
-        Max-Forwards: 70
-        From: <sip:1001@127.0.0.1>;tag=c1
-        To: <sip:1002@127.0.0.1>
-        Call-ID: call-1@test
-        CSeq: 2 CANCEL
-        Content-Length: 0
-
-
-        """
-    }
-
     /// INVITE held, push out, ack in, then the caller's CANCEL: 200 + 487 upstream, nothing
     /// downstream. Returns the push-id.
     static func heldAckedThenCancelled(
@@ -60,7 +45,7 @@ import Testing
         let pushID = try #require(await gateway.calls[1]?.pushID)
         #expect(Rig.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":true}"#)
         #expect(await gateway.wake?.state(of: 1) == .awaitingRegister)
-        try await kamailio.send(Self.cancel(kamailio), to: port)
+        try await kamailio.send(WakeGatewayProxyTests.cancel(kamailio), to: port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "call-1@test" } != nil)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         return pushID

@@ -99,6 +99,22 @@ import Testing
         return gateway
     }
 
+    /// The caller's CANCEL for the INVITE of ``invite(_:branch:)`` (same branch, §9.1).
+    static func cancel(_ kamailio: FakeKamailio) -> String {
+        """
+        CANCEL sip:1002@127.0.0.1 SIP/2.0
+        Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-k1
+        Max-Forwards: 70
+        From: <sip:1001@127.0.0.1>;tag=c1
+        To: <sip:1002@127.0.0.1>
+        Call-ID: call-1@test
+        CSeq: 2 CANCEL
+        Content-Length: 0
+
+
+        """
+    }
+
     static func text(_ response: HTTPResponse) -> String {
         String(decoding: response.body.filter { $0 != 10 && $0 != 13 }, as: UTF8.self)
     }
@@ -232,19 +248,7 @@ import Testing
         let port = gateway.sipAddress.port
         try await kamailio.send(Self.invite(kamailio), to: port)
         _ = await kamailio.next { $0.response?.statusCode == 100 }
-        try await kamailio.send(
-            """
-            CANCEL sip:1002@127.0.0.1 SIP/2.0
-            Via: SIP/2.0/UDP 127.0.0.1:\(kamailio.udp.local.port);branch=z9hG4bK-k1
-            Max-Forwards: 70
-            From: <sip:1001@127.0.0.1>;tag=c1
-            To: <sip:1002@127.0.0.1>
-            Call-ID: call-1@test
-            CSeq: 2 CANCEL
-            Content-Length: 0
-
-
-            """, to: port)
+        try await kamailio.send(Self.cancel(kamailio), to: port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 } != nil)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         // The phone wakes after the caller left: the ack says so (cancel-before-wake, R5).
