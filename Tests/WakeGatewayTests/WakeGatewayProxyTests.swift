@@ -183,7 +183,10 @@ import Testing
         // A late ack learns the call is gone (failed over).
         let pushID = try #require(await gateway.calls[1]?.pushID)
         #expect(Self.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":false}"#)
-        // Timer G: retransmitted at +500 ms until the ACK.
+        // Timer G: retransmitted at +500 ms until the ACK. Its sleep starts in the transaction's
+        // own task, which may not have run yet when the 480 arrives here: wait until it is armed.
+        let timerG = clock.now.advanced(by: .milliseconds(500))
+        #expect(await eventually { clock.nextDeadline == timerG })
         clock.advance(by: .milliseconds(500))
         #expect(await kamailio.next { $0.response?.statusCode == 480 } != nil)
         await gateway.stop()
