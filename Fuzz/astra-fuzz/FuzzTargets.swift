@@ -1,0 +1,9 @@
+/// Every fuzz target, in the order `make fuzz` runs them.
+enum FuzzTargets {
+    static let all: [FuzzTarget] = [
+        SIPMessageTarget.target,
+        SIPHeaderValueTarget.target,
+    ]
+
+    static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+}
