@@ -92,7 +92,7 @@ let package = Package(
         // libFuzzer in the fuzz build, a replayer of inputs in any other build.
         .executableTarget(
             name: "astra-fuzz",
-            dependencies: ["CFuzzer", "SIPCore"],
+            dependencies: ["CFuzzer", "SIPCore", "SIPTransport", "Media"],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).

@@ -3,6 +3,11 @@ enum FuzzTargets {
     static let all: [FuzzTarget] = [
         SIPMessageTarget.target,
         SIPHeaderValueTarget.target,
+        WebSocketTarget.target,
+        WebSocketUpgradeTarget.target,
+        STUNTarget.target,
+        ICETarget.target,
+        TURNTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
