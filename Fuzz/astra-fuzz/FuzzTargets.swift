@@ -8,6 +8,11 @@ enum FuzzTargets {
         STUNTarget.target,
         ICETarget.target,
         TURNTarget.target,
+        SDPTarget.target,
+        RTPTarget.target,
+        RTCPTarget.target,
+        SRTPTarget.target,
+        DTLSTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
