@@ -92,7 +92,10 @@ let package = Package(
         // libFuzzer in the fuzz build, a replayer of inputs in any other build.
         .executableTarget(
             name: "astra-fuzz",
-            dependencies: ["CFuzzer", "SIPCore", "SIPTransport", "Media"],
+            dependencies: [
+                "CFuzzer", "SIPCore", "SIPTransport", "Media", "HTTPLite", "WakeGateway", "Provisioning", "PushKitEmu",
+                "PushKitLive",
+            ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).

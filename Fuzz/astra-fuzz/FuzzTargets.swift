@@ -13,6 +13,16 @@ enum FuzzTargets {
         RTCPTarget.target,
         SRTPTarget.target,
         DTLSTarget.target,
+        HTTPRequestTarget.target,
+        LineJSONTarget.target,
+        QRPayloadTarget.target,
+        SealedCodeTarget.target,
+        QRImageTarget.target,
+        ScenarioTarget.target,
+        DeviceHelloTarget.target,
+        PlatformResponseTarget.target,
+        WAVTarget.target,
+        DNSTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
