@@ -103,6 +103,7 @@ public enum RTCPPacket: Sendable, Hashable {
     private func append(to out: inout [UInt8]) {
         let start = out.count
         var count = 0
+        var padded = false
         let type: UInt8
         switch self {
         case .senderReport(let sr):
@@ -150,10 +151,17 @@ public enum RTCPPacket: Sendable, Hashable {
             type = packetType
             out += [0, 0, 0, 0]
             out += body
-            while (out.count - start) % 4 != 0 { out.append(0) }
+            // RFC 3550 §6.4.1: a body that is not a multiple of 4 octets is padded with the P bit
+            // set and the last octet counting the padding, so it reads back exactly (zeros
+            // alone would become part of the body).
+            let pad = (4 - body.count % 4) % 4
+            if pad > 0 {
+                padded = true
+                out += [UInt8](repeating: 0, count: pad - 1) + [UInt8(pad)]
+            }
         }
         let words = (out.count - start) / 4 - 1
-        out[start] = 0x80 | UInt8(count & 0x1F)
+        out[start] = 0x80 | (padded ? 0x20 : 0) | UInt8(count & 0x1F)
         out[start + 1] = type
         out[start + 2] = UInt8(words >> 8)
         out[start + 3] = UInt8(words & 0xFF)
