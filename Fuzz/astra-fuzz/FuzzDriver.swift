@@ -10,7 +10,7 @@ enum FuzzDriver {
 
     /// libFuzzer with the target's `-max_len` and dictionary first, so flags given later win.
     static func runLibFuzzer(_ target: FuzzTarget, arguments: [String]) -> Int32 {
-        var flags = [CommandLine.arguments[0], "-max_len=\(target.maxLength)"]
+        var flags = [CommandLine.arguments[0], "-max_len=\(target.maxLength)"] + target.flags
         if let dictionary = target.dictionary, !arguments.contains(where: { $0.hasPrefix("-dict=") }) {
             let path = "Fuzz/dict/\(dictionary).dict"
             if access(path, R_OK) == 0 {

@@ -17,12 +17,15 @@ struct FuzzTarget: Sendable {
     let run: @Sendable ([UInt8]) -> Void
     /// A structure-aware mutation of one input (nil: libFuzzer's byte-level mutations only).
     let mutate: (@Sendable (_ input: [UInt8], _ maxSize: Int, _ seed: UInt32) -> [UInt8])?
+    /// libFuzzer flags this target needs (given before the caller's, which win).
+    let flags: [String]
 
     init(
-        name: String, summary: String, maxLength: Int, dictionary: String? = nil,
+        name: String, summary: String, maxLength: Int, dictionary: String? = nil, flags: [String] = [],
         seeds: @escaping @Sendable () -> [[UInt8]], run: @escaping @Sendable ([UInt8]) -> Void,
         mutate: (@Sendable (_ input: [UInt8], _ maxSize: Int, _ seed: UInt32) -> [UInt8])? = nil
     ) {
+        self.flags = flags
         self.name = name
         self.summary = summary
         self.maxLength = maxLength
