@@ -39,8 +39,8 @@ extension Scenario {
         } catch {
             throw ScenarioError(.invalidJSON, "scenario JSON: \(error)")
         }
+        try scenario.checkBounds()
         for (i, step) in scenario.steps.enumerated() {
-            if step.at < 0 { throw ScenarioError(.invalidStep, "step \(i): negative time") }
             if step.action == .hangup, step.call == nil {
                 throw ScenarioError(.invalidStep, "step \(i): hangup needs call")
             }

@@ -21,7 +21,7 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.format = format
         output = PushSimCommand.execute(
             context.subcommand ?? "", scenario: arguments.string("scenario"), options: options
-        ) { path in try InputReader.read(path == "-" ? nil : path) }
+        ) { path in try InputReader.read(path == "-" ? nil : path, limit: .scenario) }
     }
     if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }
     for line in output.stdout { context.output.write(line + "\n") }

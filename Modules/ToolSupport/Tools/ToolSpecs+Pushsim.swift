@@ -6,7 +6,7 @@ extension ToolSpecs {
 
     /// `--strike-limit N`: the R2 strike threshold.
     static let pushsimStrikeLimit = OptionSpec.value(
-        "strike-limit", valueName: "n", kind: .int, default: "3",
+        "strike-limit", valueName: "n", kind: .int(1...1_000), default: "3",
         help: "Unreported pushes before iOS stops delivering (R2; Apple publishes no number).")
 
     /// `astra-pushsim`: exercise the push wake-decision rules (PUSH-RULES.md) in virtual time.
@@ -69,23 +69,23 @@ extension ToolSpecs {
                 arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],
                 options: [
                     pushsimPolicy,
-                    .value("ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                    .value("ack-window-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "2000",
                            help: "Gateway ack window (passed to astra-wakegw; sets the failover bound)."),
-                    .value("apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                    .value("apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                            help: "APNs delivery delay of the gateway's emulator."),
-                    .value("qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                    .value("qualify-timeout-ms", valueName: "ms", kind: .milliseconds(1...60_000), default: "500",
                            help: "Gateway qualify timeout."),
                     .flag("rfc8599", help: "Register with pn-provider/pn-prid/pn-param instead of the token endpoint."),
                     .value("wakegw", valueName: "path", help: "The astra-wakegw binary (default: beside astra-pushsim)."),
                     .value("kamailio-script", valueName: "path",
                            help: "scripts/kamailio.sh (default: found from the current directory or the binary)."),
-                    .value("kamailio-sip-port", valueName: "port", kind: .int,
+                    .value("kamailio-sip-port", valueName: "port", kind: .port,
                            help: "Use a running Kamailio: its UDP port (with the gateway options below)."),
-                    .value("kamailio-wss-port", valueName: "port", kind: .int, help: "Running Kamailio: its WSS port."),
+                    .value("kamailio-wss-port", valueName: "port", kind: .port, help: "Running Kamailio: its WSS port."),
                     .value("ca-file", valueName: "file", help: "Running Kamailio: CA of its certificate."),
-                    .value("gateway-http-port", valueName: "port", kind: .int,
+                    .value("gateway-http-port", valueName: "port", kind: .port,
                            help: "Use a running astra-wakegw: its HTTP port."),
-                    .value("apns-device-port", valueName: "port", kind: .int,
+                    .value("apns-device-port", valueName: "port", kind: .port,
                            help: "Running astra-wakegw: its APNs device port."),
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
@@ -115,8 +115,8 @@ extension ToolSpecs {
                     case (its scenario is fuzz:SEED for run), then a "verdict" line with the simulated event count.
                     """,
                 options: [
-                    .value("seed", valueName: "n", kind: .int, default: "1", help: "Seed of the first scenario."),
-                    .value("count", valueName: "n", kind: .int, default: "1000", help: "How many scenarios to run."),
+                    .value("seed", valueName: "n", kind: .int(CommonOptions.seedRange), default: "1", help: "Seed of the first scenario."),
+                    .value("count", valueName: "n", kind: .int(0...1_000_000), default: "1000", help: "How many scenarios to run."),
                     pushsimPolicy,
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("Run 10000 random scenarios:", "astra-pushsim fuzz --seed 7 --count 10000")]),
