@@ -16,6 +16,9 @@ enum ClientWire {
         do {
             return try decoder().decode(T.self, from: Data(line))
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw ClientFault(.badAnswer, "\(what): not JSON: \(excerpt(line))")
+            }
             throw ClientFault(.badAnswer, "\(what): \(ScenarioError.describe(error)) in \(excerpt(line))")
         } catch {
             throw ClientFault(.badAnswer, "\(what): not JSON: \(excerpt(line))")
