@@ -55,6 +55,14 @@ public struct ClientBridge: Sendable {
         return line.string
     }
 
+    /// Reads the answer to `reset`: `{"ops":[]}` (ops there mean nothing and are not allowed).
+    public static func readReset(_ line: [UInt8]) throws(ClientFault) {
+        let answer = try ClientWire.decode(ClientWire.Answer.self, line, what: "answer to reset")
+        guard let ops = answer.ops, ops.isEmpty else {
+            throw ClientFault(.badAnswer, "answer to reset: expected {\"ops\":[]}, got \(ClientWire.excerpt(line))")
+        }
+    }
+
     /// The line for a policy callback, with the device facts of `ctx`.
     public func line(for callback: ClientCallback, _ ctx: ClientContext) -> String {
         switch callback {

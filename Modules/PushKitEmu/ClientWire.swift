@@ -17,7 +17,8 @@ enum ClientWire {
             return try decoder().decode(T.self, from: Data(line))
         } catch let error as DecodingError {
             if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                throw ClientFault(.badAnswer, "\(what): not JSON: \(excerpt(line))")
+                // FoundationEssentials reports a number that does not fit its field the same way.
+                throw ClientFault(.badAnswer, "\(what): not JSON, or a number out of range: \(excerpt(line))")
             }
             throw ClientFault(.badAnswer, "\(what): \(ScenarioError.describe(error)) in \(excerpt(line))")
         } catch {

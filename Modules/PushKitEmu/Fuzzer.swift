@@ -77,13 +77,17 @@ public enum Fuzzer {
     /// Runs `count` random cases with a fresh policy from `source` each; stops collecting failures
     /// after `maxFailures`.
     public static func run<S: PolicySource>(seed: UInt64, count: Int, source: S, maxFailures: Int = 20) -> FuzzReport {
-        run(seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures)
+        run(seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures) {
+            source.failure
+        }
     }
 
-    /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`.
+    /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`,
+    /// and stops at once when the client breaks the client protocol (`failure`: a fault the
+    /// policy's source saw outside a callback).
     public static func run<P: PushClientPolicy>(
         seed: UInt64, count: Int, policy: (Scenario) -> P,
-        maxFailures: Int = 20
+        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }
     ) -> FuzzReport {
         var report = FuzzReport(seed: seed, count: count, events: 0, failures: [])
         for index in 0..<count {
@@ -92,10 +96,15 @@ public enum Fuzzer {
             var sim = Simulation(scenario: scenario, policy: policy(scenario), sink: CountingSink(), seed: cs)
             sim.run()
             report.events += sim.processed
-            guard !sim.checker.violations.isEmpty else { continue }
+            var violations = sim.checker.violations
+            if sim.clientFailure == nil, let fault = failure() {
+                violations.append(Violation(fault.violationKind, t: sim.now))
+                sim.clientFailure = fault
+            }
+            guard !violations.isEmpty else { continue }
             report.failingCases += 1
             if report.failures.count < maxFailures {
-                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: sim.checker.violations))
+                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: violations))
             }
             if let fault = sim.clientFailure {
                 report.clientFailure = fault

@@ -86,7 +86,7 @@ public enum PushSimCommand {
         var out = PushSimOutput()
         for (t, event) in report.timeline { out.stdout.append(render(event.jsonLine(t: t), format)) }
         out.stdout.append(render(verdictLine(report, delivery: delivery), format))
-        if let fault = report.clientFailure { out.stderr.append("client \(report.policy): \(fault.detail)") }
+        if let fault = report.clientFailure { out.stderr.append("client '\(report.policy)': \(fault.detail)") }
         if !report.passed {
             out.stderr.append("\(report.scenario) with \(report.policy): " + summary(report))
             out.exitCode = exitViolation
@@ -148,7 +148,7 @@ public enum PushSimCommand {
         if let clientFailure { line.add("client_error", clientFailure.detail) }
         out.stdout.append(render(line.string, format))
         if let clientFailure {
-            out.stderr.append("client \(source.name): \(clientFailure.detail) (check stopped)")
+            out.stderr.append("client '\(source.name)': \(clientFailure.detail) (check stopped)")
         }
         if !failed.isEmpty {
             out.exitCode = exitViolation
@@ -192,7 +192,7 @@ public enum PushSimCommand {
         line.add("ok", report.failingCases == 0)
         if let fault = report.clientFailure { line.add("client_error", fault.detail) }
         out.stdout.append(render(line.string, format))
-        if let fault = report.clientFailure { out.stderr.append("client \(source.name): \(fault.detail) (fuzz stopped)") }
+        if let fault = report.clientFailure { out.stderr.append("client '\(source.name)': \(fault.detail) (fuzz stopped)") }
         if report.failingCases > 0 {
             out.exitCode = exitViolation
             out.stderr.append(

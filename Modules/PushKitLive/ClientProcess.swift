@@ -3,8 +3,9 @@ import PushKitEmu
 import Synchronization
 
 /// One running client process (`--client-cmd`): started with the project's launcher
-/// (``ChildProcess``) through `/bin/sh -c 'exec CMD'`, its stdin and stdout one end of a Unix
-/// socketpair, stderr inherited. The emulator writes a callback line and waits — at most
+/// (``ChildProcess``) through `/bin/sh -c CMD` (`exec CMD` for a plain command line, so the pid is
+/// the client's own) in a process group of its own, its stdin and stdout one end of a Unix
+/// socketpair, stderr inherited. Killing it kills the group: nothing the command started lives on. The emulator writes a callback line and waits — at most
 /// `timeoutMs` of wall-clock time, virtual time stands still — for one answer line.
 ///
 /// A socket rather than two pipes: `send(MSG_NOSIGNAL)` to a client that died is EPIPE, not a
@@ -36,7 +37,7 @@ final class ClientProcess: Sendable {
         let child: ChildProcess
         do {
             child = try ChildProcess(
-                ["/bin/sh", "-c", "exec " + command], environment: currentEnvironment(), stdio: .socket(fds[1]))
+                ["/bin/sh", "-c", shellLine(command)], environment: currentEnvironment(), stdio: .socket(fds[1]))
         } catch {
             close(fds[0])
             close(fds[1])
@@ -51,6 +52,12 @@ final class ClientProcess: Sendable {
             process.kill()
             throw error
         }
+    }
+
+    /// `exec CMD` when CMD is one plain command (no shell syntax), else CMD as it is.
+    static func shellLine(_ command: String) -> String {
+        let syntax = Set(";&|<>()`$\n\\{}*?[]#~=")
+        return command.contains(where: { syntax.contains($0) }) ? command : "exec " + command
     }
 
     /// Sends `line`, then reads the answer line (without its newline).

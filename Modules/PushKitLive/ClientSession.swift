@@ -69,7 +69,22 @@ public final class ClientSession: Sendable {
             return (lifetime == .perRun, state.fault != nil)
         }
         guard perRun, !failed else { return }
-        _ = exchange(ClientBridge.resetLine(scenario: scenario, settings: settings), callback: "reset")
+        _ = reset(scenario: scenario, settings: settings)
+    }
+
+    /// Sends `reset` and checks its answer; a fault sticks.
+    private func reset(scenario: String, settings: EmulatorSettings) -> ClientFault? {
+        switch exchange(ClientBridge.resetLine(scenario: scenario, settings: settings), callback: "reset") {
+        case .failure(let fault): return fault
+        case .success(let answer):
+            do throws(ClientFault) {
+                try ClientBridge.readReset(answer)
+                return nil
+            } catch {
+                exchangeFailed(error)
+                return self.fault
+            }
+        }
     }
 
     /// `perLaunch`: iOS launches the app — a fresh process, hello, reset (any old one is killed).
@@ -89,10 +104,7 @@ public final class ClientSession: Sendable {
         } catch {
             return record(error)
         }
-        if case .failure(let fault) = exchange(ClientBridge.resetLine(scenario: scenario, settings: settings), callback: "reset") {
-            return fault
-        }
-        return nil
+        return reset(scenario: scenario, settings: settings)
     }
 
     /// `perLaunch`: the app's process ends (SIGKILL); `perRun`: nothing (the process stays for

@@ -10,12 +10,15 @@ final class ChildProcess: Sendable {
         /// stdin /dev/null, stdout and stderr to a log file.
         case log(String)
         /// stdin and stdout both the given socket (one end of a socketpair: the parent talks over
-        /// the other end), stderr inherited.
+        /// the other end), stderr inherited; the child leads a process group of its own, so
+        /// ``kill9()`` ends whatever it started too (a shell command's children).
         case socket(Int32)
     }
 
     let pid: pid_t
     let logPath: String
+    /// The child leads its own process group (``Stdio/socket(_:)``): signals go to the group.
+    let ownGroup: Bool
     /// The exit status once reaped (a reaped pid may be reused: never signal it again).
     private let reaped = Mutex<Int32?>(nil)
 
@@ -30,11 +33,13 @@ final class ChildProcess: Sendable {
         switch stdio {
         case .log(let path):
             logPath = path
+            ownGroup = false
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         case .socket(let fd):
             logPath = ""
+            ownGroup = true
             posix_spawn_file_actions_adddup2(&actions, fd, 0)
             posix_spawn_file_actions_adddup2(&actions, fd, 1)
         }
@@ -48,7 +53,10 @@ final class ChildProcess: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -83,8 +91,10 @@ final class ChildProcess: Sendable {
     /// a signal → 128 + signal.
     func exitStatus() -> Int32? { reap(block: false) }
 
-    /// SIGKILL at once and reap: an app process iOS kills gets no chance to clean up.
+    /// SIGKILL at once (to the whole group when it leads one) and reap: an app process iOS
+    /// kills gets no chance to clean up.
     func kill9() {
+        if ownGroup { kill(-pid, SIGKILL) }
         guard reap(block: false) == nil else { return }
         kill(pid, SIGKILL)
         _ = reap(block: true)
