@@ -30,6 +30,10 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
             write: { Self.writeAll(1, $0 + "\n") }, error: { Self.writeAll(2, $0 + "\n") })
     }
 
+    /// ``serve()``, then exits the process with its status: the whole `main.swift` of a client
+    /// executable is `ClientProtocolServer(name: "my-app") { MyHandler(settings: $0) }.serveAndExit()`.
+    public func serveAndExit() -> Never { exit(serve()) }
+
     /// Writes `text` to `fd` unbuffered (an answer must leave before the next callback is read).
     static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]

@@ -38,12 +38,12 @@ public enum PolicyChoice: String, Sendable, Hashable, CaseIterable, PolicySource
 }
 
 /// Any policy made by a closure (a Swift package's own client, a preset with chosen faults).
-public struct PolicyMaker<P: PushClientPolicy>: PolicySource {
+public struct PolicyMaker<P: PushClientPolicy>: PolicySource, Sendable {
     public let name: String
-    let make: (Scenario) -> P
+    let make: @Sendable (Scenario) -> P
 
     /// `make` builds a fresh policy for each scenario run.
-    public init(name: String, _ make: @escaping (Scenario) -> P) {
+    public init(name: String, _ make: @escaping @Sendable (Scenario) -> P) {
         self.name = name
         self.make = make
     }
