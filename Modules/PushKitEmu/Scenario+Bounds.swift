@@ -1,9 +1,10 @@
 /// The documented bounds of every number in a scenario file (docs/pushkit-emulator.md "Bounds"),
 /// checked once after decoding so no later sum of virtual times can overflow or trap.
 ///
-/// Virtual times (`at`, `answer_after_ms`, …) are at most a day; timeouts and latencies at most an
-/// hour; counts and sizes are bounded as the model needs. A value outside its range is a usage
-/// error (exit 64) naming the field.
+/// Virtual times (`at`, `answer_after_ms`, …) are at most a day; timeouts at most an hour; counts
+/// and sizes are bounded as the model needs. Delays (`apns_delay`, `launch_from_*`) and the
+/// percentages are checked where they are decoded (``DelayDistribution``). A value outside its
+/// range is a usage error (exit 64) naming the field.
 extension Scenario {
     /// `steps[].at`, `answer_after_ms`, `decline_after_ms`: a day of virtual milliseconds.
     public static let virtualTimeRange: ClosedRange<Int64> = 0...86_400_000
@@ -35,9 +36,8 @@ extension Scenario {
         let ms: [(String, Int64)] = [
             ("ack_window_ms", settings.ackWindowMs), ("failover_bound_ms", settings.failoverBoundMs),
             ("register_wait_ms", settings.registerWaitMs), ("qualify_timeout_ms", settings.qualifyTimeoutMs),
-            ("invite_timeout_ms", settings.inviteTimeoutMs), ("apns_latency_ms", settings.apnsLatencyMs),
-            ("network_one_way_ms", settings.networkOneWayMs), ("launch_from_killed_ms", settings.launchFromKilledMs),
-            ("launch_from_suspended_ms", settings.launchFromSuspendedMs),
+            ("invite_timeout_ms", settings.inviteTimeoutMs), ("network_one_way_ms", settings.networkOneWayMs),
+            ("expired_late_delivery_window_ms", settings.expiredLateDeliveryWindowMs),
             ("placeholder_timeout_ms", settings.placeholderTimeoutMs),
             ("answer_action_timeout_ms", settings.answerActionTimeoutMs), ("stale_after_ms", settings.staleAfterMs),
             ("naive_merge_delay_ms", settings.naiveMergeDelayMs),

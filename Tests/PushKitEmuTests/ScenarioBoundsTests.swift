@@ -11,7 +11,7 @@ import Testing
         (#"{"steps":[{"at":0,"action":"call","answer_after_ms":\#(huge)}]}"#, "steps.0.answer_after_ms"),
         (#"{"steps":[{"at":0,"action":"call","decline_after_ms":-1}]}"#, "steps.0.decline_after_ms"),
         (#"{"settings":{"ack_window_ms":\#(huge)},"steps":[]}"#, "settings.ack_window_ms"),
-        (#"{"settings":{"apns_latency_ms":-5},"steps":[]}"#, "settings.apns_latency_ms"),
+        (#"{"settings":{"network_one_way_ms":-5},"steps":[]}"#, "settings.network_one_way_ms"),
         (#"{"settings":{"expiry_cap_seconds":\#(huge)},"steps":[]}"#, "settings.expiry_cap_seconds"),
         (#"{"settings":{"strike_threshold":0},"steps":[]}"#, "settings.strike_threshold"),
         (#"{"server":{"request":{"payload_bytes":\#(huge)}},"steps":[]}"#, "server.request.payload_bytes"),
