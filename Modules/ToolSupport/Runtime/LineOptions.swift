@@ -42,7 +42,9 @@ public enum LineOptions {
     public static func resolveDetailed(
         _ arguments: ParsedArguments, addressOfRecordKey: String = "aor",
         standardInputIsTerminal: Bool = InputReader.standardInputIsTerminal,
-        readInput: (String?) throws(ToolError) -> [UInt8] = { path throws(ToolError) in try InputReader.read(path) }
+        readInput: (String?) throws(ToolError) -> [UInt8] = { path throws(ToolError) in
+            try InputReader.read(path, limit: .line)
+        }
     ) throws(ToolError) -> Resolved {
         var flags = try LineFlags(arguments, addressOfRecordKey: addressOfRecordKey)
         var aor: LineAddressOfRecord?
@@ -78,7 +80,8 @@ public enum LineOptions {
         }
         if let aor {
             if flags.transport == nil, aor.secure || aor.transport != nil {
-                set("transport", .string((aor.transport ?? .tls).rawValue))
+                let transport = aor.secure ? (aor.transport ?? .tls).secured : aor.transport!
+                set("transport", .string(transport.rawValue))
             }
             if flags.server == nil, let port = aor.port {
                 set("server", .string(LineServer(host: aor.domain, port: port).description))
