@@ -17,7 +17,7 @@ struct STUNPeer {
     }
 
     /// `template` with its length field and padding repaired, re-addressed (a response takes
-    /// outstanding request `pick`'s transaction ID) and re-signed with `key` (and fingerprinted)
+    /// outstanding request `pick`'s transaction ID, counting back from the newest) and re-signed with `key` (and fingerprinted)
     /// when the template had those attributes. A template that is not STUN at all goes as is.
     func forge(_ template: [UInt8], pick: UInt8, key: [UInt8]) -> [UInt8] {
         guard template.count >= 20 else { return template }
@@ -30,7 +30,7 @@ struct STUNPeer {
         guard let m = try? STUNMessage(parsing: bytes) else { return template }
         var id = m.transactionID
         if m.messageClass != .request && m.messageClass != .indication, !outstanding.isEmpty {
-            id = outstanding[Int(pick) % outstanding.count]
+            id = outstanding[outstanding.count - 1 - Int(pick) % outstanding.count]  // 0: the newest
         }
         let forged = STUNMessage(m.messageClass, method: m.method, transactionID: id, attributes: m.attributes)
         return forged.encoded(integrity: m.hasIntegrity ? .sha1(key: key) : .none, fingerprint: m.hasFingerprint)
