@@ -101,7 +101,6 @@ let package = Package(
             name: "astra-fuzz",
             dependencies: [
                 "CFuzzer", "SIPCore", "SIPTransport", "Media", "HTTPLite", "WakeGateway", "Provisioning", "PushKitEmu",
-                "PushKitLive",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 

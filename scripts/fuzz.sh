@@ -36,7 +36,7 @@ esac
 jobs=${FUZZ_JOBS:-$([[ $mode == smoke ]] && echo 2 || echo 1)}
 niceness=${FUZZ_NICE:-19}
 
-out=.build-fuzz
+out=${FUZZ_SCRATCH:-.build-fuzz}
 runtime=$(dirname "$(command -v swiftc)")/../lib/clang
 runtime=$(ls -d "$runtime"/*/lib/linux | head -1)
 coverage=edge,trace-cmp,inline-8bit-counters,pc-table

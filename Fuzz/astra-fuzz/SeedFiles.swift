@@ -78,10 +78,12 @@ enum SeedFiles {
         }
     }
 
-    /// The SIP messages of the project's vectors (RFC 4475, RFC 5118 wire form, RFC 7118).
+    /// The SIP messages of the project's vectors (RFC 4475, RFC 5118 wire form, RFC 7118) and
+    /// the fuzz regressions.
     static func sipMessages() -> [[UInt8]] {
         all(in: "Tests/SIPCoreTests/Vectors", suffix: ".dat")
             + all(in: "Tests/SIPCoreTests/Vectors/derived/rfc5118_wire", suffix: ".dat")
+            + all(in: "Tests/SIPCoreTests/Vectors/fuzz", suffix: ".dat")
     }
 
     /// The bodies of the SIP vectors that carry SDP.

@@ -1,17 +1,16 @@
-import PushKitLive
 import WakeGateway
 
-/// Both ends of the APNs emulator's device connection (docs/pushkit-emulator.md "Live mode"):
-/// the hello line a device sends to the gateway's APNs emulator (token, topic, environment,
-/// rotation) and the push line the emulator delivers to the phone. Seeds: hellos and pushes of
-/// the live tests' shape.
+/// The hello line a device sends to the wake gateway's APNs emulator (docs/wake-gateway.md):
+/// token, topic, environment, rotation. Seeds: hellos of the live tests' shape. (The phone's
+/// side, `DevicePush(line:)` in PushKitLive, is a few lookups over the same JSON reader that
+/// line-json fuzzes; linking PushKitLive would add five modules to the fuzz build.)
 ///
 /// Invariants: an accepted hello has a normalized hex token of 16–512 digits and a `.voip`
 /// topic; a rejection's message is one line (it is sent back to the device).
 enum DeviceHelloTarget {
     static let target = FuzzTarget(
         name: "device-hello",
-        summary: "APNs emulator device hello (gateway side) and delivered push line (phone side)",
+        summary: "wake gateway APNs emulator: a device's hello line (token, topic, environment, rotation)",
         maxLength: 4096, dictionary: "json",
         seeds: seeds, run: run)
 
@@ -24,7 +23,6 @@ enum DeviceHelloTarget {
         case .failure(let error):
             invariant(!error.message.contains("\n") && !error.message.contains("\r"), "hello refusal is not one line")
         }
-        if let push = DevicePush(line: bytes) { _ = (push.apnsID, push.pushID, push.caller, push.callID, push.priority) }
     }
 
     static func seeds() -> [[UInt8]] {
@@ -32,7 +30,6 @@ enum DeviceHelloTarget {
             #"{"token":"00112233445566778899aabbccddeeff","topic":"com.example.astra.voip","environment":"sandbox"}"#,
             #"{"token":"00112233445566778899AABBCCDDEEFF0011","topic":"com.example.astra.voip","environment":"production","replaces":"ffeeddccbbaa99887766554433221100"}"#,
             #"{"token":"0011","topic":"x","environment":"moon"}"#,
-            #"{"apns_id":"6D9A1F3C-0000-4000-8000-000000000001","push_type":"voip","topic":"com.example.astra.voip","priority":10,"expiration":0,"payload":{"push_id":"p-1","caller":"1001","call_id":"abc@192.0.2.1"}}"#,
         ].map { Array($0.utf8) }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import Media
 
 /// Inputs found by `make fuzz` (docs/fuzzing.md), each kept as the regression test of its fix.
-@Suite struct FuzzFindingTests {
+@Suite struct FuzzRegressionTests {
     /// rtcp target: an unknown packet type whose body is not a multiple of 4 octets (here 6,
     /// after its P-bit padding) was re-serialized with zero fill and no P bit, so it read back
     /// with 8 body octets. Now the padding is written as RFC 3550 §6.4.1 says.
