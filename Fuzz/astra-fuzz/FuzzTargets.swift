@@ -3,6 +3,7 @@ enum FuzzTargets {
     static let all: [FuzzTarget] = [
         SIPMessageTarget.target,
         SIPHeaderValueTarget.target,
+        RedactionTarget.target,
         WebSocketTarget.target,
         WebSocketUpgradeTarget.target,
         STUNTarget.target,
