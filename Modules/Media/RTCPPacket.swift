@@ -79,7 +79,7 @@ public enum RTCPPacket: Sendable, Hashable {
                     let len = Int(r.u8())
                     guard r.remaining >= len else { throw MediaError(.malformedPacket, "SDES item overruns") }
                     let text = r.bytes(len)
-                    if itemType == 1 { cname = String(decoding: text, as: UTF8.self) }
+                    if itemType == 1 { cname = RTCPText.decode(text) }
                 }
                 r.alignTo4()
                 chunks.append(RTCPSourceChunk(ssrc: ssrc, cname: cname))
@@ -92,7 +92,7 @@ public enum RTCPPacket: Sendable, Hashable {
             if r.remaining > 0 {
                 let len = Int(r.u8())
                 guard r.remaining >= len else { throw MediaError(.malformedPacket, "BYE reason overruns") }
-                reason = String(decoding: r.bytes(len), as: UTF8.self)
+                reason = RTCPText.decode(r.bytes(len))
             }
             return .bye(ssrcs: ssrcs, reason: reason)
         default:
@@ -129,7 +129,7 @@ public enum RTCPPacket: Sendable, Hashable {
             out += [0, 0, 0, 0]
             for chunk in chunks {
                 out.appendBE(chunk.ssrc)
-                let name = Array(chunk.cname.utf8.prefix(255))
+                let name = RTCPText.encode(chunk.cname)
                 out.append(1)
                 out.append(UInt8(name.count))
                 out += name
@@ -142,7 +142,7 @@ public enum RTCPPacket: Sendable, Hashable {
             out += [0, 0, 0, 0]
             for s in ssrcs { out.appendBE(s) }
             if let reason {
-                let text = Array(reason.utf8.prefix(255))
+                let text = RTCPText.encode(reason)
                 out.append(UInt8(text.count))
                 out += text
                 while (out.count - start) % 4 != 0 { out.append(0) }
@@ -261,6 +261,29 @@ public struct RTCPReportBlock: Sendable, Hashable {
         out.appendBE(jitter)
         out.appendBE(lastSR)
         out.appendBE(delaySinceLastSR)
+    }
+}
+
+/// The text of an SDES item or a BYE reason: UTF-8 after a one-octet length, so at most 255
+/// octets (RFC 3550 §6.5, §6.6).
+enum RTCPText {
+    /// The received octets as text, invalid UTF-8 replaced by U+FFFD and then cut, at a
+    /// character boundary, to what ``encode(_:)`` can write again — so a parsed packet
+    /// serializes to itself (each replaced octet takes three).
+    static func decode(_ octets: some Collection<UInt8>) -> String {
+        String(decoding: encode(String(decoding: octets, as: UTF8.self)), as: UTF8.self)
+    }
+
+    /// At most 255 octets of UTF-8, cut before a character that would not fit whole (a cut in
+    /// the middle of one would send invalid UTF-8).
+    static func encode(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            let octets = Array(String(scalar).utf8)
+            guard out.count + octets.count <= 255 else { break }
+            out += octets
+        }
+        return out
     }
 }
 

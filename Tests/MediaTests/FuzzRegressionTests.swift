@@ -22,4 +22,27 @@ import Testing
             #expect(try RTCPPacket.parseCompound(bytes) == one)
         }
     }
+
+    /// rtcp target: a BYE whose 142-octet reason is mostly invalid UTF-8 parsed to 142 U+FFFD
+    /// (426 octets of UTF-8); writing it cut the octets at 255, in the middle of a character,
+    /// so it read back as other text (and a long reason or CNAME of our own could go out as
+    /// invalid UTF-8). Text is now cut at a character boundary, and parsing yields only what
+    /// can be written again.
+    @Test func rtcpReasonOfInvalidUTF8RoundTrips() throws {
+        let reason = [UInt8(0x8E)] + [UInt8](repeating: 0xFF, count: 142) + [0]
+        let bye: [UInt8] = [0x81, 0xCB, 0x00, 0x25, 0x00, 0x00, 0xCA, 0x92] + reason
+        #expect(bye.count == 4 * (0x25 + 1))
+        let packets = try RTCPPacket.parseCompound(bye)
+        guard case .bye(_, let text?) = packets.first else {
+            Issue.record("no BYE reason parsed")
+            return
+        }
+        #expect(text.utf8.count <= 255)
+        #expect(try RTCPPacket.parseCompound(RTCPPacket.serialize(packets)) == packets)
+        // Our own text over 255 octets: cut before the character that does not fit.
+        let long = String(repeating: "é", count: 200)  // 400 octets
+        let wire = RTCPPacket.serialize([.bye(ssrcs: [1], reason: long)])
+        #expect(wire[8] == 254)
+        #expect(String(validating: wire[9..<(9 + 254)], as: UTF8.self) == String(repeating: "é", count: 127))
+    }
 }
