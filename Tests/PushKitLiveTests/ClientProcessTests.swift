@@ -43,8 +43,10 @@ import Testing
         ("read line; kill -9 $$", "client_exited", "killed by signal 9"),
         ("read line; sleep 30", "client_no_answer", "no answer to reset within 300 ms"),
         ("read line; echo 'garbage'", "client_bad_answer", "answer to reset: not JSON"),
-        (#"read line; echo '{"ops":[]}'; read line; echo '{"ops":[{"op":"teleport"}]}'"#, "client_bad_answer",
-         "unknown op 'teleport'"),
+        (
+            #"read line; echo '{"ops":[]}'; read line; echo '{"ops":[{"op":"teleport"}]}'"#, "client_bad_answer",
+            "unknown op 'teleport'"
+        ),
         ("read line; head -c 200000 /dev/zero", "client_bad_answer", "longer than 65536 bytes"),
     ])
     func brokenClientIsAClearViolation(_ then: String, _ kind: String, _ says: String) throws {
