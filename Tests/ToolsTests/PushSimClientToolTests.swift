@@ -29,7 +29,7 @@ import Testing
         (#"read h; echo '{"hello":"astra-pushsim-client","version":1}'; exit 2"#, Int32(1), "exited with status 2"),
         (
             #"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; sleep 120"#, 1,
-            "no answer to reset within 400 ms"
+            "no answer to reset within 1500 ms"
         ),
         (
             #"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; echo '{"ops":[]}'; read c; echo '{"ops":[{"op":"ack","push_id":1e99}]}'"#,
@@ -42,7 +42,7 @@ import Testing
         for subcommand in [["check"], ["run", "killed"], ["fuzz", "--count", "50"]] {
             let start = ContinuousClock.now
             let result = try #require(
-                await Self.tool.run(subcommand + ["--client-cmd", command, "--client-timeout-ms", "400"]))
+                await Self.tool.run(subcommand + ["--client-cmd", command, "--client-timeout-ms", "1500"]))
             #expect(result.status == status, "\(subcommand) \(result.stderr)")
             #expect(result.stderr.contains(says), "\(subcommand): \(result.stderr)")
             // The client's own stderr passes through (sh's "not found"); ours is the last line.
