@@ -45,4 +45,18 @@ import Testing
         #expect(wire[8] == 254)
         #expect(String(validating: wire[9..<(9 + 254)], as: UTF8.self) == String(repeating: "é", count: 127))
     }
+
+    /// wav target: a 2 KB file whose header says 1 Hz took seconds and 16 MB to resample to
+    /// 8 kHz for `astra-call --play` (a 2 MB one, 16 GB). Rates outside 1–384 kHz are refused.
+    @Test func wavWithAbsurdSampleRateIsRefused() throws {
+        for rate in [1, 999, 384_001, Int(UInt32.max)] {
+            var bytes = WAVFile(sampleRate: 8000, samples: [Int16](repeating: 100, count: 1000)).serialized()
+            for i in 0..<4 { bytes[24 + i] = UInt8(truncatingIfNeeded: rate >> (8 * i)) }
+            #expect(throws: MediaError(.badWAV)) { try WAVFile(bytes: bytes) }
+        }
+        for rate in [1_000, 8_000, 44_100, 384_000] {
+            let wav = try WAVFile(bytes: WAVFile(sampleRate: rate, samples: [1, 2, 3]).serialized())
+            #expect(wav.sampleRate == rate)
+        }
+    }
 }
