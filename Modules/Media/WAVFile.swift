@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A RIFF/WAVE file with linear PCM (format 1), 8-bit unsigned or 16-bit signed little-endian,
@@ -53,7 +53,9 @@ public struct WAVFile: Sendable, Hashable {
         // 2 KB file 16 MB of audio and seconds of CPU, a 2 MB one an allocation that failed.
         guard Self.sampleRates.contains(format.rate) else {
             throw MediaError(
-                .badWAV, "sample rate \(format.rate) Hz unsupported (\(Self.sampleRates.lowerBound)–\(Self.sampleRates.upperBound))")
+                .badWAV,
+                "sample rate \(format.rate) Hz unsupported (\(Self.sampleRates.lowerBound)–\(Self.sampleRates.upperBound))"
+            )
         }
         let frameBytes = format.channels * format.bits / 8
         let frames = data.count / frameBytes

@@ -33,7 +33,8 @@ enum DNSTarget {
         let target: [UInt8] = [3] + Array("pbx".utf8) + [0xC0, 23]
         compressed += [0xC0, 12, 0, 33, 0, 1, 0, 0, 0x0E, 0x10, 0, UInt8(6 + target.count)]
         compressed += [0, 10, 0, 5, 0x13, 0xC4] + target
-        let noService: [UInt8] = [0x12, 0x36, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0] + question
+        let noService: [UInt8] =
+            [0x12, 0x36, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0] + question
             + [0xC0, 12, 0, 33, 0, 1, 0, 0, 0x0E, 0x10, 0, 7, 0, 0, 0, 0, 0, 0, 0]
         return [plain, compressed, noService]
     }

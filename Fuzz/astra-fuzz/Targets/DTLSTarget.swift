@@ -15,19 +15,23 @@ import Media
 enum DTLSTarget {
     static let mtu = 1200
     static let certificates: (DTLSCertificate, DTLSCertificate) = {
-        guard let a = try? DTLSCertificate(commonName: "fuzz-client"), let b = try? DTLSCertificate(commonName: "fuzz-server")
+        guard let a = try? DTLSCertificate(commonName: "fuzz-client"),
+            let b = try? DTLSCertificate(commonName: "fuzz-server")
         else { fatalError("invariant broken: DTLS certificates could not be made") }
         return (a, b)
     }()
 
     static let target = FuzzTarget(
         name: "dtls",
-        summary: "DTLS 1.2 records into OpenSSL through DTLSTransport: fresh and after a handshake (RFC 6347, RFC 5764)",
+        summary:
+            "DTLS 1.2 records into OpenSSL through DTLSTransport: fresh and after a handshake (RFC 6347, RFC 5764)",
         maxLength: 16_384, seeds: seeds, run: run)
 
     static func makePair() -> (client: DTLSTransport, server: DTLSTransport) {
         let (a, b) = certificates
-        guard let client = try? DTLSTransport(role: .client, certificate: a, expectedFingerprint: b.fingerprint, mtu: mtu),
+        guard
+            let client = try? DTLSTransport(
+                role: .client, certificate: a, expectedFingerprint: b.fingerprint, mtu: mtu),
             let server = try? DTLSTransport(role: .server, certificate: b, expectedFingerprint: a.fingerprint, mtu: mtu)
         else { fatalError("invariant broken: DTLS transports could not be made") }
         return (client, server)
@@ -35,7 +39,9 @@ enum DTLSTarget {
 
     /// Runs a handshake in memory; returns the datagrams each side sent, in order.
     @discardableResult
-    static func handshake(_ client: DTLSTransport, _ server: DTLSTransport) -> (fromClient: [[UInt8]], fromServer: [[UInt8]]) {
+    static func handshake(_ client: DTLSTransport, _ server: DTLSTransport) -> (
+        fromClient: [[UInt8]], fromServer: [[UInt8]]
+    ) {
         var fromClient: [[UInt8]] = []
         var fromServer: [[UInt8]] = []
         var toServer = sent(client.start())
@@ -87,7 +93,8 @@ enum DTLSTarget {
         var failed = false
         for action in actions {
             switch action {
-            case .send(let datagram): invariant(datagram.count <= mtu, "DTLS datagram of \(datagram.count) octets over the MTU")
+            case .send(let datagram):
+                invariant(datagram.count <= mtu, "DTLS datagram of \(datagram.count) octets over the MTU")
             case .connected: fatalError("invariant broken: DTLS connected to a peer that never had the certificate")
             case .failed: failed = true
             case .startTimer: break
@@ -100,7 +107,8 @@ enum DTLSTarget {
         let (client, server) = makePair()
         let flights = handshake(client, server)
         func steps(_ datagrams: [[UInt8]]) -> [UInt8] { datagrams.flatMap { [0] + FuzzInput.framed([$0]) } }
-        let alert: [UInt8] = [21, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 9, 0, 2, 1, 0]  // epoch 1 close_notify (encrypted garbage)
+        // An alert record in epoch 1 whose "encrypted" body is garbage.
+        let alert: [UInt8] = [21, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 9, 0, 2, 1, 0]
         return [
             [0] + steps(flights.fromClient),  // a server receiving a client's flights
             [1] + steps(flights.fromServer),  // a client receiving a server's flights

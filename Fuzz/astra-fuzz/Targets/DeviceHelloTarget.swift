@@ -17,8 +17,12 @@ enum DeviceHelloTarget {
     static func run(_ bytes: [UInt8]) {
         switch APNsEmulator<ContinuousClock>.parseHello(bytes) {
         case .success(let hello):
-            invariant((16...512).contains(hello.token.count) && hello.token.count % 2 == 0, "accepted a bad token length")
-            invariant(hello.token.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }, "accepted a non-hex token")
+            invariant(
+                (16...512).contains(hello.token.count) && hello.token.count % 2 == 0, "accepted a bad token length")
+            invariant(
+                hello.token.utf8.allSatisfy {
+                    (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0)
+                }, "accepted a non-hex token")
             invariant(hello.topic.hasSuffix(".voip"), "accepted a topic without .voip")
         case .failure(let error):
             invariant(!error.message.contains("\n") && !error.message.contains("\r"), "hello refusal is not one line")

@@ -51,7 +51,9 @@ enum HTTPRequestTarget {
                     guard case .request(let request) = try parser.next() else { break }
                     outcome.requests.append(request)
                 } catch {
-                    invariant(!error.detail.contains("\r") && !error.detail.contains("\n"), "parse error detail is not one line")
+                    invariant(
+                        !error.detail.contains("\r") && !error.detail.contains("\n"),
+                        "parse error detail is not one line")
                     checkOneLine(HTTPResponse.error(error))
                     outcome.failed = true
                     break feeding
@@ -67,7 +69,9 @@ enum HTTPRequestTarget {
     /// A refusal is a status line, headers, and (text/plain) a single line of body.
     static func checkOneLine(_ response: HTTPResponse) {
         let wire = response.serialized(keepAlive: false)
-        guard let end = SeedFiles.find([13, 10, 13, 10], in: wire) else { fatalError("invariant broken: response without a header end") }
+        guard let end = SeedFiles.find([13, 10, 13, 10], in: wire) else {
+            fatalError("invariant broken: response without a header end")
+        }
         let head = wire[..<end]
         let lines = head.split(separator: 10, omittingEmptySubsequences: false)
         for line in lines {
@@ -75,11 +79,15 @@ enum HTTPRequestTarget {
             invariant(!body.contains(13) && !body.contains(10), "a response header line holds CR or LF")
         }
         invariant(
-            head.filter { $0 == 10 }.count == response.headers.filter { $0.name.lowercased() != "content-length" && $0.name.lowercased() != "connection" }.count + 2,
+            head.filter { $0 == 10 }.count == response.headers.filter {
+                $0.name.lowercased() != "content-length" && $0.name.lowercased() != "connection"
+            }.count + 2,
             "response head has extra lines")
         if response.header("Content-Type")?.hasPrefix("text/plain") == true {
             let body = wire[(end + 4)...]
-            invariant(body.filter { $0 == 10 }.count == 1 && body.last == 10 && !body.contains(13), "a text refusal is not one line")
+            invariant(
+                body.filter { $0 == 10 }.count == 1 && body.last == 10 && !body.contains(13),
+                "a text refusal is not one line")
         }
     }
 

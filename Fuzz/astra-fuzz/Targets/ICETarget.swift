@@ -23,7 +23,8 @@ enum ICETarget {
 
     static let target = FuzzTarget(
         name: "ice",
-        summary: "ICE agent driven by a hostile authenticated peer: checks, answers, consent, time (RFC 8445, RFC 7675)",
+        summary:
+            "ICE agent driven by a hostile authenticated peer: checks, answers, consent, time (RFC 8445, RFC 7675)",
         maxLength: 8192, dictionary: "stun",
         seeds: seeds, run: run)
 
@@ -34,12 +35,16 @@ enum ICETarget {
         var now: Duration = .zero
 
         init(role: ICEAgent.Role) {
-            agent = ICEAgent(role: role, ufrag: ICETarget.local.ufrag, pwd: ICETarget.local.pwd, ids: SeededIdentifierSource(seed: 11))
+            agent = ICEAgent(
+                role: role, ufrag: ICETarget.local.ufrag, pwd: ICETarget.local.pwd,
+                ids: SeededIdentifierSource(seed: 11))
             _ = agent.addHostCandidates([ICETarget.localAddress.host], port: ICETarget.localAddress.port)
             let candidate = ICEAgentCandidate(
                 kind: .host, address: ICETarget.remoteAddress, base: ICETarget.remoteAddress, priority: 2_130_706_431,
                 foundation: "1", component: 1)
-            absorb(agent.setRemote(ufrag: ICETarget.remote.ufrag, pwd: ICETarget.remote.pwd, candidates: [candidate], now: now))
+            absorb(
+                agent.setRemote(
+                    ufrag: ICETarget.remote.ufrag, pwd: ICETarget.remote.pwd, candidates: [candidate], now: now))
         }
 
         /// One step; returns what the agent sent.
@@ -71,7 +76,9 @@ enum ICETarget {
                     peer.observe(bytes)
                     sent.append(bytes)
                 case .event(.selectedPair(let pair)):
-                    invariant(agent.localCandidates.contains { $0.address == pair.local.address }, "selected pair over an unknown local candidate")
+                    invariant(
+                        agent.localCandidates.contains { $0.address == pair.local.address },
+                        "selected pair over an unknown local candidate")
                 case .event:
                     break
                 }
@@ -92,10 +99,13 @@ enum ICETarget {
     }
 
     static func checkSent(_ bytes: [UInt8]) {
-        guard let m = try? STUNMessage(parsing: bytes) else { fatalError("invariant broken: the agent sent a datagram that is not STUN") }
+        guard let m = try? STUNMessage(parsing: bytes) else {
+            fatalError("invariant broken: the agent sent a datagram that is not STUN")
+        }
         switch m.messageClass {
         case .request:
-            invariant(m.verifyIntegrity(key: Array(remote.pwd.utf8)), "our check is not signed with the peer's password")
+            invariant(
+                m.verifyIntegrity(key: Array(remote.pwd.utf8)), "our check is not signed with the peer's password")
         case .successResponse, .errorResponse:
             // §7.3: answers to checks with a bad USERNAME/integrity go unsigned (400/401).
             if m.hasIntegrity {
@@ -112,10 +122,12 @@ enum ICETarget {
         for (role, peerRole) in [(ICEAgent.Role.controlled, ICEAgent.Role.controlling), (.controlling, .controlled)] {
             var steps: [UInt8] = [role == .controlling ? 1 : 0]
             var conversation = Conversation(role: role)
-            var peer = ICEAgent(role: peerRole, ufrag: remote.ufrag, pwd: remote.pwd, ids: SeededIdentifierSource(seed: 12))
+            var peer = ICEAgent(
+                role: peerRole, ufrag: remote.ufrag, pwd: remote.pwd, ids: SeededIdentifierSource(seed: 12))
             _ = peer.addHostCandidates([remoteAddress.host], port: remoteAddress.port)
             let ours = ICEAgentCandidate(
-                kind: .host, address: localAddress, base: localAddress, priority: 2_130_706_431, foundation: "1", component: 1)
+                kind: .host, address: localAddress, base: localAddress, priority: 2_130_706_431, foundation: "1",
+                component: 1)
             var toAgent = peer.setRemote(ufrag: local.ufrag, pwd: local.pwd, candidates: [ours], now: .zero)
             for _ in 0..<40 {
                 var fromAgent: [[UInt8]] = []

@@ -26,13 +26,17 @@ enum LineJSONTarget {
     static func checkLine(_ line: Line) {
         let reread = try? Line(json: line.jsonString())
         invariant(reread == line, "a line does not survive JSON write → read")
-        _ = (line.addressOfRecord.description, line.effectiveServer.description, line.effectiveWSPath, line.effectiveAuthUser)
+        _ = (
+            line.addressOfRecord.description, line.effectiveServer.description, line.effectiveWSPath,
+            line.effectiveAuthUser
+        )
         var bare = line
         bare.password = nil
         bare.pushToken = nil
         let baseline = bare.description + bare.jsonString(redacted: true)
         let printed = line.description + line.jsonString(redacted: true) + "\(line)"
-        for secret in [line.password, line.pushToken].compactMap({ $0 }) where secret.count >= 6 && !baseline.contains(secret) {
+        for secret in [line.password, line.pushToken].compactMap({ $0 })
+        where secret.count >= 6 && !baseline.contains(secret) {
             invariant(!printed.contains(secret), "a printed or redacted line shows a secret")
         }
     }

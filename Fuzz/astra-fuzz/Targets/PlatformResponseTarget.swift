@@ -44,9 +44,14 @@ enum PlatformResponseTarget {
             return HTTPResponse(status: status, body: input.framed())
         }
         let answers = Answers(login: answer(), users: answer(), credentials: answer())
-        let token = (try? LineJSON.parse(answers.login.body))?["token"].flatMap { if case .string(let s) = $0 { s } else { nil } }
+        let token = (try? LineJSON.parse(answers.login.body))?["token"].flatMap {
+            if case .string(let s) = $0 { s } else { nil }
+        }
         let result = wait {
-            guard let client = try? PlatformClient(baseURL: "http://platform.invalid", firebaseToken: "firebase-id-token", transport: answers, now: { 1_700_000_000 })
+            guard
+                let client = try? PlatformClient(
+                    baseURL: "http://platform.invalid", firebaseToken: "firebase-id-token", transport: answers,
+                    now: { 1_700_000_000 })
             else { return [String]() }
             do {
                 return try await client.lines().map { entry -> String in
@@ -85,11 +90,15 @@ enum PlatformResponseTarget {
         let jwtPayload = "eyJzdWIiOiJ1MSIsImV4cCI6MTcwMDA4NjQwMH0"  // base64url of {"sub":"u1","exp":1700086400}
         let login = #"{"token":"eyJhbGciOiJIUzI1NiJ9.\#(jwtPayload).c2lnbmF0dXJl","user":{"id":"u1"}}"#
         let login2 = #"{"token":"opaque-session-token-123","user":{"id":7},"expires_at":"2023-11-15T22:13:20.000Z"}"#
-        let users = #"[{"id":"u1","name":"Alice","email":"a@example.com","sip_port":"wss","asterisk_endpoint":"1001","created_at":"2023-11-01T10:00:00Z"},{"id":2,"sip_port":"udp"}]"#
+        let users =
+            #"[{"id":"u1","name":"Alice","email":"a@example.com","sip_port":"wss","asterisk_endpoint":"1001","created_at":"2023-11-01T10:00:00Z"},{"id":2,"sip_port":"udp"}]"#
         let users2 = #"{"users":[{"id":"u2","sip_port":"WSS","asterisk_endpoint":"1002"}]}"#
-        let credentials = #"{"username":"1001","password":"pw-Platform-1","domain":"example.com","host":"pbx.example.com","port":8089,"transport":"wss","ws_path":"/ws"}"#
+        let credentials =
+            #"{"username":"1001","password":"pw-Platform-1","domain":"example.com","host":"pbx.example.com","port":8089,"transport":"wss","ws_path":"/ws"}"#
         let credentials2 = #"{"v":1,"user":"1002","password":"pw-Platform-2","domain":"example.com","transport":"wss"}"#
-        func seed(_ parts: [(UInt8, String)]) -> [UInt8] { parts.flatMap { [$0.0] + FuzzInput.framed([Array($0.1.utf8)]) } }
+        func seed(_ parts: [(UInt8, String)]) -> [UInt8] {
+            parts.flatMap { [$0.0] + FuzzInput.framed([Array($0.1.utf8)]) }
+        }
         return [
             seed([(0, login), (0, users), (0, credentials)]),
             seed([(0, login2), (0, users2), (0, credentials2)]),

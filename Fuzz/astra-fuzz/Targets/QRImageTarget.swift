@@ -18,7 +18,9 @@ enum QRImageTarget {
 
     static func run(_ bytes: [UInt8]) {
         guard let image = try? ImageReader.decode(bytes) else { return }
-        invariant(image.width > 0 && image.height > 0 && image.pixels.count == image.width * image.height, "decoded image size mismatch")
+        invariant(
+            image.width > 0 && image.height > 0 && image.pixels.count == image.width * image.height,
+            "decoded image size mismatch")
         guard image.pixels.count <= 4_000_000, let codes = try? QRScanner.scan(image) else { return }
         for code in codes { _ = try? ProvisioningPayload.line(from: String(decoding: code, as: UTF8.self)) }
     }

@@ -33,11 +33,15 @@ enum RTCPTarget {
             ssrc: 0x1234_5678, fractionLost: 12, cumulativeLost: -3, extendedHighestSequence: 65_600, jitter: 40,
             lastSR: 0xDEAD_BEEF, delaySinceLastSR: 65_536)
         let sr = RTCPSenderReport(
-            ssrc: 0x0BAD_F00D, ntpTimestamp: 0xE5E5_0000_1234_5678, rtpTimestamp: 160, packetCount: 50, octetCount: 8000,
+            ssrc: 0x0BAD_F00D, ntpTimestamp: 0xE5E5_0000_1234_5678, rtpTimestamp: 160, packetCount: 50,
+            octetCount: 8000,
             reports: [block])
         let compounds: [[RTCPPacket]] = [
             [.senderReport(sr), .sourceDescription([RTCPSourceChunk(ssrc: 0x0BAD_F00D, cname: "astra@192.0.2.1")])],
-            [.receiverReport(ssrc: 1, reports: [block, block]), .sourceDescription([RTCPSourceChunk(ssrc: 1, cname: "x")])],
+            [
+                .receiverReport(ssrc: 1, reports: [block, block]),
+                .sourceDescription([RTCPSourceChunk(ssrc: 1, cname: "x")]),
+            ],
             [.receiverReport(ssrc: 1, reports: []), .bye(ssrcs: [1, 2], reason: "hang up")],
             [.receiverReport(ssrc: 1, reports: []), .other(packetType: 205, body: [0, 0, 0, 1, 0, 0, 0, 2])],
         ]

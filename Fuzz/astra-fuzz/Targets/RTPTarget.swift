@@ -32,14 +32,17 @@ enum RTPTarget {
             _ = PacketDemultiplexer.classify(datagram)
             guard let packet = checkRoundTrip(datagram) else { continue }
             let h = packet.header
-            if statistics == nil { statistics = RTPReceptionStatistics(ssrc: h.ssrc, firstSequenceNumber: h.sequenceNumber) }
+            if statistics == nil {
+                statistics = RTPReceptionStatistics(ssrc: h.ssrc, firstSequenceNumber: h.sequenceNumber)
+            }
             let units = UInt32(truncatingIfNeeded: arrival.components.seconds &* 8000)
             _ = statistics?.update(sequenceNumber: h.sequenceNumber, timestamp: h.timestamp, arrival: units)
             _ = (statistics?.expected, statistics?.extendedHighestSequence, statistics?.jitter)
             switch h.payloadType {
             case 0, 8:
                 let samples = G711.decode(h.payloadType == 8 ? .aLaw : .muLaw, Array(packet.payload.prefix(320)))
-                jitter.insert(sequenceNumber: h.sequenceNumber, timestamp: h.timestamp, samples: samples, arrival: arrival)
+                jitter.insert(
+                    sequenceNumber: h.sequenceNumber, timestamp: h.timestamp, samples: samples, arrival: arrival)
             case 101:
                 guard let events = try? dtmf.receive(timestamp: h.timestamp, payload: packet.payload) else { break }
                 for event in events {
@@ -68,7 +71,9 @@ enum RTPTarget {
         var packets: [[UInt8]] = []
         let tone = (0..<160).map { G711.encodeALaw(Int16(truncatingIfNeeded: $0 * 200)) }
         for i in 0..<6 {
-            let header = RTPHeader(marker: i == 0, payloadType: 8, sequenceNumber: UInt16(truncatingIfNeeded: 65_533 + i), timestamp: UInt32(160 * i), ssrc: 0x1234_5678)
+            let header = RTPHeader(
+                marker: i == 0, payloadType: 8, sequenceNumber: UInt16(truncatingIfNeeded: 65_533 + i),
+                timestamp: UInt32(160 * i), ssrc: 0x1234_5678)
             packets.append(RTPPacket(header: header, payload: tone).serialized())
         }
         var rich = RTPHeader(marker: false, payloadType: 0, sequenceNumber: 7, timestamp: 1120, ssrc: 0x1234_5678)
@@ -78,7 +83,8 @@ enum RTPTarget {
         let vectors = SeedFiles.json("Tests/MediaTests/Vectors/dtmf_vectors.json")
         let payloads = SeedFiles.strings(in: vectors).compactMap(SeedFiles.hex).filter { $0.count == 4 }
         for (i, payload) in payloads.prefix(12).enumerated() {
-            let header = RTPHeader(marker: i == 0, payloadType: 101, sequenceNumber: UInt16(100 + i), timestamp: 8000, ssrc: 0x1234_5678)
+            let header = RTPHeader(
+                marker: i == 0, payloadType: 101, sequenceNumber: UInt16(100 + i), timestamp: 8000, ssrc: 0x1234_5678)
             packets.append(RTPPacket(header: header, payload: payload).serialized())
         }
         var stream: [UInt8] = []

@@ -54,17 +54,25 @@ enum SDPTarget {
             guard let value = a.value else { continue }
             switch a.name {
             case "rtpmap":
-                if let map = try? RTPMap(parsing: value) { invariant((try? RTPMap(parsing: map.value)) == map, "rtpmap round trip") }
+                if let map = try? RTPMap(parsing: value) {
+                    invariant((try? RTPMap(parsing: map.value)) == map, "rtpmap round trip")
+                }
             case "fingerprint":
                 if let fp = try? CertificateFingerprint(parsing: value) {
                     invariant((try? CertificateFingerprint(parsing: fp.value)) == fp, "fingerprint round trip")
                 }
             case "group":
-                if let g = try? SDPGroup(parsing: value) { invariant((try? SDPGroup(parsing: g.value)) == g, "group round trip") }
+                if let g = try? SDPGroup(parsing: value) {
+                    invariant((try? SDPGroup(parsing: g.value)) == g, "group round trip")
+                }
             case "rtcp":
-                if let r = try? RTCPAttribute(parsing: value) { invariant((try? RTCPAttribute(parsing: r.value)) == r, "rtcp round trip") }
+                if let r = try? RTCPAttribute(parsing: value) {
+                    invariant((try? RTCPAttribute(parsing: r.value)) == r, "rtcp round trip")
+                }
             case "candidate":
-                if let c = try? ICECandidate(parsing: value) { invariant((try? ICECandidate(parsing: c.value)) == c, "candidate round trip") }
+                if let c = try? ICECandidate(parsing: value) {
+                    invariant((try? ICECandidate(parsing: c.value)) == c, "candidate round trip")
+                }
             case "crypto":
                 guard let crypto = try? CryptoAttribute(parsing: value) else { continue }
                 invariant((try? CryptoAttribute(parsing: crypto.value)) == crypto, "crypto round trip")
@@ -83,7 +91,8 @@ enum SDPTarget {
     static func negotiate(_ sdp: SessionDescription) {
         for caps in capabilities() {
             if let (answer, audio) = try? OfferAnswer.makeAnswer(to: sdp, capabilities: caps, origin: origin) {
-                invariant((try? SessionDescription(parsing: answer.serialized())) == answer, "our answer does not re-parse")
+                invariant(
+                    (try? SessionDescription(parsing: answer.serialized())) == answer, "our answer does not re-parse")
                 if let audio { _ = (audio.description, try? audio.requireWebRTC()) }
             }
             let offer = OfferAnswer.makeOffer(caps, origin: origin)

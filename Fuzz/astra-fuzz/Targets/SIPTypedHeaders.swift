@@ -35,7 +35,8 @@ enum SIPTypedHeaders {
         if let vias = try? h.vias() {
             for via in vias {
                 let again = try? SIPHeaders([(.via, via.description)]).vias()
-                invariant(again == [via], "Via \(via.description) does not read back as itself: \(String(describing: again))")
+                invariant(
+                    again == [via], "Via \(via.description) does not read back as itself: \(String(describing: again))")
             }
         }
         for name in [SIPHeaderName.from, .to] {
@@ -48,7 +49,8 @@ enum SIPTypedHeaders {
             for contact in contacts {
                 let again = try? SIPHeaders([(.contact, contact.description)]).contacts()
                 invariant(
-                    again == [contact], "Contact \(contact.description) does not read back as itself: \(String(describing: again))")
+                    again == [contact],
+                    "Contact \(contact.description) does not read back as itself: \(String(describing: again))")
             }
         }
         if let cseq = try? h.cseq() {
@@ -62,7 +64,8 @@ enum SIPTypedHeaders {
         checkURI(address.uri)
         let again = try? SIPHeaders([(name, address.description)]).addresses(name)
         invariant(
-            again == [address], "\(name.canonicalName) \(address.description) does not read back as itself: \(String(describing: again))")
+            again == [address],
+            "\(name.canonicalName) \(address.description) does not read back as itself: \(String(describing: again))")
     }
 
     /// A URI's canonical text parses to the same URI, and every URI is equivalent to itself

@@ -15,7 +15,8 @@ enum SRTPTarget {
 
     static let target = FuzzTarget(
         name: "srtp",
-        summary: "SRTP/SRTCP unprotect of hostile and tampered packets through libsrtp2, three profiles (RFC 3711, RFC 7714)",
+        summary:
+            "SRTP/SRTCP unprotect of hostile and tampered packets through libsrtp2, three profiles (RFC 3711, RFC 7714)",
         maxLength: 2048, seeds: seeds, run: run)
 
     static func run(_ bytes: [UInt8]) {
@@ -42,7 +43,8 @@ enum SRTPTarget {
             if flipped { tampered[flip % tampered.count] ^= UInt8(1 << (flip >> 13)) }
             let clear = try? (rtcp ? receiver.unprotectRTCP(tampered) : receiver.unprotect(tampered))
             if flipped {
-                invariant(clear == nil, "a tampered SRTP\(rtcp ? "C" : "") packet was accepted (\(key.profile.sdesName))")
+                invariant(
+                    clear == nil, "a tampered SRTP\(rtcp ? "C" : "") packet was accepted (\(key.profile.sdesName))")
             } else {
                 invariant(clear == packet, "protect → unprotect changed the packet (\(key.profile.sdesName))")
             }

@@ -27,9 +27,13 @@ enum SealedCodeTarget {
         let key = control & 1 == 0 ? keyFile : passphrase
         guard let password = try? PasswordSeal.open(sealed, key: key, context: context) else { return }
         // It opened: it must not open for another line, nor with the other key.
-        invariant((try? PasswordSeal.open(sealed, key: key, context: "1002@example.com")) == nil, "a sealed password opened for another line")
+        invariant(
+            (try? PasswordSeal.open(sealed, key: key, context: "1002@example.com")) == nil,
+            "a sealed password opened for another line")
         let other = control & 1 == 0 ? passphrase : keyFile
-        invariant((try? PasswordSeal.open(sealed, key: other, context: context)) == nil, "a sealed password opened with the wrong key")
+        invariant(
+            (try? PasswordSeal.open(sealed, key: other, context: context)) == nil,
+            "a sealed password opened with the wrong key")
         _ = password
     }
 
@@ -45,7 +49,10 @@ enum SealedCodeTarget {
             (passphrase, .pbkdf2SHA256(iterations: 10_000), 1), (keyFile, .scrypt(logN: 10, r: 8, p: 1), 0),
         ]
         for (key, kdf, control) in kdfs {
-            guard let sealed = try? PasswordSeal.seal("pw-Secret-42", key: key, kdf: kdf, context: context, random: random) else {
+            guard
+                let sealed = try? PasswordSeal.seal(
+                    "pw-Secret-42", key: key, kdf: kdf, context: context, random: random)
+            else {
                 SeedFiles.fail("sealing a seed code with \(kdf) failed")
             }
             seeds.append([control] + Array(sealed.utf8))

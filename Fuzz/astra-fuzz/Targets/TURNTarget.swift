@@ -34,9 +34,12 @@ enum TURNTarget {
         let configuration: TURNClient.Configuration
 
         init() {
-            configuration = TURNClient.Configuration(server: TURNTarget.server, username: "u", password: TURNTarget.password)
+            configuration = TURNClient.Configuration(
+                server: TURNTarget.server, username: "u", password: TURNTarget.password)
             client = TURNClient(configuration: configuration, ids: SeededIdentifierSource(seed: 21))
-            invariant(!configuration.description.contains(TURNTarget.password), "TURN configuration description shows the password")
+            invariant(
+                !configuration.description.contains(TURNTarget.password),
+                "TURN configuration description shows the password")
             absorb(client.allocate(now: now))
         }
 
@@ -85,10 +88,14 @@ enum TURNTarget {
             invariant(TURNChannelData.decode(bytes) != nil, "we sent malformed ChannelData")
             return
         }
-        guard let m = try? STUNMessage(parsing: bytes) else { fatalError("invariant broken: the client sent a datagram that is not STUN") }
+        guard let m = try? STUNMessage(parsing: bytes) else {
+            fatalError("invariant broken: the client sent a datagram that is not STUN")
+        }
         invariant(m.messageClass == .request || m.messageClass == .indication, "the client sent a STUN response")
         if m.hasIntegrity {
-            invariant(m.username == "u" && m.realm != nil && m.nonce != nil, "authenticated request without USERNAME/REALM/NONCE")
+            invariant(
+                m.username == "u" && m.realm != nil && m.nonce != nil,
+                "authenticated request without USERNAME/REALM/NONCE")
         }
     }
 

@@ -19,7 +19,9 @@ enum WAVTarget {
         invariant(WAVFile.sampleRates.contains(wav.sampleRate), "accepted a sample rate of \(wav.sampleRate) Hz")
         let expected = Double(wav.samples.count) * 8000 / Double(wav.sampleRate)
         let resampled = wav.resampled(to: 8000)
-        invariant(abs(Double(resampled.samples.count) - expected) <= 1, "resampled to \(resampled.samples.count) samples, expected \(expected)")
+        invariant(
+            abs(Double(resampled.samples.count) - expected) <= 1,
+            "resampled to \(resampled.samples.count) samples, expected \(expected)")
     }
 
     static func seeds() -> [[UInt8]] {

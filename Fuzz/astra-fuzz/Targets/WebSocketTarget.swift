@@ -58,7 +58,9 @@ enum WebSocketTarget {
                 // What we send must be one frame our peer's decoder accepts (§5.1, §5.5).
                 var peer = WebSocketFrameDecoder(maxFrameSize: 1 << 20, expectMasked: role == .client)
                 peer.append(bytes)
-                guard let frame = try? peer.next() else { fatalError("invariant broken: we sent a frame our peer refuses") }
+                guard let frame = try? peer.next() else {
+                    fatalError("invariant broken: we sent a frame our peer refuses")
+                }
                 invariant(frame.opcode.isControl && frame.payload.count <= 125, "sent a bad control frame")
                 invariant(peer.bufferedByteCount == 0, "sent bytes beyond one frame")
             case .pong:
@@ -87,7 +89,9 @@ enum WebSocketTarget {
         var frames: [[UInt8]] = []
         if case .array(let examples)? = vectors["rfc6455_5.7_frames"] {
             for example in examples {
-                if case .string(let hex)? = example["bytes_hex"], let bytes = SeedFiles.hex(hex) { frames.append(bytes) }
+                if case .string(let hex)? = example["bytes_hex"], let bytes = SeedFiles.hex(hex) {
+                    frames.append(bytes)
+                }
             }
         }
         var seeds: [[UInt8]] = []

@@ -14,7 +14,8 @@ enum WebSocketUpgradeTarget {
 
     static let target = FuzzTarget(
         name: "websocket-upgrade",
-        summary: "WebSocket opening handshake answer (HTTP/1.1 101) as the client checks it (RFC 6455 §4.1, RFC 7118 §4)",
+        summary:
+            "WebSocket opening handshake answer (HTTP/1.1 101) as the client checks it (RFC 6455 §4.1, RFC 7118 §4)",
         maxLength: 20_000, dictionary: "websocket",
         seeds: seeds, run: run)
 
@@ -29,8 +30,12 @@ enum WebSocketUpgradeTarget {
         let chunked = outcome(answer, protocols: protocols, chunk: chunk)
         invariant(whole == chunked, "handshake outcome depends on chunking")
         if case .accepted(let subprotocol, let leftover) = whole {
-            invariant(protocols.isEmpty ? subprotocol.isEmpty : protocols.contains(subprotocol), "accepted a subprotocol we did not offer")
-            invariant(answer.count >= leftover.count && Array(answer.suffix(leftover.count)) == leftover, "leftover is not the tail of the answer")
+            invariant(
+                protocols.isEmpty ? subprotocol.isEmpty : protocols.contains(subprotocol),
+                "accepted a subprotocol we did not offer")
+            invariant(
+                answer.count >= leftover.count && Array(answer.suffix(leftover.count)) == leftover,
+                "leftover is not the tail of the answer")
         }
     }
 
@@ -60,7 +65,11 @@ enum WebSocketUpgradeTarget {
         if case .string(let response)? = vectors["rfc6455_handshake"]?["server_response"] {
             seeds.append([1] + Array(response.utf8))
         }
-        seeds.append([2] + Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n".utf8))
+        seeds.append(
+            [2]
+                + Array(
+                    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
+                        .utf8))
         seeds.append([0] + Array("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n".utf8))
         return seeds
     }
