@@ -49,10 +49,12 @@ let package = Package(
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         module("PushKitEmu", ["SIPCore"]),
+        // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
+        module("JWT", ["SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
         module("HTTPLite", []),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite"]),
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
@@ -73,6 +75,7 @@ let package = Package(
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite"]),
+        tests("JWTTests", ["JWT", "AstraTestSupport"]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
