@@ -11,14 +11,6 @@ enum JWTCrypto {
         return md
     }
 
-    /// Constant-time equality of two byte strings of equal length (`CRYPTO_memcmp`); unequal
-    /// lengths are unequal at once (the length is not the secret).
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 } }
-    }
-
     /// `EVP_DigestVerify` with SHA-256 over `data` (RSA keys: PKCS#1 v1.5 padding, OpenSSL's default).
     static func verify(_ key: OpaquePointer, data: [UInt8], derOrRawSignature signature: [UInt8]) -> Bool {
         guard let ctx = EVP_MD_CTX_new() else { return false }

@@ -59,7 +59,7 @@ public struct JWTVerifier: Sendable {
     static func check(_ signature: [UInt8], over input: [UInt8], with key: JWTKey) -> Bool {
         switch (key.algorithm, key.material) {
         case (.hs256, .secret(let secret)):
-            return JWTCrypto.constantTimeEqual(JWTCrypto.hmacSHA256(key: secret, data: input), signature)
+            return SecureBytes.equal(JWTCrypto.hmacSHA256(key: secret, data: input), signature)
         case (.es256, .pkey(let pkey)):
             guard let der = JWTCrypto.derSignature(rawP256: signature) else { return false }
             return JWTCrypto.verify(pkey, data: input, derOrRawSignature: der)
