@@ -29,6 +29,9 @@ public struct LiveEnvironment: Sendable {
     public var sipTrace = false
     /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param.
     public var rfc8599 = false
+    /// Mints the phone's bearer token for the gateway's token endpoints (the dev key of a gateway
+    /// this tool started; nil = send none).
+    public var gatewayAuth: GatewayDevAuth?
 
     public init() {}
 

@@ -56,7 +56,9 @@ public final class LiveInfrastructure: Sendable {
                 continue
             }
             let gateway: ChildProcess
+            let auth: GatewayDevAuth
             do {
+                auth = try GatewayDevAuth.create(in: runDir)
                 gateway = try ChildProcess(
                     [
                         wakegw, "--sip", "127.0.0.1:\(gatewaySIP)", "--kamailio", "127.0.0.1:\(sip)",
@@ -65,6 +67,7 @@ public final class LiveInfrastructure: Sendable {
                         String(settings.apnsDelayMs),
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
+                        "--jwt-hs256-secret-file", auth.secretFile,
                     ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")
             } catch {
@@ -81,6 +84,7 @@ public final class LiveInfrastructure: Sendable {
             environment.ackWindowMs = settings.ackWindowMs
             environment.apnsDelayMs = settings.apnsDelayMs
             environment.qualifyTimeoutMs = settings.qualifyTimeoutMs
+            environment.gatewayAuth = auth
             let infrastructure = LiveInfrastructure(
                 environment: environment, gateway: gateway, kamailioScript: kamailioScript, kamailioEnv: env,
                 runDir: runDir)

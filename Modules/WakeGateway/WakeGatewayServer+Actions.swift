@@ -306,6 +306,7 @@ extension WakeGatewayServer {
         guard var call = calls[id], call.phase != .finished else { return }
         call.failedOver = true
         calls[id] = call
+        if let pushID = call.pushID { grants.revoke(pushID) }  // a late ack finds nothing (404)
         let elapsed = nowMs - call.arrivedMs
         let sinceAck = call.ackMs.map { nowMs - $0 } ?? -1
         if let target = configuration.failoverURI, let uri = try? SIPURI(parsing: target), call.phase == .held,
