@@ -31,10 +31,9 @@ struct PushRateLimiter: Sendable {
         let capacity = Int64(max(limit.burst, 1)) * 1_000
         var (milli, at) = buckets[user] ?? (capacity, nowMs)
         milli = min(capacity, milli + max(0, nowMs - at) * Int64(max(limit.perMinute, 0)) / 60)
-        guard milli >= 1_000 else {
-            buckets[user] = (milli, nowMs)
-            return false
-        }
+        // A refusal stores nothing: re-basing the time on every refused call would lose the
+        // fraction of a token accrued since (a storm of calls would never refill).
+        guard milli >= 1_000 else { return false }
         buckets[user] = (milli - 1_000, nowMs)
         if buckets.count > 1_024 { prune(nowMs: nowMs) }
         return true
