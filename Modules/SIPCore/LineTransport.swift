@@ -26,5 +26,16 @@ public enum LineTransport: String, Sendable, Hashable, CaseIterable, CustomStrin
         self.init(rawValue: name.lowercased())
     }
 
+    /// The transport a `sips:` URI with this `transport=` parameter means: RFC 7118 §5.2 names
+    /// only `ws` as the URI parameter, so `sips:…;transport=ws` is WSS (`wss` is accepted as
+    /// well); `sips:` over TCP is TLS (RFC 3261 §26.2.2).
+    public var secured: LineTransport {
+        switch self {
+        case .ws: .wss
+        case .tcp, .udp: .tls
+        case .tls, .wss: self
+        }
+    }
+
     public var description: String { rawValue }
 }

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ extension KamailioPeer {
         typealias H = CallToolHarness
         static let sipp = "/usr/bin/sipp"
         static func scenario(_ name: String) -> String { KamailioServer.repoRoot + "/scripts/sipp/\(name).xml" }
-        static func freePort() -> String { String(UInt16.random(in: 40_000...59_000) / 2 * 2) }
+        static func freePort() -> String { String(TestPorts.random(in: 20_000...30_000, alignment: 2)) }
 
         /// Whether something (sipp, once it listens) holds UDP 127.0.0.1:`port`: our bind fails.
         static func udpPortTaken(_ port: UInt16) -> Bool {

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Media
 import Testing
@@ -161,7 +162,7 @@ extension KamailioPeer.AstraCallToolTests {
     @Test func tenPercentLossStillConnectsWithRecognisableAudio() async throws {
         let server = try KamailioServer.start()
         defer { server.stop() }
-        let calleeRTP = UInt16.random(in: 40_000...49_000), callerRTP = calleeRTP + 2
+        let calleeRTP = TestPorts.random(alignment: 2, span: 4), callerRTP = calleeRTP + 2
         let sip = try LossyUDPRelay(target: server.sipPort, loss: 0.1, seed: 1)
         let toCallee = try LossyUDPRelay(target: calleeRTP, loss: 0.1, seed: 2)
         let toCaller = try LossyUDPRelay(target: callerRTP, loss: 0.1, seed: 3)

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -48,7 +49,7 @@ final class KamailioServer: Sendable {
     ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
-            let base = UInt16.random(in: 20_000...59_000) / 4 * 4
+            let base = TestPorts.random(alignment: 4, span: 4)
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
                 rtpengineFlags: rtpengineFlags)

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -33,8 +34,9 @@ final class RTPEngineServer: Sendable {
     static func start(dtlsPassive: Bool = false) throws -> RTPEngineServer {
         var lastError = ""
         for _ in 0..<8 {
-            let controlPort = UInt16.random(in: 20_000...29_000)
-            let portMin = UInt16.random(in: 300...599) * 100
+            let controlPort = TestPorts.random()
+            // Media ports: a block of 100 of their own, below the peers' range (TestPorts).
+            let portMin = TestPorts.random(in: 10_000...19_999, alignment: 100, span: 100)
             let server = RTPEngineServer(controlPort: controlPort, portMin: portMin, dtlsPassive: dtlsPassive)
             let (status, output) = server.script("start")
             if status == 0 { return server }

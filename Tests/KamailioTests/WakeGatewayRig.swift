@@ -37,7 +37,7 @@ final class WakeGatewayRig: Sendable {
     }
 
     static func start(_ tune: (inout WakeGatewayConfiguration) -> Void = { _ in }) async throws -> WakeGatewayRig {
-        let sipPort = UInt16.random(in: 20_000...59_000)
+        let sipPort = TestPorts.random()
         let server = try KamailioServer.start(wakeGateway: "127.0.0.1:\(sipPort)")
         var configuration = WakeGatewayConfiguration()
         configuration.sipPort = sipPort

@@ -21,7 +21,7 @@ import Testing
         #expect(try invite.headers.to()?.tag == nil)
         #expect(
             try invite.headers.contacts().first?.address?.uri.description
-                == "sip:1001@df7jal23ls0d.invalid;transport=wss")
+                == "sip:1001@df7jal23ls0d.invalid;transport=ws")
         #expect(invite.headers.supported == ["timer"])
         #expect(invite.headers.contentType == "application/sdp")
         #expect(invite.body == InvitePeer.sdpOffer.bytes)

@@ -14,7 +14,7 @@ import Testing
         + "To: <sip:1002@astra.test>\r\n"
         + "Call-ID: v626VyImx3deVzYoZ4VJs9\r\n"
         + "CSeq: 9203 INVITE\r\n"
-        + "Contact: <sip:1001@df7jal23ls0d.invalid;transport=wss>\r\n"
+        + "Contact: <sip:1001@df7jal23ls0d.invalid;transport=ws>\r\n"
         + "Allow: INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE\r\n"
         + "Supported: timer\r\n"
         + "User-Agent: AstraSIP/0.1\r\n"

@@ -46,14 +46,7 @@ final class TestRegistrar: Sendable {
 
 @Suite struct LineRegistrationTests {
     func line(_ net: EndpointPair, password: String = "secret1001", keep: Bool = true) -> LineRegistration {
-        var settings = RegistrationSettings()
-        settings.retryOnFailure = keep
-        settings.requestedExpires = 60
-        let client = RegistrationClient(
-            aor: try! SIPURI(parsing: "sip:1001@astra.test"), registrar: try! SIPURI(parsing: "sip:astra.test"),
-            credentials: DigestCredentials(username: "1001", password: password), settings: settings,
-            ids: SeededIdentifierSource(seed: 3))
-        return LineRegistration(endpoint: net.a, client: client, clock: net.clock)
+        net.registrationLine(password: password, keep: keep)
     }
 
     func registered(_ events: Collector<LineEvent>) -> [RegistrationResult] {
@@ -112,6 +105,20 @@ final class TestRegistrar: Sendable {
 }
 
 extension EndpointPair {
+    /// A registration for 1001@astra.test on the `a` end (a registration-only line unless
+    /// `calls` is given), on the pair's virtual clock.
+    func registrationLine(password: String = "secret1001", keep: Bool = true,
+                          calls: AsyncStream<EndpointEvent>.Continuation? = nil) -> LineRegistration {
+        var settings = RegistrationSettings()
+        settings.retryOnFailure = keep
+        settings.requestedExpires = 60
+        let client = RegistrationClient(
+            aor: try! SIPURI(parsing: "sip:1001@astra.test"), registrar: try! SIPURI(parsing: "sip:astra.test"),
+            credentials: DigestCredentials(username: "1001", password: password), settings: settings,
+            ids: SeededIdentifierSource(seed: 3))
+        return LineRegistration(endpoint: a, client: client, clock: clock, calls: calls)
+    }
+
     /// A pair whose `b` end is not started yet (so a test can subscribe to its events first) and
     /// accepts REGISTER (a UA answers it 405, RFC 3261 §8.2.1).
     static func unstarted() async -> EndpointPair {

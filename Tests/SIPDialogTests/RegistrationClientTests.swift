@@ -55,7 +55,7 @@ import Testing
         #expect(contact.expires == 300)
         #expect(contact.instance == "<urn:uuid:00000000-0000-4000-8000-000000000001>")
         #expect(contact.regID == 1)
-        #expect(contact.address?.uri.parameters["transport"] == "wss")
+        #expect(contact.address?.uri.parameters["transport"] == "ws")  // RFC 7118 §5.2: `ws` for WSS too
         #expect(try request.headers.cseq()?.method == .register)
         #expect(request.headers[.authorization] == nil)
         #expect(events(actions) == [.registering(expires: 300, attempt: 1)])

@@ -1,17 +1,23 @@
+import AstraTestSupport
 import Foundation
 import Glibc
 import Testing
 
 @testable import SIPTransport
 
-/// Runs a program (posix_spawn, output to /dev/null); returns its pid, or waits when `wait`.
+/// Runs a program (posix_spawn; stdin from the descriptor `stdin` or /dev/null, stdout to the
+/// file `stdout` or /dev/null, stderr to /dev/null); returns its pid, or waits when `wait`.
 @discardableResult
-func spawn(_ argv: [String], wait: Bool) -> pid_t {
+func spawn(_ argv: [String], wait: Bool, stdin: Int32? = nil, stdout: String = "/dev/null") -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    if let stdin {
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+    } else {
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     var pid: pid_t = 0
     let cArgs = argv.map { strdup($0) } + [nil]
@@ -37,38 +43,51 @@ struct TLSVersionTests {
                 "-keyout", dir + "/k.pem", "-out", dir + "/c.pem", "-subj", "/CN=localhost", "-days", "1",
                 "-addext", "subjectAltName=IP:127.0.0.1",
             ], wait: true)
-        let port = UInt16.random(in: 30_000...60_000)
+        // Port 0: the kernel picks a free port and s_server prints it ("ACCEPT 127.0.0.1:PORT")
+        // once it listens — no guessed port that may be taken, no connect-and-retry loop. Its
+        // stdin is a pipe kept open: without `-quiet` (which hides that line) an EOF on stdin
+        // ends every connection.
+        let log = dir + "/s_server.out"
+        var input: [Int32] = [-1, -1]
+        #expect(pipe(&input) == 0)
         let server = spawn(
             [
-                "openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert", dir + "/c.pem", "-key", dir + "/k.pem",
-                "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0", "-quiet",
-            ], wait: false)
+                "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", dir + "/c.pem", "-key", dir + "/k.pem",
+                "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0",
+            ], wait: false, stdin: input[0], stdout: log)
+        close(input[0])
         #expect(server > 0)
         defer {
+            close(input[1])
             kill(server, SIGKILL)
             var status: Int32 = 0
             waitpid(server, &status, 0)
         }
+        let port = try #require(
+            await eventuallySome(timeout: .seconds(30), every: .milliseconds(20)) { Self.listeningPort(log) },
+            "openssl s_server did not report its port")
         var options = ConnectionOptions()
         options.tls = TLSOptions(caFile: dir + "/c.pem")
         options.log = .discard
         options.keepAlive = nil
         var outcome: TransportError?
-        for _ in 0..<100 {  // until s_server listens (real IO)
-            do {
-                let connection = try await StreamConnection.open(
-                    host: "127.0.0.1", port: port, transport: .tls, options: options)
-                await connection.close()
-                Issue.record("TLS 1.1 server accepted")
-                return
-            } catch let error as TransportError where error.code == .connectFailed {
-                try await Task.sleep(for: .milliseconds(50))
-            } catch let error as TransportError {
-                outcome = error
-                break
-            }
+        do throws(TransportError) {
+            let connection = try await StreamConnection.open(
+                host: "127.0.0.1", port: port, transport: .tls, options: options)
+            await connection.close()
+        } catch {
+            outcome = error
         }
-        #expect(outcome?.code == .tlsHandshakeFailed)
+        #expect(outcome?.code == .tlsHandshakeFailed, "TLS 1.1 server accepted")
         #expect(outcome?.detail.contains("protocol") == true, "\(String(describing: outcome))")
+    }
+
+    /// The port of s_server's `ACCEPT host:port` line, once it is there.
+    static func listeningPort(_ path: String) -> UInt16? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
+              let colon = line.lastIndex(of: ":")
+        else { return nil }
+        return UInt16(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
 }

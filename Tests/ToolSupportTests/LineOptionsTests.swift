@@ -34,6 +34,16 @@ import ToolSupport
         #expect(flagsWin.line.transport == .wss && flagsWin.line.effectiveServer == LineServer(host: "edge", port: 443))
     }
 
+    /// RFC 7118 §5.2: the URI parameter is `ws` for WSS too, so `sips:…;transport=ws` is WSS;
+    /// `transport=wss` (seen in the wild) is accepted and means the same.
+    @Test func secureWebSocketAddressesOfRecord() throws {
+        #expect(try resolve(["sips:alice@example.com;transport=ws"]).line.transport == .wss)
+        #expect(try resolve(["sips:alice@example.com;transport=wss"]).line.transport == .wss)
+        #expect(try resolve(["sip:alice@example.com;transport=wss"]).line.transport == .wss)
+        #expect(try resolve(["sip:alice@example.com;transport=ws"]).line.transport == .ws)
+        #expect(try resolve(["sips:alice@example.com;transport=tcp"]).line.transport == .tls)
+    }
+
     @Test func flagsOverrideTheLineFile() throws {
         let r = try resolve(["--line", "l.json", "--expires", "60", "--password", "new"], files: ["l.json": fileLine])
         #expect(r.source == .file("l.json"))

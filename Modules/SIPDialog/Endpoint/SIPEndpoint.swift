@@ -150,6 +150,18 @@ public actor SIPEndpoint {
         servers[incoming.key] = record
         run(actions, server: incoming.key)
     }
+
+    /// Answers a request with a response built here, as the endpoint's own answers are: a To
+    /// tag when the request has none (§8.2.6.2), `Server`, then `headers`.
+    public func answer(_ incoming: IncomingRequest, status: Int, reason: String? = nil,
+                       headers: [(SIPHeaderName, String)] = []) {
+        var response = automaticResponse(to: incoming.request, status: status, reason: reason, toTag: status > 100)
+        for (name, value) in headers { response.headers.add(name, value) }
+        respond(to: incoming, with: response)
+    }
+
+    /// Server transactions still running (answered ones wait for their ACK or Timer J/I/L).
+    var serverTransactionCount: Int { servers.count }
 }
 
 /// Behaviour of the endpoint's built-in UAS parts.

@@ -17,8 +17,9 @@ public actor LineRegistration {
     private let calls: AsyncStream<EndpointEvent>.Continuation?
 
     /// - Parameter calls: where the endpoint's call traffic goes (new requests, 2xx ACKs,
-    ///   CANCELs, stray responses) when the line also places or takes calls; without it a new
-    ///   request is answered 480 (a registration-only line).
+    ///   CANCELs, stray responses) when the line also places or takes calls; without it the line
+    ///   is registration-only and answers every request itself (``RegistrationOnlyAnswer``:
+    ///   INVITE 480, a cancelled INVITE 487, no dialog 481, …), so each server transaction ends.
     public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock(),
                 calls: AsyncStream<EndpointEvent>.Continuation? = nil) {
         self.endpoint = endpoint
@@ -83,7 +84,16 @@ public actor LineRegistration {
         }
     }
 
-    private func handle(_ event: EndpointEvent) {
+    private func handle(_ event: EndpointEvent) async {
+        if let calls {
+            switch event {
+            case .request, .ack, .cancelled, .strayResponse:
+                calls.yield(event)
+                return
+            default:
+                break
+            }
+        }
         switch event {
         case .flowUp(let binding, let reliable):
             sink.yield(.flowUp(binding, reliable: reliable))
@@ -102,14 +112,22 @@ public actor LineRegistration {
             sink.yield(.qualifyAnswered(from: from))
         case .discarded(let why):
             sink.yield(.discarded(why))
-        case .request, .ack, .cancelled, .strayResponse where calls != nil:
-            calls?.yield(event)
         case .request(let incoming):
-            // A registration-only line accepts no calls: 480 Temporarily Unavailable.
-            Task { await endpoint.respond(to: incoming, with: SIPResponse(to: incoming.request, statusCode: 480, toTag: "reg")) }
-        case .ack, .cancelled, .strayResponse, .stopped:
+            // Registration-only: every request gets its final response here, in order.
+            let settings = endpoint.settings
+            await answer(incoming, RegistrationOnlyAnswer.answer(to: incoming.request, settings: settings))
+        case .cancelled(let invite):
+            // The CANCEL got 200 from the endpoint; a still pending INVITE gets 487 (§9.2).
+            await answer(invite, RegistrationOnlyAnswer.cancelledInvite)
+        case .ack, .strayResponse, .stopped:
+            // An ACK for a 2xx we never sent, a response to nothing we sent: nothing to do.
             break
         }
+    }
+
+    private func answer(_ incoming: IncomingRequest, _ answer: RegistrationOnlyAnswer.Answer) async {
+        await endpoint.answer(
+            incoming, status: answer.status, reason: answer.reason, headers: answer.headers.map { ($0.name, $0.value) })
     }
 
     private func execute(_ actions: [RegistrationClient.Action]) {

@@ -20,12 +20,19 @@ public struct LocalBinding: Sendable, Hashable {
         SIPVia(transport: transport, host: host, port: port, branch: branch, parameters: [SIPParameter(name: "rport")])
     }
 
-    /// The Contact URI for `user` on this flow; `transport=` is named for everything but UDP.
+    /// The Contact URI for `user` on this flow; `transport=` is named for everything but UDP,
+    /// and is `ws` for WS and WSS alike (RFC 7118 §5.2 registers only `ws` as the URI transport
+    /// parameter; the Via says `WSS`, erratum 5937).
     public func contactURI(user: String?, extra: SIPParameters = []) -> SIPURI {
         var parameters = SIPParameters()
-        if transport != .udp { parameters.set("transport", transport.description.lowercased()) }
+        if transport != .udp { parameters.set("transport", Self.uriParameter(transport)) }
         for p in extra { parameters.set(p.name, p.value) }
         return SIPURI(scheme: .sip, user: user, host: host,
                       port: port, parameters: parameters)
+    }
+
+    /// The URI `transport=` value of a flow's transport (`ws` for WSS too).
+    public static func uriParameter(_ transport: SIPTransportProtocol) -> String {
+        transport == .wss ? "ws" : transport.token.lowercased()
     }
 }

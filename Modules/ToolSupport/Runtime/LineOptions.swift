@@ -78,7 +78,8 @@ public enum LineOptions {
         }
         if let aor {
             if flags.transport == nil, aor.secure || aor.transport != nil {
-                set("transport", .string((aor.transport ?? .tls).rawValue))
+                let transport = aor.secure ? (aor.transport ?? .tls).secured : aor.transport!
+                set("transport", .string(transport.rawValue))
             }
             if flags.server == nil, let port = aor.port {
                 set("server", .string(LineServer(host: aor.domain, port: port).description))
