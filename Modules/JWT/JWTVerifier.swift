@@ -124,8 +124,6 @@ public struct JWTVerifier: Sendable {
         }
     }
 
-    /// An attacker's string, shortened and stripped to printable ASCII before it reaches a log.
-    static func safe(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.prefix(16).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? $0 : "?" }))
-    }
+    /// An attacker's string, made safe for a log line (the one redactor, one line, short).
+    static func safe(_ text: String) -> String { Redaction.untrusted(text, limit: 16) }
 }
