@@ -128,16 +128,21 @@ extension KamailioPeer {
             #expect(H.field("reason", in: caller.events("ended").first ?? "") == "no_answer")
         }
 
+        /// A UDP line whose REGISTER carries RFC 8599 `pn-*` for the rig's device token.
+        static func rfc8599Line(user: String, _ rig: WakeGatewayRig) -> String {
+            """
+            {"v":1,"user":"\(user)","password":"astra\(user)","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
+            "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
+            "push_topic":"ABCDE12345.com.example.astra.voip"}
+            """
+        }
+
         /// (e) RFC 8599: the line registers with pn-provider/pn-prid/pn-param; the gateway pushes
         /// with them (no token endpoint). An unknown provider is refused with 555.
         @Test func rfc8599RegistrationIsUsedAndUnknownProviderGets555() async throws {
             let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 800 }
             defer { Task { await rig.stop() } }
-            let line = """
-                {"v":1,"user":"1040","password":"astra1040","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
-                "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
-                "push_topic":"ABCDE12345.com.example.astra.voip"}
-                """
+            let line = Self.rfc8599Line(user: "1040", rig)
             let (status, stdout, stderr) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: line)
             #expect(status == 0, "\(stdout) \(stderr)")
             let seen = try #require(await rig.waitFor("register_seen"))
@@ -197,11 +202,7 @@ extension KamailioPeer {
             let device = try await APNsDevice(port: rig.ports.apnsDevice)
             defer { device.close() }
             #expect(await eventually { rig.events("device_connected").count == 2 })
-            let line = """
-                {"v":1,"user":"1042","password":"astra1042","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
-                "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
-                "push_topic":"ABCDE12345.com.example.astra.voip"}
-                """
+            let line = Self.rfc8599Line(user: "1042", rig)
             let (status, stdout, stderr) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: line)
             #expect(status == 0, "\(stdout) \(stderr)")
             #expect(try #require(await rig.waitFor("register_seen")).bool("pn_used") == true)
