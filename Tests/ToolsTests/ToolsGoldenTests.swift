@@ -171,14 +171,17 @@ import enum ToolSupport.AstraVersion
         GoldenCase(
             tool: "astra-pushsim", arguments: ["check", "--policy", "naive"], status: 1,
             stdout: .golden("astra-pushsim.check.naive.jsonl"),
-            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 12 of 17 scenarios: killed, "
+            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6 in 25 of 34 scenarios: killed, "
                 + "background, locked, reconnect-stored, token-rotated, unknown-origin, cancel-before-wake, "
-                + "cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out\n"),
+                + "cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out, "
+                + "killed@field, background@field, locked@field, reconnect@field, reconnect-stored@field, "
+                + "token-rotated@field, unknown-origin@field, cancel-before-wake@field, cancel-after-ack@field, "
+                + "answer-before-invite@field, decline-before-invite@field, no-invite@field, strike-out@field\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 0,
             stdout: .exact(
                 "{\"event\":\"verdict\",\"t\":0,\"command\":\"fuzz\",\"policy\":\"correct\",\"seed\":\"7\","
-                    + "\"count\":10,\"events\":290,\"failing_cases\":0,\"ok\":true}\n"),
+                    + "\"count\":10,\"events\":287,\"failing_cases\":0,\"ok\":true}\n"),
             stderr: ""),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["run", "no-such-scenario"], status: 64, stdout: .exact(""),
