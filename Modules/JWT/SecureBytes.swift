@@ -1,17 +1,8 @@
 import COpenSSL
 
-/// Random bytes that protect something (push-ids, dev secrets) and comparisons of secrets: the
-/// OS-seeded OpenSSL DRBG and `CRYPTO_memcmp`, never a seedable generator (THREATS.md).
+/// Comparing secrets (`CRYPTO_memcmp`) and their hex form. Random bytes that protect something
+/// come from SIPCore's ``KeyMaterial`` (OpenSSL's CSPRNG, never a seed).
 public enum SecureBytes {
-    /// `count` bytes from `RAND_bytes`. Traps if OpenSSL's DRBG fails: a capability must never
-    /// fall back to something guessable.
-    public static func random(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return bytes }
-        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "OpenSSL RAND_bytes failed")
-        return bytes
-    }
-
     /// Equality in time independent of where the first difference is (`CRYPTO_memcmp`). Unequal
     /// lengths are unequal at once: lengths here are public (fixed by the format).
     public static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {

@@ -39,6 +39,7 @@ extension Scenario {
         } catch {
             throw ScenarioError(.invalidJSON, "scenario JSON: \(error)")
         }
+        try scenario.checkBounds()
         for (name, percent) in [
             ("apns_loss_percent", scenario.settings.apnsLossPercent),
             ("expired_late_delivery_percent", scenario.settings.expiredLateDeliveryPercent),
@@ -46,7 +47,6 @@ extension Scenario {
             throw ScenarioError(.invalidJSON, "scenario JSON: settings.\(name) must be in 0...100")
         }
         for (i, step) in scenario.steps.enumerated() {
-            if step.at < 0 { throw ScenarioError(.invalidStep, "step \(i): negative time") }
             if step.action == .hangup, step.call == nil {
                 throw ScenarioError(.invalidStep, "step \(i): hangup needs call")
             }

@@ -13,7 +13,7 @@ public struct GatewayDevAuth: Sendable {
     /// Writes the secret as 64 hex characters to `<directory>/wakegw-dev.key`.
     public static func create(in directory: String) throws(LiveError) -> GatewayDevAuth {
         let path = directory + "/wakegw-dev.key"
-        let text = SecureBytes.hex(SecureBytes.random(32))
+        let text = SecureBytes.hex(KeyMaterial.bytes(32))
         mkdir(directory, 0o700)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw LiveError(.infrastructure, "\(path): \(String(cString: strerror(errno)))") }

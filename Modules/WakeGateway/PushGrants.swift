@@ -1,4 +1,5 @@
 import JWT
+import SIPCore
 
 /// The push-ids the gateway has handed out: the capability a phone's unauthenticated
 /// `POST /voip-push-ack` presents (PUSH-RULES.md step 2, THREATS.md). Pure apart from the CSPRNG.
@@ -24,9 +25,9 @@ struct PushGrants: Sendable {
 
     /// A fresh push-id for `call`, valid until `expiresMs` (gateway clock).
     mutating func issue(call: Int32, expiresMs: Int64) -> String {
-        var selector = SecureBytes.hex(SecureBytes.random(Self.selectorBytes))
-        while grants[selector] != nil { selector = SecureBytes.hex(SecureBytes.random(Self.selectorBytes)) }
-        let verifier = SecureBytes.random(Self.verifierBytes)
+        var selector = SecureBytes.hex(KeyMaterial.bytes(Self.selectorBytes))
+        while grants[selector] != nil { selector = SecureBytes.hex(KeyMaterial.bytes(Self.selectorBytes)) }
+        let verifier = KeyMaterial.bytes(Self.verifierBytes)
         grants[selector] = Grant(call: call, verifier: verifier, expiresMs: expiresMs)
         return "p" + selector + SecureBytes.hex(verifier)
     }

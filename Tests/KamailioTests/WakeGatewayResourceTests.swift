@@ -22,7 +22,7 @@ import Testing
 
         static func start(kamailio: SocketAddress, _ extra: [String]) async throws -> Gateway {
             let keyFile = NSTemporaryDirectory() + "astra-wakegw-key-\(UUID().uuidString)"
-            try Data((SecureBytes.hex(SecureBytes.random(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+            try Data((SecureBytes.hex(KeyMaterial.bytes(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
             let process = try ToolProcess(
                 "astra-wakegw",
                 [

@@ -2,6 +2,7 @@ import AstraTestSupport
 import Foundation
 import HTTPLite
 import JWT
+import SIPCore
 import Synchronization
 import Testing
 import WakeGateway
@@ -72,7 +73,7 @@ final class WakeGatewayRig: Sendable {
     // MARK: HTTP API
 
     /// The rig's HS256 key (fresh per test process, from the CSPRNG).
-    static let secret = SecureBytes.random(32)
+    static let secret = KeyMaterial.bytes(32)
 
     /// A user token for `endpoint`, one hour.
     static func bearer(_ endpoint: String) throws -> String {

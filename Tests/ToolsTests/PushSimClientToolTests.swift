@@ -51,9 +51,9 @@ import Testing
     /// A bad delivery spec or client bound is a usage error.
     @Test(arguments: [
         (["run", "killed", "--apns-delay", "lognormal:9:3"], "lognormal:9:3: needs 0 < median ≤ p95"),
-        (["check", "--client-timeout-ms", "0"], "--client-timeout-ms must be positive"),
-        (["check", "--field-runs", "0"], "--field-runs must be at least 1"),
-        (["run", "killed", "--loss-percent", "120"], "--loss-percent must be in 0...100"),
+        (["check", "--client-timeout-ms", "0"], "option --client-timeout-ms: 0 is out of range 1…600000"),
+        (["check", "--field-runs", "0"], "option --field-runs: 0 is out of range 1…10000"),
+        (["run", "killed", "--loss-percent", "120"], "option --loss-percent: 120 is out of range 0…100"),
     ])
     func badDeliveryOptions(_ arguments: [String], _ says: String) async throws {
         let result = try #require(await Self.tool.run(arguments))

@@ -38,7 +38,7 @@ import enum ToolSupport.AstraVersion
             stdout: .exact(""), stderr: "astra-register: cannot read 'lines.jsonl': No such file or directory\n"),
         GoldenCase(
             tool: "astra-register", arguments: ["--load", "-", "--concurrency", "0"], status: 64,
-            stdout: .exact(""), stderr: "astra-register: --concurrency must be at least 1\n"),
+            stdout: .exact(""), stderr: "astra-register: option --concurrency: 0 is out of range 1…10000\n"),
         GoldenCase(
             tool: "astra-register", arguments: ["--transport", "sctp"], status: 64, stdout: .exact(""),
             stderr: "astra-register: option --transport: expected one of udp, tcp, tls, ws, wss, got 'sctp'\n"),
@@ -121,7 +121,7 @@ import enum ToolSupport.AstraVersion
             stderr: "astra-call: missing argument <target>\n"),
         GoldenCase(
             tool: "astra-call", arguments: ["dial", "--duration", "ten", "x"], status: 64, stdout: .exact(""),
-            stderr: "astra-call: option --duration: expected a number, got 'ten'\n"),
+            stderr: "astra-call: option --duration: expected a number in 0.001…86400, got 'ten'\n"),
     ]
 
     static let qr: [GoldenCase] = [
@@ -194,7 +194,7 @@ import enum ToolSupport.AstraVersion
             stderr: "astra-pushsim: option --policy: expected one of correct, naive, got 'sloppy'\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["fuzz", "--count", "many"], status: 64, stdout: .exact(""),
-            stderr: "astra-pushsim: option --count: expected an integer, got 'many'\n"),
+            stderr: "astra-pushsim: option --count: expected an integer in 0…1000000, got 'many'\n"),
     ]
 
     static let goldenDirectory = BuiltTool.packageRoot.appendingPathComponent("Tests/ToolsTests/Golden")

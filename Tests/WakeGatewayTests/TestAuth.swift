@@ -5,7 +5,7 @@ import WakeGateway
 
 /// A per-run HS256 key for in-process gateways, and bearer tokens minted with it.
 enum TestAuth {
-    static let secret = SecureBytes.random(32)
+    static let secret = KeyMaterial.bytes(32)
     static var auth: TokenAPIAuth { TokenAPIAuth(verifier: JWTVerifier(keys: [try! JWTKey.hmac(secret: secret)])) }
 
     static func bearer(_ endpoint: String? = "1002", role: String = "user", lifetime: Int64 = 3_600) -> String {

@@ -34,7 +34,7 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.fieldRuns = arguments.int("field-runs") ?? options.fieldRuns
         options.deliveries = DeliveryModel(rawValue: arguments.string("delivery") ?? "").map { [$0] } ?? []
         options.overrides = try deliveryOverrides(arguments)
-        let load = { (path: String) throws -> [UInt8] in try InputReader.read(path == "-" ? nil : path) }
+        let load = { (path: String) throws -> [UInt8] in try InputReader.read(path == "-" ? nil : path, limit: .scenario) }
         let command = context.subcommand ?? ""
         if let clientCommand {
             let session: ClientSession

@@ -15,7 +15,7 @@ func raiseDescriptorLimit() {
 await ToolMain.run(ToolSpecs.wakegw) { context in
     raiseDescriptorLimit()
     let configuration = try WakeGatewayConfiguration(arguments: context.arguments)
-    let statsEvery = try WakeGatewayConfiguration.int(context.arguments, "stats-interval-s", 0...86_400)
+    let statsEvery = try WakeGatewayConfiguration.int(context.arguments, "stats-interval-s")
     let output = context.output
     let diagnostics = context.diagnostics
     let gateway: WakeGatewayServer<ContinuousClock>

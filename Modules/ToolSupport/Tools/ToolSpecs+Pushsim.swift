@@ -6,7 +6,7 @@ extension ToolSpecs {
 
     /// `--strike-limit N`: the R2 strike threshold.
     static let pushsimStrikeLimit = OptionSpec.value(
-        "strike-limit", valueName: "n", kind: .int, default: "3",
+        "strike-limit", valueName: "n", kind: .int(1...1_000), default: "3",
         help: "Unreported pushes before iOS stops delivering (R2; Apple publishes no number).")
 
     /// `--delivery ideal|field[|both]`: the delivery model (PushKitEmu `DeliveryModel`).
@@ -28,7 +28,7 @@ extension ToolSpecs {
             "cold-launch", valueName: "spec",
             help: "Cold launch of a killed app, same forms as --apns-delay (replaces the model's)."),
         .value(
-            "loss-percent", valueName: "percent", kind: .double,
+            "loss-percent", valueName: "percent", kind: .double(0...100),
             help: "Percent of pushes to an online device APNs never delivers (replaces the model's)."),
     ]
 
@@ -38,7 +38,7 @@ extension ToolSpecs {
             "client-cmd", valueName: "command",
             help: "Judge your own client: run COMMAND (through /bin/sh) and speak the client protocol (astra-pushsim-client/1, JSON Lines on its stdin/stdout) instead of --policy."),
         .value(
-            "client-timeout-ms", valueName: "ms", kind: .int, default: "5000",
+            "client-timeout-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "5000",
             help: "Wall-clock bound on each client answer; a client that does not answer in time breaks CLIENT."),
     ]
 
@@ -106,23 +106,23 @@ extension ToolSpecs {
                 arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],
                 options: [
                     pushsimPolicy,
-                    .value("ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                    .value("ack-window-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "2000",
                            help: "Gateway ack window (passed to astra-wakegw; sets the failover bound)."),
-                    .value("apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                    .value("apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                            help: "APNs delivery delay of the gateway's emulator."),
-                    .value("qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                    .value("qualify-timeout-ms", valueName: "ms", kind: .milliseconds(1...60_000), default: "500",
                            help: "Gateway qualify timeout."),
                     .flag("rfc8599", help: "Register with pn-provider/pn-prid/pn-param instead of the token endpoint."),
                     .value("wakegw", valueName: "path", help: "The astra-wakegw binary (default: beside astra-pushsim)."),
                     .value("kamailio-script", valueName: "path",
                            help: "scripts/kamailio.sh (default: found from the current directory or the binary)."),
-                    .value("kamailio-sip-port", valueName: "port", kind: .int,
+                    .value("kamailio-sip-port", valueName: "port", kind: .port,
                            help: "Use a running Kamailio: its UDP port (with the gateway options below)."),
-                    .value("kamailio-wss-port", valueName: "port", kind: .int, help: "Running Kamailio: its WSS port."),
+                    .value("kamailio-wss-port", valueName: "port", kind: .port, help: "Running Kamailio: its WSS port."),
                     .value("ca-file", valueName: "file", help: "Running Kamailio: CA of its certificate."),
-                    .value("gateway-http-port", valueName: "port", kind: .int,
+                    .value("gateway-http-port", valueName: "port", kind: .port,
                            help: "Use a running astra-wakegw: its HTTP port."),
-                    .value("apns-device-port", valueName: "port", kind: .int,
+                    .value("apns-device-port", valueName: "port", kind: .port,
                            help: "Running astra-wakegw: its APNs device port."),
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
@@ -147,7 +147,7 @@ extension ToolSpecs {
                 options: [
                     pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: true),
                     .value(
-                        "field-runs", valueName: "n", kind: .int, default: "20",
+                        "field-runs", valueName: "n", kind: .int(1...10_000), default: "20",
                         help: "Seeds per scenario under the field delivery model."),
                 ] + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
                     + CommonOptions.diagnostics(sipTrace: false),
@@ -178,8 +178,8 @@ extension ToolSpecs {
                     case (its scenario is fuzz:SEED for run), then a "verdict" line with the simulated event count.
                     """,
                 options: [
-                    .value("seed", valueName: "n", kind: .int, default: "1", help: "Seed of the first scenario."),
-                    .value("count", valueName: "n", kind: .int, default: "1000", help: "How many scenarios to run."),
+                    .value("seed", valueName: "n", kind: .int(CommonOptions.seedRange), default: "1", help: "Seed of the first scenario."),
+                    .value("count", valueName: "n", kind: .int(0...1_000_000), default: "1000", help: "How many scenarios to run."),
                     pushsimPolicy,
                 ] + pushsimClient + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("Run 10000 random scenarios:", "astra-pushsim fuzz --seed 7 --count 10000")]),

@@ -46,13 +46,13 @@ extension ToolSpecs {
                 "http-host", valueName: "ip", default: "127.0.0.1",
                 help: "HTTP API address (IPv4); loopback unless a TLS terminator or gateway host needs another."),
             .value(
-                "http-port", valueName: "port", kind: .int, default: "8088",
+                "http-port", valueName: "port", kind: .listenPort, default: "8088",
                 help: "HTTP API port (0 = any; see the listening event)."),
             .value(
                 "apns-device-host", valueName: "ip", default: "127.0.0.1",
                 help: "APNs emulator address phones connect to (IPv4)."),
             .value(
-                "apns-device-port", valueName: "port", kind: .int, default: "2197",
+                "apns-device-port", valueName: "port", kind: .listenPort, default: "2197",
                 help: "APNs emulator port phones connect to (0 = any)."),
             .value(
                 "jwt-hs256-secret-file", valueName: "file",
@@ -64,55 +64,55 @@ extension ToolSpecs {
             .value("jwt-audience", valueName: "aud", help: "Bearer tokens' aud must name this."),
             .value("jwt-org", valueName: "org", help: "Bearer tokens' org claim must be this."),
             .value(
-                "jwt-clock-skew-s", valueName: "s", kind: .int, default: "60",
-                help: "Clock skew allowed on exp, nbf and iat (0-300)."),
+                "jwt-clock-skew-s", valueName: "s", kind: .int(0...300), default: "60",
+                help: "Clock skew allowed on exp, nbf and iat."),
             .value(
-                "jwt-max-lifetime-s", valueName: "s", kind: .int, default: "86400",
-                help: "Longest token lifetime accepted (exp - iat), 60-604800."),
+                "jwt-max-lifetime-s", valueName: "s", kind: .int(60...604_800), default: "86400",
+                help: "Longest token lifetime accepted (exp - iat)."),
             .value(
-                "push-burst", valueName: "n", kind: .int, default: "5",
-                help: "Per-user push cap: pushes allowed back to back (1-1000)."),
+                "push-burst", valueName: "n", kind: .int(1...1_000), default: "5",
+                help: "Per-user push cap: pushes allowed back to back."),
             .value(
-                "push-per-minute", valueName: "n", kind: .int, default: "10",
-                help: "Per-user push cap: sustained pushes per minute (1-60000); over it the call fails over."),
+                "push-per-minute", valueName: "n", kind: .int(1...60_000), default: "10",
+                help: "Per-user push cap: sustained pushes per minute; over it the call fails over."),
             .value(
-                "apns-backoff-ms", valueName: "ms", kind: .int, default: "60000",
+                "apns-backoff-ms", valueName: "ms", kind: .milliseconds(0...3_600_000), default: "60000",
                 help: "After APNs answers 429 for a device token, no push to it for this long."),
             .value(
-                "http-max-connections", valueName: "n", kind: .int, default: "1024",
-                help: "Open API connections at most; over it the quietest one is closed (1-65536)."),
+                "http-max-connections", valueName: "n", kind: .int(1...65_536), default: "1024",
+                help: "Open API connections at most; over it the quietest one is closed."),
             .value(
-                "http-header-timeout-ms", valueName: "ms", kind: .int, default: "10000",
+                "http-header-timeout-ms", valueName: "ms", kind: .milliseconds(10...600_000), default: "10000",
                 help: "A started request must be complete within this (408 and close)."),
             .value(
-                "http-idle-timeout-ms", valueName: "ms", kind: .int, default: "30000",
+                "http-idle-timeout-ms", valueName: "ms", kind: .milliseconds(10...3_600_000), default: "30000",
                 help: "An API connection with no request in progress is closed after this long."),
             .value(
-                "apns-device-max-connections", valueName: "n", kind: .int, default: "4096",
-                help: "Open device connections at most; over it the quietest one is closed (1-65536)."),
+                "apns-device-max-connections", valueName: "n", kind: .int(1...65_536), default: "4096",
+                help: "Open device connections at most; over it the quietest one is closed."),
             .value(
-                "apns-hello-timeout-ms", valueName: "ms", kind: .int, default: "5000",
+                "apns-hello-timeout-ms", valueName: "ms", kind: .milliseconds(10...600_000), default: "5000",
                 help: "A device connection must send its hello within this."),
             .value(
-                "sip-t1-ms", valueName: "ms", kind: .int, default: "500",
-                help: "RFC 3261 T1 (retransmissions from T1 to 8*T1; a finished call is freed after 64*T1), 10-5000."),
+                "sip-t1-ms", valueName: "ms", kind: .milliseconds(10...5_000), default: "500",
+                help: "RFC 3261 T1 (retransmissions from T1 to 8*T1; a finished call is freed after 64*T1)."),
             .value(
-                "stats-interval-s", valueName: "s", kind: .int, default: "60",
+                "stats-interval-s", valueName: "s", kind: .int(0...86_400), default: "60",
                 help: "Print a stats event (counters, held state, RSS) this often; 0 = only at the end."),
             .value(
-                "apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                "apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                 help: "APNs delivery delay (models APNs latency)."),
             .value(
-                "ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                "ack-window-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "2000",
                 help: "No push ack within this window: fail over."),
             .value(
-                "register-wait-ms", valueName: "ms", kind: .int, default: "6000",
+                "register-wait-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "6000",
                 help: "After the ack, how long to wait for the fresh REGISTER (and a qualify that answers)."),
             .value(
-                "qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                "qualify-timeout-ms", valueName: "ms", kind: .milliseconds(1...60_000), default: "500",
                 help: "A qualify (OPTIONS) not answered within this time counts as dead; a final non-2xx answer counts at once."),
             .value(
-                "ring-timeout-ms", valueName: "ms", kind: .int, default: "32000",
+                "ring-timeout-ms", valueName: "ms", kind: .milliseconds(1...3_600_000), default: "32000",
                 help: "A released INVITE without a final answer within this time: CANCEL and fail over."),
             .value(
                 "failover-uri", valueName: "uri",
