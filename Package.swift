@@ -105,5 +105,6 @@ let package = Package(
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
         bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
+        bench("bench-wakegw-soak", ["PushKitLive", "SIPCore", "SIPTransport", "HTTPLite"]),  // ≥ 5 min soak of astra-wakegw
     ]
 )

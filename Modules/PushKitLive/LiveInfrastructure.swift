@@ -20,6 +20,8 @@ public final class LiveInfrastructure: Sendable {
         public var registerWaitMs: Int64 = 6_000
         /// `--gone-notice`: announce a caller who left after the ack (INVITE + CANCEL).
         public var goneNotice = false
+        /// More astra-wakegw flags (e.g. the soak's push cap and stats interval).
+        public var extraArguments: [String] = []
         public init() {}
     }
 
@@ -68,7 +70,8 @@ public final class LiveInfrastructure: Sendable {
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
                         "--jwt-hs256-secret-file", auth.secretFile,
-                    ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(),
+                    ] + (settings.goneNotice ? ["--gone-notice"] : []) + settings.extraArguments,
+                    environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")
             } catch {
                 _ = try? ChildProcess.run(
@@ -118,6 +121,9 @@ public final class LiveInfrastructure: Sendable {
         }
         return false
     }
+
+    /// The astra-wakegw process id (its RSS is read from /proc by the soak benchmark).
+    public var gatewayPID: Int32 { gateway.pid }
 
     /// The gateway's event log (JSON Lines).
     public var gatewayLog: String { ChildProcess.readFile(runDir + "/wakegw.log") }
