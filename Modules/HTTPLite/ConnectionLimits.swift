@@ -1,6 +1,6 @@
 /// Bounds on a TCP server's connections (THREATS.md: bound time and counts before buffering).
 /// Shared by ``HTTPServer`` and the wake gateway's APNs device port; the defaults are the gateway's
-/// (docs/wake-gateway.md "Connections", decision D24).
+/// (docs/wake-gateway.md "Connections", decision D25).
 public struct ConnectionLimits: Sendable, Hashable {
     /// Open connections at most; a new one over the cap evicts the quietest (see ``ConnectionTable``).
     public var maxConnections: Int

@@ -5,7 +5,7 @@ import SIPCore
 /// Who may call the token endpoints (`voip-push-token` POST/DELETE, `voip-push-status`), and for
 /// which `asterisk_endpoint` — the platform contract: every call but the ack carries
 /// `Authorization: Bearer <jwt>` (RFC 6750 §2.1), an org-scoped role token (docs/wake-gateway.md
-/// "Authentication", decision D24). Pure: the time is a parameter.
+/// "Authentication", decision D25). Pure: the time is a parameter.
 ///
 /// Claims this gateway reads (besides `exp`/`nbf`/`iat`/`iss`/`aud`, checked by ``JWTVerifier``):
 ///
