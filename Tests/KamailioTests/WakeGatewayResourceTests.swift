@@ -219,21 +219,36 @@ import Testing
         var idle: [TCPConnection] = []
         defer { for connection in idle { connection.close() } }
         for _ in 0..<500 { idle.append(try TCPConnection.connect(host: "127.0.0.1", port: gateway.http)) }
-        try await kamailio.udp.send(
-            kamailio.message("INVITE", user: "1002", branch: "z9hG4bK-idle-1", callID: "idle-1@test"), to: gateway.sip)
-        var pushLine = ""
-        for await event in device.events {
-            guard case .data(let bytes) = event else { break }
-            pushLine += String(decoding: bytes, as: UTF8.self)
-            if pushLine.contains("\n") { break }
+        // Five held calls, five pushes, five acks timed from connect to answer. The median must be
+        // within 100 ms (alone it is ~1 ms; the median keeps one descheduling on a loaded CI box
+        // from failing the test), and none may be starved (2 s).
+        var pending: [UInt8] = []
+        var times: [Duration] = []
+        for n in 1...5 {
+            try await kamailio.udp.send(
+                kamailio.message("INVITE", user: "1002", branch: "z9hG4bK-idle-\(n)", callID: "idle-\(n)@test"),
+                to: gateway.sip)
+            var line: String?
+            for await event in device.events {
+                guard case .data(let bytes) = event else { break }
+                pending += bytes
+                if let newline = pending.firstIndex(of: 10) {
+                    line = String(decoding: pending[0..<newline], as: UTF8.self)
+                    pending.removeFirst(newline + 1)
+                    break
+                }
+            }
+            let pushID = try #require(line.flatMap { CallToolHarness.field("push_id", in: $0) }, "\(line ?? "")")
+            let started = ContinuousClock.now
+            let ack = try await Gateway.request(
+                gateway.http, "POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(pushID)"}"#)
+            times.append(started.duration(to: .now))
+            #expect(ack.status == 200)
         }
-        let pushID = try #require(CallToolHarness.field("push_id", in: pushLine), "\(pushLine)")
-        let started = ContinuousClock.now
-        let ack = try await Gateway.request(gateway.http, "POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(pushID)"}"#)
-        let elapsed = started.duration(to: .now)
-        #expect(ack.status == 200)
-        print("push-ack with 500 idle connections open: \(elapsed)")
-        #expect(elapsed < .milliseconds(100), "\(elapsed)")
+        let sorted = times.sorted()
+        print("push-ack with 500 idle connections open: \(sorted)")
+        #expect(sorted[2] < .milliseconds(100), "\(sorted)")
+        #expect(sorted[4] < .seconds(2), "\(sorted)")
         // The idle ones are still open (none had to be evicted under the 1024 cap).
         let stats = try await { () async throws -> String in
             gateway.process.signal(SIGTERM)
