@@ -20,6 +20,7 @@ enum FuzzTargets {
         QRPayloadTarget.target,
         SealedCodeTarget.target,
         QRImageTarget.target,
+        QREncodeTarget.target,
         ScenarioTarget.target,
         DeviceHelloTarget.target,
         PlatformResponseTarget.target,
