@@ -108,13 +108,14 @@ public final class CaptureHub: Sendable {
                 let line = packet.traceLine(since: start, originalLength: message.bytes.count) + "\n"
                 report(.trace, &state) { () throws(CaptureError) in try Self.write(fd, Array(line.utf8), path: path) }
             }
+            let wire = packet.forDissectors
             if let fd = state.pcapFile, let path = configuration.pcapFile {
-                let records = state.pcap.records(packet)
+                let records = state.pcap.records(wire)
                 report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
             }
             if let socket = state.hep {
-                let callID = (try? SIPMessage(parsing: packet.bytes))?.headers.callID
-                if let datagram = configuration.hepEncoder.packet(packet, correlationID: callID) {
+                let callID = (try? SIPMessage(parsing: wire.bytes))?.headers.callID
+                if let datagram = configuration.hepEncoder.packet(wire, correlationID: callID) {
                     do { try socket.send([datagram]) } catch {
                         state.hepFailures += 1
                         if state.hepFailures == 1 {

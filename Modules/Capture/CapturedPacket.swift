@@ -70,11 +70,24 @@ public struct CapturedPacket: Sendable, Hashable {
 }
 
 extension CapturedPacket {
-    /// A SIP message from the transports' trace hook, redacted by the one redactor.
-    public init(_ message: SIPTrace.Message, redacted bytes: [UInt8]) {
+    /// A SIP message from the transports' trace hook, redacted by the one redactor; its
+    /// Content-Length is corrected to the redacted body (``ContentLengthFix``).
+    public init(_ message: SIPTrace.Message, redacted: [UInt8]) {
+        let bytes = ContentLengthFix.apply(redacted)
         self.init(
             time: Time(seconds: message.timestamp.seconds, nanoseconds: message.timestamp.nanoseconds),
             direction: message.direction == .sent ? .sent : .received, content: .sip, transport: message.transport,
             local: message.local ?? Self.unknownAddress, remote: message.remote ?? Self.unknownAddress, bytes: bytes)
+    }
+}
+
+extension CapturedPacket {
+    /// The packet as pcap and HEP carry it: redacted SDES keys as valid base64 so dissectors
+    /// keep going (``DissectableRedaction``).
+    var forDissectors: CapturedPacket {
+        guard content == .sip else { return self }
+        var copy = self
+        copy.bytes = DissectableRedaction.apply(bytes)
+        return copy
     }
 }

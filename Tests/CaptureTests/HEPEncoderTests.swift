@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import SIPTransport
 import Testing
@@ -59,30 +60,25 @@ import Testing
         #expect(HEPEncoder().packet(huge) == nil)
     }
 
-    /// The HEP datagrams on UDP port 9060, in a pcap, decoded by tshark's HEP dissector: the
-    /// SIP inside is the REGISTER/INVITE flow, with the addresses and ports we put in.
-    @Test func tsharkHEPDissectorReadsOurPackets() async throws {
-        let path = F.temporaryPath("hep") + ".pcap"
+    /// sngrep, listening for HEP (`-L`), decodes our datagrams and writes what it understood
+    /// to a pcap file; tshark reads that back as the REGISTER/INVITE flow with our addresses.
+    @Test func sngrepDecodesOurHEP() async throws {
+        let collector = try await SngrepCollector()
+        var configuration = CaptureHub.Configuration()
+        configuration.hep = try #require(SocketAddress(ip: "127.0.0.1", port: collector.port))
+        configuration.hepEncoder = HEPEncoder(captureID: 7)
+        let hub = try CaptureHub(configuration)
+        for packet in F.call where packet.content == .sip { hub.record(CaptureHubTests.message(packet)) }
+        hub.close()
+        try await Task.sleep(for: .milliseconds(300))
+        let path = try await collector.stop()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let encoder = HEPEncoder(captureID: 7)
-        var writer = PcapWriter()
-        var file = PcapWriter.fileHeader()
-        let collector = try #require(SocketAddress(ip: "127.0.0.1", port: 9060))
-        for (index, packet) in F.call.enumerated() where packet.content == .sip {
-            let datagram = try #require(encoder.packet(packet))
-            file += writer.records(
-                .init(
-                    time: packet.time, direction: .sent, content: .sip, transport: .udp,
-                    local: .init(ip: "127.0.0.1", port: UInt16(30_000 + index))!, remote: collector,
-                    bytes: datagram))
-        }
-        try Data(file).write(to: URL(fileURLWithPath: path))
         let rows = try await Tshark.fields(
-            path, filter: "sip", ["hep.capture_id", "hep.src_port", "hep.dst_port", "sip.Method", "sip.Status-Code"],
-            decodeAs: ["udp.port==9060,hep"])
-        #expect(rows.map { $0[3] + $0[4] } == ["REGISTER", "401", "REGISTER", "200", "INVITE", "486"], "\(rows)")
-        #expect(rows.allSatisfy { $0[0] == "7" })
-        #expect(rows[0][1] == "40112" && rows[0][2] == "8443" && rows[1][1] == "8443")
+            path, filter: "sip", ["ip.src", "tcp.srcport", "udp.srcport", "tcp.dstport", "udp.dstport", "sip.Method",
+                                  "sip.Status-Code"])
+        #expect(rows.map { $0[5] + $0[6] } == ["REGISTER", "401", "REGISTER", "200", "INVITE", "486"], "\(rows)")
+        #expect(rows.first.map { $0[0] + " " + $0[1] + $0[2] + " " + $0[3] + $0[4] } == "127.0.0.1 40112 8443")
+        #expect(rows.last.map { $0[2] + " " + $0[4] } == "5060 5062")
     }
 }
 

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Capture
 import Foundation
 import Testing

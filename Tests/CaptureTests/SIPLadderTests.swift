@@ -47,12 +47,12 @@ import ToolSupport
         for packet in F.call.prefix(4) { ladder.add(packet) }
         let text = LadderText(lanes: ladder.diagram.lanes, gap: 34).render(ladder.diagram)
         let expected = """
-            time       #            127.0.0.1:40112                   127.0.0.1:8443
-                                       local WSS                            WSS
-            0.000      1                   │─────────── REGISTER ───────────▶│
-            0.004      2                   │◀─ 401 Unauthorized (REGISTER) ──│
-            0.006      3                   │─────────── REGISTER ───────────▶│
-            0.009      4                   │◀──────── 200 OK (REGISTER) ─────│
+            time       #              127.0.0.1:40112                   127.0.0.1:8443
+                                         local WSS                            WSS
+            0.000      1                     │─────────── REGISTER ───────────▶│
+            0.004      2                     │◀─ 401 Unauthorized (REGISTER) ──│
+            0.006      3                     │─────────── REGISTER ───────────▶│
+            0.009      4                     │◀────── 200 OK (REGISTER) ───────│
 
             """
         #expect(text == expected, "\n\(text)")

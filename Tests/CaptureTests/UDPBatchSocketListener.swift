@@ -7,7 +7,8 @@ final class UDPBatchSocketListener {
     let address: SocketAddress
 
     init() throws {
-        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        self.fd = fd
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
         sin.sin_addr.s_addr = inet_addr("127.0.0.1")

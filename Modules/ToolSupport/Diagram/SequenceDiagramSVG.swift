@@ -112,7 +112,7 @@ public struct SequenceDiagramSVG: Sendable {
 
     /// XML character data and attribute text: `&`, `<`, `>`, `"`; control characters (not
     /// allowed in XML 1.0) become spaces.
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
