@@ -17,7 +17,7 @@ public struct LadderText: Sendable {
     static let timeWidth = 11
     static let numberWidth = 5
 
-    public init(lanes: [SequenceDiagram.Lane], gap: Int = 34, color: Bool = false) {
+    public init(lanes: [SequenceDiagram.Lane], gap: Int = 40, color: Bool = false) {
         self.lanes = lanes
         self.gap = max(12, gap)
         self.color = color
