@@ -95,6 +95,7 @@ let package = Package(
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
+        tool("astra-trace", ["ToolSupport", "Capture"]),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),

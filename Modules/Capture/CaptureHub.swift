@@ -64,11 +64,11 @@ public final class CaptureHub: Sendable {
         var state = State()
         state.pcap = PcapWriter(rtpPayload: configuration.rtpPayload)
         do throws(CaptureError) {
-            if let path = configuration.traceFile { state.traceFile = try Self.create(path, what: "--sip-trace-file") }
+            if let path = configuration.traceFile { state.traceFile = try CaptureFile.create(path, what: "--sip-trace-file") }
             if let path = configuration.pcapFile {
-                let fd = try Self.create(path, what: "--pcap")
+                let fd = try CaptureFile.create(path, what: "--pcap")
                 state.pcapFile = fd
-                try Self.write(fd, PcapWriter.fileHeader(), path: path)
+                try CaptureFile.write(fd, PcapWriter.fileHeader(), path: path)
             }
             if let target = configuration.hep {
                 do { state.hep = try UDPBatchSocket(connectedTo: target, batch: 1) } catch {
@@ -106,12 +106,12 @@ public final class CaptureHub: Sendable {
             if configuration.stderrStyle == .ladder { ladder(packet, &state) }
             if let fd = state.traceFile, let path = configuration.traceFile {
                 let line = packet.traceLine(since: start, originalLength: message.bytes.count) + "\n"
-                report(.trace, &state) { () throws(CaptureError) in try Self.write(fd, Array(line.utf8), path: path) }
+                report(.trace, &state) { () throws(CaptureError) in try CaptureFile.write(fd, Array(line.utf8), path: path) }
             }
             let wire = packet.forDissectors
             if let fd = state.pcapFile, let path = configuration.pcapFile {
                 let records = state.pcap.records(wire)
-                report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
+                report(.pcap, &state) { () throws(CaptureError) in try CaptureFile.write(fd, records, path: path) }
             }
             if let socket = state.hep {
                 let callID = (try? SIPMessage(parsing: wire.bytes))?.headers.callID
@@ -133,7 +133,7 @@ public final class CaptureHub: Sendable {
         state.withLock { state in
             guard !state.closed, let fd = state.pcapFile, let path = configuration.pcapFile else { return }
             let records = state.pcap.records(packet)
-            report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
+            report(.pcap, &state) { () throws(CaptureError) in try CaptureFile.write(fd, records, path: path) }
         }
     }
 
@@ -173,24 +173,6 @@ public final class CaptureHub: Sendable {
                 state.pcapFile.map { _ = Glibc.close($0) }
                 state.pcapFile = nil
             }
-        }
-    }
-
-    static func create(_ path: String, what: String) throws(CaptureError) -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw CaptureError(.file, "\(what) \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
-    }
-
-    static func write(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CaptureError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw CaptureError(.file, "\(path): write failed: \(String(cString: strerror(errno)))") }
-            offset += n
         }
     }
 }

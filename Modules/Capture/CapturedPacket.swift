@@ -84,7 +84,7 @@ extension CapturedPacket {
 extension CapturedPacket {
     /// The packet as pcap and HEP carry it: redacted SDES keys as valid base64 so dissectors
     /// keep going (``DissectableRedaction``).
-    var forDissectors: CapturedPacket {
+    public var forDissectors: CapturedPacket {
         guard content == .sip else { return self }
         var copy = self
         copy.bytes = DissectableRedaction.apply(bytes)

@@ -60,7 +60,8 @@ public struct SIPLadder: Sendable {
         case .response(let response):
             let method = (try? response.headers.cseq())?.method.rawValue
             let code = response.statusCode
-            let text = "\(code) \(response.reasonPhrase)" + (method.map { " (\($0))" } ?? "") + body
+            let about = [method, sdp ? "SDP" : nil].compactMap { $0 }.joined(separator: ", ")
+            let text = "\(code) \(response.reasonPhrase)" + (about.isEmpty ? "" : " (\(about))")
             return (text, code >= 400 && code != 401 && code != 407 ? .error : .normal)
         }
     }

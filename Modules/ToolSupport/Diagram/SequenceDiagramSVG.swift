@@ -21,9 +21,27 @@ public struct SequenceDiagramSVG: Sendable {
     /// Average advance of a character at `fontSize` in the monospace face (for box sizes).
     private var charWidth: Double { Double(fontSize) * 0.62 }
 
+    /// Lanes wide enough for the longest arrow label (200…440 px), then ``render(_:)``.
+    public func renderFitting(_ diagram: SequenceDiagram) -> String {
+        var layout = self
+        var widest = 0.0
+        for step in diagram.steps {
+            if case .arrow(let from, let to) = step.mark, from != to {
+                widest = max(widest, (Double(step.label.count) * charWidth + 40) / Double(abs(to - from)))
+            }
+        }
+        for lane in diagram.lanes {
+            widest = max(widest, Double(max(lane.title.count, lane.subtitle?.count ?? 0)) * charWidth + 40)
+        }
+        layout.laneWidth = min(440, max(laneWidth, Int(widest.rounded(.up))))
+        return layout.render(diagram)
+    }
+
     public func render(_ diagram: SequenceDiagram) -> String {
         let lanes = max(1, diagram.lanes.count)
-        let width = leftMargin + lanes * laneWidth + 20
+        let titleWidth = Int(Double(diagram.title.count) * charWidth * 1.25) + 24
+        let legendWidth = diagram.legend.map { Int(Double($0.text.count) * charWidth) + 24 }.max() ?? 0
+        let width = max(leftMargin + lanes * laneWidth + 20, titleWidth, legendWidth)
         let headerTop = diagram.title.isEmpty ? 12 : 40
         let headerHeight = diagram.lanes.contains { $0.subtitle != nil } ? 40 : 28
         let firstRow = headerTop + headerHeight + 28
