@@ -64,11 +64,11 @@ public final class CaptureHub: Sendable {
         var state = State()
         state.pcap = PcapWriter(rtpPayload: configuration.rtpPayload)
         do throws(CaptureError) {
-            if let path = configuration.traceFile { state.traceFile = try CaptureFile.create(path, what: "--sip-trace-file") }
+            if let path = configuration.traceFile { state.traceFile = try Self.create(path, "--sip-trace-file") }
             if let path = configuration.pcapFile {
-                let fd = try CaptureFile.create(path, what: "--pcap")
+                let fd = try Self.create(path, "--pcap")
                 state.pcapFile = fd
-                try CaptureFile.write(fd, PcapWriter.fileHeader(), path: path)
+                try Self.write(fd, PcapWriter.fileHeader(), path: path)
             }
             if let target = configuration.hep {
                 do { state.hep = try UDPBatchSocket(connectedTo: target, batch: 1) } catch {
@@ -106,12 +106,12 @@ public final class CaptureHub: Sendable {
             if configuration.stderrStyle == .ladder { ladder(packet, &state) }
             if let fd = state.traceFile, let path = configuration.traceFile {
                 let line = packet.traceLine(since: start, originalLength: message.bytes.count) + "\n"
-                report(.trace, &state) { () throws(CaptureError) in try CaptureFile.write(fd, Array(line.utf8), path: path) }
+                report(.trace, &state) { () throws(CaptureError) in try Self.write(fd, Array(line.utf8), path: path) }
             }
             let wire = packet.forDissectors
             if let fd = state.pcapFile, let path = configuration.pcapFile {
                 let records = state.pcap.records(wire)
-                report(.pcap, &state) { () throws(CaptureError) in try CaptureFile.write(fd, records, path: path) }
+                report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
             }
             if let socket = state.hep {
                 let callID = (try? SIPMessage(parsing: wire.bytes))?.headers.callID
@@ -133,7 +133,7 @@ public final class CaptureHub: Sendable {
         state.withLock { state in
             guard !state.closed, let fd = state.pcapFile, let path = configuration.pcapFile else { return }
             let records = state.pcap.records(packet)
-            report(.pcap, &state) { () throws(CaptureError) in try CaptureFile.write(fd, records, path: path) }
+            report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
         }
     }
 
@@ -174,5 +174,13 @@ public final class CaptureHub: Sendable {
                 state.pcapFile = nil
             }
         }
+    }
+
+    static func create(_ path: String, _ option: String) throws(CaptureError) -> Int32 {
+        do { return try OutputFile.create(path, option: option) } catch { throw CaptureError(.file, error.message) }
+    }
+
+    static func write(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CaptureError) {
+        do { try OutputFile.write(fd, bytes, path: path) } catch { throw CaptureError(.file, error.message) }
     }
 }

@@ -91,6 +91,6 @@ struct TraceRun {
     }
 
     private func write(_ bytes: [UInt8], to path: String, option: String) throws(ToolError) {
-        do { try CaptureFile.save(bytes, to: path, what: option) } catch { throw ToolError(.usage, error.message) }
+        try OutputFile.save(bytes, to: path, option: option)
     }
 }

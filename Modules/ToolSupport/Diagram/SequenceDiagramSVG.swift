@@ -105,14 +105,19 @@ public struct SequenceDiagramSVG: Sendable {
             out += text(step.label, x: (x1 + x2) / 2, y: y - 5, anchor: "middle", fill: colour, weight: weight,
                         limit: abs(x2 - x1) + laneWidth - 20)
         case .arrow(let lane, _), .note(let lane):
-            let x = centre(min(max(0, lane), max(0, lanes - 1)))
-            let label = Self.clip(step.label, to: Int(Double(laneWidth * 2) / charWidth))
+            // A note on a lane of the right half grows to the left, so it stays in the picture.
+            let index = min(max(0, lane), max(0, lanes - 1))
+            let x = centre(index)
+            let leftward = lanes > 1 && index >= lanes / 2 && index > 0
+            let room = leftward ? x - 12 : leftMargin + lanes * laneWidth - x
+            let label = Self.clip(step.label, to: max(8, Int(Double(room - 16) / charWidth)))
             let boxWidth = Int(Double(label.count) * charWidth) + 12
             let fill = step.style == .error ? Self.redFill : "#fffde7"
             let stroke = step.style == .error ? Self.red : (step.style == .muted ? Self.grey : "#f9a825")
-            out += "<rect x=\"\(x - 6)\" y=\"\(y - 15)\" width=\"\(boxWidth)\" height=\"\(rowHeight - 8)\" rx=\"3\" "
+            let boxX = leftward ? x + 6 - boxWidth : x - 6
+            out += "<rect x=\"\(boxX)\" y=\"\(y - 15)\" width=\"\(boxWidth)\" height=\"\(rowHeight - 8)\" rx=\"3\" "
                 + "fill=\"\(fill)\" stroke=\"\(stroke)\"/>\n"
-            out += text(label, x: x, y: y, fill: colour, weight: weight)
+            out += text(label, x: leftward ? x : x, y: y, anchor: leftward ? "end" : "start", fill: colour, weight: weight)
         }
         return out
     }
