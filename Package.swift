@@ -71,7 +71,7 @@ let package = Package(
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
-        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
+        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT"]),
 
@@ -79,7 +79,7 @@ let package = Package(
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),

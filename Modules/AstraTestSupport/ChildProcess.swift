@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Runs a program and captures its exit status, stdout and stderr — without blocking a thread
 /// of the cooperative pool. `Process.waitUntilExit()` (or reading a pipe to its end) inside an
@@ -48,9 +49,9 @@ public enum ChildProcess {
     /// Starts `executable` (a path) with `arguments`; standard input is `stdin` (or /dev/null).
     /// `environment` entries are added to this process's environment.
     ///
-    /// posix_spawn with an empty signal mask and default dispositions: the test runner blocks
-    /// most signals in its threads, and a child inherits that mask (Foundation's `Process`
-    /// passes it on), so a peer told to stop with SIGINT/SIGTERM would never see it.
+    /// Through ``ProcessSpawn`` (empty signal mask, default dispositions): the test runner
+    /// blocks most signals in its threads, and Foundation's `Process` passes that mask on, so a
+    /// peer told to stop with SIGINT/SIGTERM would never see it.
     public static func start(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil, directory: URL? = nil,
         environment: [String: String] = [:]
@@ -67,42 +68,19 @@ public enum ChildProcess {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
             }
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inURL.path, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outURL.path, O_WRONLY | O_APPEND, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errURL.path, O_WRONLY | O_APPEND, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        sigdelset(&all, SIGKILL)
-        sigdelset(&all, SIGSTOP)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         // A working directory: through sh, which changes to it and execs the program.
-        let program = directory == nil ? executable.path : "/bin/sh"
         let argv =
             directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0.path, executable.path] + arguments }
             ?? [executable.path] + arguments
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let cEnv = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for arg in cArgs { free(arg) }
-            for entry in cEnv { free(entry) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, &attributes, cArgs, cEnv)
-        guard spawned == 0 else {
+        let pid: pid_t
+        do {
+            pid = try ProcessSpawn.spawn(
+                argv, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                stdin: stdin == nil ? .null : .file(inURL.path, truncate: false),
+                stdout: .file(outURL.path, truncate: false), stderr: .file(errURL.path, truncate: false))
+        } catch {
             try? FileManager.default.removeItem(at: scratch)
-            throw CocoaError(
-                .executableLoad, userInfo: [NSFilePathErrorKey: executable.path, "errno": spawned])
+            throw error
         }
         let child = pid
         // Reaped by polling (every 10 ms, a sleep, not a blocked thread).
@@ -110,7 +88,7 @@ public enum ChildProcess {
             var raw: Int32 = 0
             while true {
                 let rc = waitpid(child, &raw, WNOHANG)
-                if rc == child { return raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F) }
+                if rc == child { return ProcessSpawn.exitStatus(raw) }
                 if rc < 0 && errno != EINTR { return -1 }
                 try? await Task.sleep(for: .milliseconds(10))
             }
