@@ -107,7 +107,8 @@ let package = Package(
         .executableTarget(
             name: "astra-fuzz",
             dependencies: [
-                "CFuzzer", "SIPCore", "SIPTransport", "Media", "HTTPLite", "WakeGateway", "Provisioning", "PushKitEmu",
+                "CFuzzer", "COpenSSL", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
+                "PushKitEmu",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
