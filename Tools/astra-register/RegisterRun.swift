@@ -1,3 +1,4 @@
+import Capture
 import SIPCore
 import SIPDialog
 import LineRunner
@@ -13,7 +14,8 @@ struct RegisterRun {
         var timeout: Duration = .seconds(10)
         var expires: Int?
         var nagios = false
-        var sipTrace = false
+        /// `--sip-trace`, `--sip-trace-file`, `--pcap`, `--hep`.
+        var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
     }
@@ -39,7 +41,7 @@ struct RegisterRun {
         let start = clock.now
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
         let flow = SIPFlow(target: setup.target,
-                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                           options: setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
                                                             diagnostics: context.diagnostics),
                            clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()

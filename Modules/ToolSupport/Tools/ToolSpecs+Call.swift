@@ -93,7 +93,7 @@ extension ToolSpecs {
                     .value(
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
                         help: "Give up (exit 3) if not answered in time.")
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [
@@ -119,7 +119,7 @@ extension ToolSpecs {
                         "timeout", valueName: "seconds", kind: .seconds(),
                         help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [

@@ -24,7 +24,7 @@ extension ToolSpecs {
             .value(
                 "concurrency", valueName: "n", kind: .int(1...10_000), default: "10",
                 help: "Load mode: registrations in flight at once."),
-        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
+        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),
             Example("Verify the line in a provisioning code:", "astra-qr decode line.png | astra-register"),
