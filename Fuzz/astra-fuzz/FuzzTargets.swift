@@ -26,6 +26,7 @@ enum FuzzTargets {
         PlatformResponseTarget.target,
         WAVTarget.target,
         DNSTarget.target,
+        TraceFileTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
