@@ -14,6 +14,9 @@ struct RegisterRun {
         var timeout: Duration = .seconds(10)
         var expires: Int?
         var nagios = false
+        /// `-w`/`-c` on the registration time (seconds), with --nagios.
+        var warning: MonitoringRange?
+        var critical: MonitoringRange?
         /// `--sip-trace`, `--sip-trace-file`, `--pcap`, `--hep`.
         var capture: CaptureHub?
         var verbosity = 0
@@ -96,8 +99,11 @@ struct RegisterRun {
         let final = outcome ?? Outcome(exit: .network, message: "flow ended")
         report.finish(at: clock.now)
         if options.nagios {
-            context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
-            return report.nagiosExit(final.exit)
+            let status = report.monitoringStatus(
+                exit: final.exit, message: final.message, warning: options.warning, critical: options.critical,
+                timeout: options.timeout)
+            context.output.write(Redaction.redact(status.line) + "\n")
+            return status.state.exitCode
         }
         context.output.emit("result", report.result(exit: final.exit, message: final.message))
         if let message = final.message { context.diagnostics.error(message) }
