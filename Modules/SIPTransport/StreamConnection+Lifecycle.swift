@@ -11,11 +11,20 @@ extension StreamConnection {
         }
     }
 
-    /// Writes the queue; one task at a time (the others' bytes are written by it, in order).
+    /// Writes the queue; one task at a time (the others' bytes are written by it, in order, and
+    /// they return once it has: a close_notify is on the wire before the socket is closed).
     func flush() async throws(TransportError) {
-        guard !writing else { return }
+        guard !writing else {
+            await withCheckedContinuation { flushWaiters.append($0) }
+            return
+        }
         writing = true
-        defer { writing = false }
+        defer {
+            writing = false
+            let waiters = flushWaiters
+            flushWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         while !writeQueue.isEmpty && phase != .closed {
             let chunk = writeQueue
             writeQueue = []
@@ -33,11 +42,16 @@ extension StreamConnection {
     /// Ends the connection once: logs why, reports `.closed` (or fails the opener), closes the socket.
     func fail(_ error: TransportError) {
         guard phase != .closed else { return }
-        let opening = phase != .open
+        let opening = phase == .tlsHandshake || phase == .webSocketHandshake
         phase = .closed
         keepAliveTimer?.cancel()
         keepAliveTimer = nil
         keepAlive?.stop()
+        closeTimer?.cancel()
+        closeTimer = nil
+        let waiters = closeWaiters
+        closeWaiters = []
+        defer { for waiter in waiters { waiter.resume() } }
         switch error.code {
         case .closed:
             options.log(.info, "\(transport) \(remote): \(error.detail)")
@@ -55,6 +69,62 @@ extension StreamConnection {
             eventSink.yield(.closed(error))
         }
         eventSink.finish()
+    }
+
+    // MARK: Closing (RFC 6455 §7.1, RFC 8446 §6.1)
+
+    /// Enters ``Phase/closing``: keep-alive stops, only closing frames are written from now on.
+    func beginClosing() {
+        phase = .closing
+        keepAliveTimer?.cancel()
+        keepAliveTimer = nil
+        keepAlive?.stop()
+    }
+
+    /// Performs the close machine's actions in order; `.closeSocket` ends the connection with
+    /// ``closeOutcome``.
+    func performClose(_ actions: [ConnectionCloseMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .sendWebSocketClose:
+                if var ws = webSocket, let frame = ws.close(code: .normal, reason: "bye") {
+                    webSocket = ws
+                    try? writeWire(frame)
+                }
+                try? await flush()
+            case .sendCloseNotify:
+                if let tls {
+                    tls.shutdown()
+                    writeQueue += tls.drainOutbound()
+                }
+                try? await flush()
+            case .armTimer(let bound):
+                closeTimer?.cancel()
+                let clock = clock
+                closeTimer = Task { [weak self] in
+                    do { try await clock.sleep(for: bound) } catch { return }
+                    await self?.closeTimerFired()
+                }
+            case .closeSocket:
+                fail(closeOutcome
+                     ?? TransportError(.closed, transport: transport, peer: remote.description, "closed"))
+            }
+        }
+    }
+
+    private func closeTimerFired() async {
+        guard phase == .closing else { return }
+        let waitedFor = closer.state == .awaitingPeerClose ? "the peer's WebSocket Close" : "the peer to close TCP"
+        options.log(.info, "\(transport) \(remote): closing without \(waitedFor) after \(options.closeTimeout)")
+        // A write the peer never drains must not hold the last close_notify either: one more
+        // bound, then the socket is closed under it (which ends the blocked write).
+        let clock = clock, bound = options.closeTimeout
+        let force = Task { [weak self] in
+            do { try await clock.sleep(for: bound) } catch { return }
+            await self?.performClose([.closeSocket])
+        }
+        await performClose(closer.timerFired())
+        force.cancel()
     }
 
     // MARK: Keep-alive (RFC 5626 §4.4)
