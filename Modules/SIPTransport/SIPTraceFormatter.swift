@@ -30,9 +30,8 @@ public enum SIPTraceFormatter {
 
     /// The wall-clock time now (CLOCK_REALTIME), for trace stamps.
     public static func now() -> (seconds: Int, nanoseconds: Int) {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return (ts.tv_sec, ts.tv_nsec)
+        let t = WireTime.now()
+        return (t.seconds, t.nanoseconds)
     }
 
     /// `2026-11-30T07:05:01.123456Z`.
@@ -145,21 +144,50 @@ public enum SIPTraceFormatter {
 }
 
 /// The `--sip-trace` sink: formats each message with ``SIPTraceFormatter`` and writes it
-/// (stderr by default). Transports call it for every SIP message sent and received.
+/// (stderr by default). Transports call it for every SIP message sent and received, where it
+/// goes to or comes from the socket. An `observe` hook sees the same messages with the same
+/// ``WireTime`` stamp the trace prints (for timings measured on the wire, not when a tool
+/// gets round to its events); with `write` nil nothing is formatted.
 public struct SIPTrace: Sendable {
-    private let write: @Sendable (String) -> Void
+    /// One message on the wire, as the trace stamps it.
+    public struct WireEvent: Sendable {
+        public let direction: SIPTraceFormatter.Direction
+        public let message: [UInt8]
+        public let at: WireTime
+    }
 
-    public init(write: @escaping @Sendable (String) -> Void) { self.write = write }
+    private let write: (@Sendable (String) -> Void)?
+    private let observe: (@Sendable (WireEvent) -> Void)?
+
+    public init(write: @escaping @Sendable (String) -> Void) {
+        self.write = write
+        self.observe = nil
+    }
+
+    public init(write: (@Sendable (String) -> Void)?, observe: (@Sendable (WireEvent) -> Void)?) {
+        self.write = write
+        self.observe = observe
+    }
 
     public static let standardError = SIPTrace { StandardError.write($0) }
 
+    /// `--sip-trace` on stderr when `traced`, and `observe` either way.
+    public static func observing(traced: Bool, _ observe: @escaping @Sendable (WireEvent) -> Void) -> SIPTrace {
+        guard traced else { return SIPTrace(write: nil, observe: observe) }
+        return SIPTrace(write: { @Sendable text in StandardError.write(text) }, observe: observe)
+    }
+
+    /// `at`: when the message crossed the socket (taken before a send, so its answer can
+    /// never be stamped earlier than the request).
     public func record(
         _ direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
-        remote: SocketAddress?, message: [UInt8]
+        remote: SocketAddress?, message: [UInt8], at: WireTime = .now()
     ) {
+        observe?(WireEvent(direction: direction, message: message, at: at))
+        guard let write else { return }
         write(
             SIPTraceFormatter.format(
                 direction: direction, transport: transport, local: local, remote: remote,
-                timestamp: SIPTraceFormatter.now(), message: message))
+                timestamp: (at.seconds, at.nanoseconds), message: message))
     }
 }

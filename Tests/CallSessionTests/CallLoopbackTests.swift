@@ -140,7 +140,7 @@ import Testing
             return
         }
         #expect(reason == .remoteHangUp)
-        #expect(stats.packetsReceived > 30 && stats.mos > 4)
+        #expect(stats.packetsReceived > 30 && stats.mos! > 4)
         guard case .ended(.localHangUp, _) = calleeEvents.last else {
             Issue.record("callee: \(calleeEvents)")
             return

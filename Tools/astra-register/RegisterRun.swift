@@ -36,12 +36,13 @@ struct RegisterRun {
 
     func run() async -> ExitCode {
         let clock = ContinuousClock()
-        let start = clock.now
+        let start = WireTime.now()
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
-        let flow = SIPFlow(target: setup.target,
-                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
-                                                            diagnostics: context.diagnostics),
-                           clock: clock, ids: ids)
+        let wire = WireTimings()
+        var connection = setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                                                 diagnostics: context.diagnostics)
+        connection.trace = wire.trace(printing: options.sipTrace)
+        let flow = SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = "astra-register/\(AstraVersion.current)"
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
@@ -64,13 +65,14 @@ struct RegisterRun {
         }
         await registration.start()
 
-        var report = RegisterReport(setup: setup, start: start)
+        var report = RegisterReport(setup: setup, start: start, wire: wire)
         var outcome: Outcome?
         for await input in inputs {
-            let now = clock.now
             switch input {
             case .line(let event):
-                report.note(event, at: now, output: options.nagios ? nil : context.output)
+                var connectedAt: WireTime?
+                if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
+                report.note(event, connectedAt: connectedAt, output: options.nagios ? nil : context.output)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
                     // In keep mode the deadline only covers the first registration.
@@ -92,7 +94,7 @@ struct RegisterRun {
         report.unregistered = report.registered ? (await registration.state == .stopped) : nil
         for pump in pumps { pump.cancel() }
         let final = outcome ?? Outcome(exit: .network, message: "flow ended")
-        report.finish(at: clock.now)
+        report.finish()
         if options.nagios {
             context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
             return report.nagiosExit(final.exit)
