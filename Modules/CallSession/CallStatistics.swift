@@ -13,6 +13,9 @@ public struct CallStatistics: Sendable, Hashable {
     public var jitterMilliseconds: Double = 0
     /// RTCP round trip (RFC 3550 §6.4.1), when a report block came back.
     public var roundTripMilliseconds: Double?
+    /// RTCP compound packets sent and received (on the RTP port with rtcp-mux, else on + 1).
+    public var rtcpSent = 0
+    public var rtcpReceived = 0
     /// Mean jitter-buffer delay, milliseconds.
     public var bufferDelayMilliseconds: Double = 0
     /// ITU-T G.107 E-model R factor and MOS-CQE (``EModel``); nil when no audio was received:
@@ -37,6 +40,8 @@ public struct CallStatistics: Sendable, Hashable {
         lossPercent = expected > 0 ? 100 * Double(packetsLost) / expected : 0
         jitterMilliseconds = s.jitterMilliseconds
         roundTripMilliseconds = s.roundTripTime.map(Self.milliseconds)
+        rtcpSent = s.rtcpSent
+        rtcpReceived = s.rtcpReceived
         let played = max(1, s.jitterBuffer.played)
         bufferDelayMilliseconds = Self.milliseconds(s.jitterBuffer.totalBufferDelay) / Double(played)
         guard packetsReceived > 0 else { return }

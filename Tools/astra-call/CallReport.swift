@@ -97,6 +97,7 @@ struct CallReport {
             "mos": s.mos.map { .double(rounded($0)) } ?? .null,
             "r_factor": s.rFactor.map { .double(rounded($0)) } ?? .null,
             "duration_s": .double(rounded(s.durationSeconds)),
+            "rtcp_sent": .int(s.rtcpSent), "rtcp_received": .int(s.rtcpReceived),
         ]
         if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
         if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }
