@@ -31,6 +31,12 @@ func bench(_ name: String, _ deps: [Target.Dependency]) -> Target {
 let package = Package(
     name: "AstraSIP",
     platforms: [.macOS(.v15)],
+    // Library products for other Swift packages (Examples/swift-client depends on this package by
+    // path). PushKitEmu: implement PushClientPolicy and run the built-in scenarios from your own
+    // tests, or serve it to astra-pushsim over the client protocol (ClientProtocolServer).
+    products: [
+        .library(name: "PushKitEmu", targets: ["PushKitEmu"])
+    ],
     targets: [
         // C libraries from Debian packages (header-only shims wrap macros and variadic functions).
         systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
@@ -48,7 +54,8 @@ let package = Package(
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
-        module("PushKitEmu", ["SIPCore"]),
+        // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
+        module("PushKitEmu", []),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
         module("HTTPLite", []),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.

@@ -4,7 +4,9 @@
 #   2. real-time media suites (paced RTP, ICE, DTLS over real UDP sockets), alone, so a busy
 #      CPU does not starve their 20 ms pacing; then (2b) the aiortc interop on its own;
 #   3. transport suites over real sockets (in-test peers: TCP, TLS, WebSocket, UDP);
-#   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves.
+#   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves;
+# and between 1 and 2 (1b) the client examples: Examples/ built and judged through
+# `astra-pushsim check --client-cmd` (scripts/check-examples.sh).
 # Each phase is a `swift test` run; the script fails if any phase fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +30,8 @@ phase() {
     swift test "$@" || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
+echo "== run-tests: phase 1b/4: client examples through astra-pushsim check --client-cmd" >&2
+scripts/check-examples.sh || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"

@@ -44,7 +44,7 @@ var txBuffer = [UInt8](repeating: 0, count: 12 + 160 + SRTPContext.maxRTCPTraile
 var rxBuffer = [UInt8](repeating: 0, count: 2048)
 
 func makeStream() throws -> Stream {
-    let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+    let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
     return Stream(
         sender: RTPSender(ssrc: ids.nextUInt32(), initialSequenceNumber: 1, initialTimestamp: 0),
         tx: try SRTPContext(key: key, direction: .outbound), rx: try SRTPContext(key: key, direction: .inbound))
@@ -215,8 +215,8 @@ let streamsPerCoreMeasured = 500 / cpuFor500
 let streamsPerCoreFromPacketCost = 1e6 / (50 * (txPerPacket + rxPerPacket))
 
 // 3. Pacing: a real MediaSession (G.711 + SRTP) sending to another for 10 s.
-let keyA = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
-let keyB = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)
+let keyA = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
+let keyB = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
 var ca = MediaSessionConfiguration()
 ca.srtp = SRTPKeys(local: keyA, remote: keyB)
 var cb = MediaSessionConfiguration()

@@ -80,7 +80,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
             caps = AudioCapabilities(
                 address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
             if options.srtp {
-                caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+                caps.crypto = [.random(.aesCM128HmacSHA1_80), .random(.aesCM128HmacSHA1_32)]
                 caps.requireSRTP = true
             }
         }
@@ -125,7 +125,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
             caps = AudioCapabilities(
                 address: options.mediaHost, port: options.advertisedMediaPort ?? media.localAddress.port)
             // As answerer we take SDES-SRTP whenever it is offered (RFC 4568 §7.1.2); --srtp requires it.
-            caps.crypto = [.random(.aesCM128HmacSHA1_80, using: ids), .random(.aesCM128HmacSHA1_32, using: ids)]
+            caps.crypto = [.random(.aesCM128HmacSHA1_80), .random(.aesCM128HmacSHA1_32)]
             caps.requireSRTP = options.srtp
         }
         self.init(

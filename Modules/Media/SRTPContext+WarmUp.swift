@@ -11,7 +11,7 @@ extension SRTPContext {
     public static func warmUp() { _ = warmedUp }
 
     private static let warmedUp: Bool = {
-        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: SystemIdentifierSource())
+        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
         guard let tx = try? SRTPContext(key: key, direction: .outbound),
             let rx = try? SRTPContext(key: key, direction: .inbound)
         else { return false }

@@ -53,18 +53,11 @@ public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, Cust
         self.keyAndSalt = keyAndSalt
     }
 
-    /// Fresh key material from `source` (use ``SystemIdentifierSource`` in production).
-    public static func random(_ profile: SRTPProfile, using source: some IdentifierSource) -> SRTPKeyMaterial {
-        var bytes: [UInt8] = []
-        while bytes.count < profile.keyAndSaltLength {
-            var v = source.nextUInt64()
-            for _ in 0..<8 {
-                bytes.append(UInt8(truncatingIfNeeded: v))
-                v >>= 8
-            }
-        }
+    /// Fresh master key and salt from the system CSPRNG (``KeyMaterial``): never from a seed,
+    /// so `--seed` cannot make an SDES key predictable (RFC 4568 §6.1, RFC 3711 §8.2).
+    public static func random(_ profile: SRTPProfile) -> SRTPKeyMaterial {
         // Length is right by construction.
-        return try! SRTPKeyMaterial(profile: profile, keyAndSalt: Array(bytes.prefix(profile.keyAndSaltLength)))
+        try! SRTPKeyMaterial(profile: profile, keyAndSalt: KeyMaterial.bytes(profile.keyAndSaltLength))
     }
 
     /// As an SDES `a=crypto` attribute with `tag`.

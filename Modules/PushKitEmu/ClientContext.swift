@@ -12,6 +12,9 @@ public struct ClientContext: Sendable {
     public internal(set) var appState: AppState = .foreground
     /// The ops recorded by the current callback, in order.
     public internal(set) var ops: [ClientOp] = []
+    /// Set when the policy could not answer this callback (its client process hung, exited or
+    /// wrote junk): the emulator records a `CLIENT` violation and stops.
+    public internal(set) var fault: ClientFault?
     var nextUUID: Int32 = 0
 
     package init() { ops.reserveCapacity(16) }
@@ -25,6 +28,13 @@ public struct ClientContext: Sendable {
     /// Records an op.
     public mutating func perform(_ op: ClientOp) { ops.append(op) }
 
+    /// The policy could not answer this callback: its ops are dropped and the run stops with a
+    /// `CLIENT` violation (a client process that hung, exited or wrote junk).
+    public mutating func fail(_ fault: ClientFault) {
+        ops.removeAll(keepingCapacity: true)
+        self.fault = fault
+    }
+
     /// Starts a callback: the device facts it sees, an empty op list (live mode calls it too).
     package mutating func begin(now: Int64, locked: Bool, online: Bool, appState: AppState) {
         self.now = now
@@ -32,5 +42,6 @@ public struct ClientContext: Sendable {
         self.online = online
         self.appState = appState
         ops.removeAll(keepingCapacity: true)
+        fault = nil
     }
 }

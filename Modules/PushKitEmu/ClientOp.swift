@@ -4,6 +4,9 @@ public enum PolicyTimer: Sendable, Hashable {
     case placeholder(uuid: Int32)
     /// The naive policy's PushKit-session merge (the ~10 s answer delay).
     case merge(uuid: Int32)
+    /// A timer a client process named itself (client protocol `start_timer`); the bridge keeps
+    /// the name ↔ id table.
+    case named(Int32)
 }
 
 /// One thing the client asked iOS, CallKit, or the network to do, in the order it asked.

@@ -20,4 +20,6 @@ public struct FuzzReport: Sendable {
     public var failures: [FuzzFailure]
     /// How many cases failed in all.
     public var failingCases = 0
+    /// The client process broke the client protocol; the run stopped at that case.
+    public var clientFailure: ClientFault?
 }

@@ -23,10 +23,10 @@ public enum Fuzzer {
         case 1: s.phone.mustReport = true
         default: s.phone.mustReport = false
         }
-        s.settings.apnsLatencyMs = 20 + g.below(g.chance(10) ? 3_000 : 600)
+        s.settings.apnsDelay = .fixed(20 + g.below(g.chance(10) ? 3_000 : 600))
         s.settings.networkOneWayMs = 5 + g.below(150)
-        s.settings.launchFromKilledMs = 200 + g.below(900)
-        s.settings.launchFromSuspendedMs = 10 + g.below(150)
+        s.settings.launchFromKilled = .fixed(200 + g.below(900))
+        s.settings.launchFromSuspended = .fixed(10 + g.below(150))
         if g.chance(10) { s.server.request.expirationSeconds = 3_600 }
         s.server.goneNotice = g.chance(50)
         var t: Int64 = 0
@@ -60,25 +60,55 @@ public enum Fuzzer {
                         origin: content == .call || g.chance(50) ? .unknown : .known))
             }
         }
+        // Drawn after the steps, so the fixed-delay cases keep the steps they always had: in about a
+        // third of the cases the delivery is the field model's — delays drawn per push (reordering),
+        // loss, expired pushes delivered late — around random medians.
+        if g.chance(33) {
+            let median = 50 + g.below(1_500)
+            s.settings.apnsDelay = .logNormal(medianMs: median, p95Ms: median + g.below(8_000))
+            let launch = 200 + g.below(1_000)
+            s.settings.launchFromKilled = .logNormal(medianMs: launch, p95Ms: launch + g.below(2_000))
+            s.settings.apnsLossPercent = Double(g.below(5))
+            s.settings.expiredLateDeliveryPercent = Double(g.below(50))
+        }
         return s
     }
 
-    /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`.
+    /// Runs `count` random cases with a fresh policy from `source` each; stops collecting failures
+    /// after `maxFailures`.
+    public static func run<S: PolicySource>(seed: UInt64, count: Int, source: S, maxFailures: Int = 20) -> FuzzReport {
+        run(seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures) {
+            source.failure
+        }
+    }
+
+    /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`,
+    /// and stops at once when the client breaks the client protocol (`failure`: a fault the
+    /// policy's source saw outside a callback).
     public static func run<P: PushClientPolicy>(
-        seed: UInt64, count: Int, policy: (EmulatorSettings) -> P,
-        maxFailures: Int = 20
+        seed: UInt64, count: Int, policy: (Scenario) -> P,
+        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }
     ) -> FuzzReport {
         var report = FuzzReport(seed: seed, count: count, events: 0, failures: [])
         for index in 0..<count {
             let cs = caseSeed(seed, index)
             let scenario = scenario(caseSeed: cs)
-            var sim = Simulation(scenario: scenario, policy: policy(scenario.settings), sink: CountingSink(), seed: cs)
+            var sim = Simulation(scenario: scenario, policy: policy(scenario), sink: CountingSink(), seed: cs)
             sim.run()
             report.events += sim.processed
-            guard !sim.checker.violations.isEmpty else { continue }
+            var violations = sim.checker.violations
+            if sim.clientFailure == nil, let fault = failure() {
+                violations.append(Violation(fault.violationKind, t: sim.now))
+                sim.clientFailure = fault
+            }
+            guard !violations.isEmpty else { continue }
             report.failingCases += 1
             if report.failures.count < maxFailures {
-                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: sim.checker.violations))
+                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: violations))
+            }
+            if let fault = sim.clientFailure {
+                report.clientFailure = fault
+                break
             }
         }
         return report
@@ -86,6 +116,6 @@ public enum Fuzzer {
 
     /// Runs with a preset policy.
     public static func run(seed: UInt64, count: Int, policy: PolicyChoice, maxFailures: Int = 20) -> FuzzReport {
-        run(seed: seed, count: count, policy: { policy.policy($0) }, maxFailures: maxFailures)
+        run(seed: seed, count: count, source: policy, maxFailures: maxFailures)
     }
 }

@@ -9,6 +9,9 @@ public struct JSONLine: Sendable {
         add("t", t)
     }
 
+    /// An object with no fields yet (nested objects, the client protocol's lines).
+    public init() {}
+
     private mutating func key(_ key: String) {
         if !first { text += "," }
         first = false
@@ -37,6 +40,18 @@ public struct JSONLine: Sendable {
     public mutating func add(_ name: String, _ values: [String]) {
         key(name)
         text += "[" + values.map(JSONLine.quote).joined(separator: ",") + "]"
+    }
+
+    /// Adds a nested object.
+    public mutating func add(_ name: String, object: JSONLine) {
+        key(name)
+        text += object.string
+    }
+
+    /// Adds an array of objects.
+    public mutating func add(_ name: String, objects: [JSONLine]) {
+        key(name)
+        text += "[" + objects.map(\.string).joined(separator: ",") + "]"
     }
 
     /// The finished object.

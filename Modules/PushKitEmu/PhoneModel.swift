@@ -50,19 +50,20 @@ public struct PhoneModel: Sendable {
     /// Whether a SIP message from the server reaches the app now.
     public var sipReachable: Bool { online && appRunning && sipConnected }
 
-    /// A VoIP push reached the device at `now`.
-    public mutating func pushArrived(now: Int64, settings: EmulatorSettings) -> PushArrival {
+    /// A VoIP push reached the device at `now`; launching a killed app takes `coldLaunchMs`,
+    /// resuming a suspended one `resumeMs` (drawn by the caller from the settings' distributions).
+    public mutating func pushArrived(now: Int64, coldLaunchMs: Int64, resumeMs: Int64) -> PushArrival {
         if blackout { return .suppressed }
         if now < launchingUntil { return .runHandler(afterMs: launchingUntil - now, launchedFrom: nil) }
         switch app {
         case .foreground, .background:
             return .runHandler(afterMs: 0, launchedFrom: nil)
         case .suspended:
-            launchingUntil = now + settings.launchFromSuspendedMs
-            return .runHandler(afterMs: settings.launchFromSuspendedMs, launchedFrom: .suspended)
+            launchingUntil = now + resumeMs
+            return .runHandler(afterMs: resumeMs, launchedFrom: .suspended)
         case .killed:
-            launchingUntil = now + settings.launchFromKilledMs
-            return .runHandler(afterMs: settings.launchFromKilledMs, launchedFrom: .killed)
+            launchingUntil = now + coldLaunchMs
+            return .runHandler(afterMs: coldLaunchMs, launchedFrom: .killed)
         }
     }
 

@@ -3,7 +3,9 @@
 /// The emulator calls one method per event, synchronously, in virtual time; the policy answers by
 /// recording ``ClientOp``s on the context. `PKPushRegistryDelegate.didReceiveIncomingPush` maps to
 /// ``didReceiveIncomingPush(_:_:)``: returning from it is "the handler returned / completion called"
-/// (R1). A later live mode (issue 10) implements the same protocol over a real SIP user agent.
+/// (R1). Live mode (module PushKitLive) drives the same protocol from a real SIP user agent, and a
+/// client in another language plugs in over the client protocol (`--client-cmd`,
+/// docs/pushkit-emulator.md "Bring your own client").
 public protocol PushClientPolicy: Sendable {
     /// A short name for timelines (`naive`, `correct`).
     var name: String { get }
@@ -33,4 +35,17 @@ public protocol PushClientPolicy: Sendable {
     mutating func timerFired(_ timer: PolicyTimer, _ ctx: inout ClientContext)
     /// Device connectivity changed while the app runs.
     mutating func connectivityChanged(online: Bool, _ ctx: inout ClientContext)
+
+    /// The OS process the app code runs in, when it has one of its own (a client process in live
+    /// mode); nil for a policy inside the emulator's process. Default nil.
+    var processID: Int32? { get }
+    /// The app's process ended (iOS killed it, or the run is over): not an iOS callback — a
+    /// policy in the emulator's process needs nothing (its state is dropped with the value); a
+    /// client process that stands for one app process is killed. Default: nothing.
+    mutating func processEnded()
+}
+
+extension PushClientPolicy {
+    public var processID: Int32? { nil }
+    public mutating func processEnded() {}
 }

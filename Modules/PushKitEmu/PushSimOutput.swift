@@ -30,6 +30,12 @@ public struct PushSimOptions: Sendable, Hashable {
     public var format: PushSimCommand.Format = .json
     /// `--strike-limit N`: overrides ``EmulatorSettings/strikeThreshold`` (R2).
     public var strikeLimit: Int?
+    /// `--delivery ideal|field|both`: empty = the command's default (`run`: ideal, `check`: both).
+    public var deliveries: [DeliveryModel] = []
+    /// `check --field-runs N`: seeds per scenario under the field model (default 20).
+    public var fieldRuns = 20
+    /// `--apns-delay SPEC`, `--cold-launch SPEC`, `--loss-percent N`.
+    public var overrides = DeliveryOverrides()
 
     public init() {}
 }

@@ -250,6 +250,8 @@ public struct ReferencePolicy: PushClientPolicy {
             ctx.perform(.sendOK(call: calls[s].invite))
             calls[s].ended = true
             ctx.perform(.reportCallEnded(uuid: calls[s].uuid, reason: .answeredElsewhere))
+        case .named:
+            break  // never started by this policy
         }
     }
 

@@ -39,8 +39,14 @@ extension Scenario {
         } catch {
             throw ScenarioError(.invalidJSON, "scenario JSON: \(error)")
         }
+        try scenario.checkBounds()
+        for (name, percent) in [
+            ("apns_loss_percent", scenario.settings.apnsLossPercent),
+            ("expired_late_delivery_percent", scenario.settings.expiredLateDeliveryPercent),
+        ] where !(0...100).contains(percent) {
+            throw ScenarioError(.invalidJSON, "scenario JSON: settings.\(name) must be in 0...100")
+        }
         for (i, step) in scenario.steps.enumerated() {
-            if step.at < 0 { throw ScenarioError(.invalidStep, "step \(i): negative time") }
             if step.action == .hangup, step.call == nil {
                 throw ScenarioError(.invalidStep, "step \(i): hangup needs call")
             }
@@ -144,16 +150,44 @@ extension EmulatorSettings: Decodable {
         expiryCapSeconds = try c.get("expiryCapSeconds", expiryCapSeconds)
         expiryFloorSeconds = try c.get("expiryFloorSeconds", expiryFloorSeconds)
         requestedExpirySeconds = try c.get("requestedExpirySeconds", requestedExpirySeconds)
-        apnsLatencyMs = try c.get("apnsLatencyMs", apnsLatencyMs)
+        if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("apnsLatencyMs")) { apnsDelay = .fixed(ms) }
+        apnsDelay = try c.get("apnsDelay", apnsDelay)
+        apnsLossPercent = try c.get("apnsLossPercent", apnsLossPercent)
+        expiredLateDeliveryPercent = try c.get("expiredLateDeliveryPercent", expiredLateDeliveryPercent)
+        expiredLateDeliveryWindowMs = try c.get("expiredLateDeliveryWindowMs", expiredLateDeliveryWindowMs)
         maxVoIPPayloadBytes = try c.get("maxVoipPayloadBytes", maxVoIPPayloadBytes)
         networkOneWayMs = try c.get("networkOneWayMs", networkOneWayMs)
-        launchFromKilledMs = try c.get("launchFromKilledMs", launchFromKilledMs)
-        launchFromSuspendedMs = try c.get("launchFromSuspendedMs", launchFromSuspendedMs)
+        if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("launchFromKilledMs")) { launchFromKilled = .fixed(ms) }
+        launchFromKilled = try c.get("launchFromKilled", launchFromKilled)
+        if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("launchFromSuspendedMs")) {
+            launchFromSuspended = .fixed(ms)
+        }
+        launchFromSuspended = try c.get("launchFromSuspended", launchFromSuspended)
         strikeThreshold = try c.get("strikeThreshold", strikeThreshold)
         mustReportFalseWaivesR1 = try c.get("mustReportFalseWaivesR1", mustReportFalseWaivesR1)
         placeholderTimeoutMs = try c.get("placeholderTimeoutMs", placeholderTimeoutMs)
         answerActionTimeoutMs = try c.get("answerActionTimeoutMs", answerActionTimeoutMs)
         staleAfterMs = try c.get("staleAfterMs", staleAfterMs)
         naiveMergeDelayMs = try c.get("naiveMergeDelayMs", naiveMergeDelayMs)
+    }
+}
+
+extension DelayDistribution: Decodable {
+    /// A number (fixed ms) or a spec string (`uniform:100:900`, `lognormal:622:2000`).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let ms = try? c.decode(Int64.self) {
+            self = try Self.checked(String(ms), c)
+        } else {
+            self = try Self.checked(try c.decode(String.self), c)
+        }
+    }
+
+    private static func checked(_ spec: String, _ c: any SingleValueDecodingContainer) throws -> DelayDistribution {
+        do {
+            return try DelayDistribution(spec: spec)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: error.reason)
+        }
     }
 }

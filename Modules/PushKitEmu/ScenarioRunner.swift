@@ -7,16 +7,61 @@ public enum ScenarioRunner {
         return ScenarioReport(
             scenario: scenario.name, policy: policy.name, timeline: sim.sink.events,
             violations: sim.checker.violations, outcomes: sim.outcomes, expected: scenario.expect,
-            events: sim.processed, endTime: sim.sink.events.last?.t ?? sim.now)
+            excused: sim.excused, events: sim.processed, endTime: sim.sink.events.last?.t ?? sim.now,
+            clientFailure: sim.clientFailure)
+    }
+
+    /// Runs `scenario` with a fresh policy from `source` (named by the source).
+    public static func run<S: PolicySource>(_ scenario: Scenario, source: S, seed: UInt64 = 1) -> ScenarioReport {
+        var report = run(scenario, policy: source.policy(for: scenario), seed: seed)
+        report.policy = source.name
+        if report.clientFailure == nil, let fault = source.failure {
+            report.clientFailure = fault
+            report.violations.append(Violation(fault.violationKind, t: report.endTime))
+        }
+        return report
     }
 
     /// Runs `scenario` with a preset policy built from the scenario's settings.
     public static func run(_ scenario: Scenario, policy: PolicyChoice, seed: UInt64 = 1) -> ScenarioReport {
-        run(scenario, policy: policy.policy(scenario.settings), seed: seed)
+        run(scenario, source: policy, seed: seed)
     }
 
-    /// Runs every built-in (the `check` command).
+    /// Runs every built-in under the ideal delivery model (a Swift package's own test of its policy).
+    public static func checkAll<S: PolicySource>(source: S, seed: UInt64 = 1) -> [ScenarioReport] {
+        BuiltInScenarios.all.map { run($0, source: source, seed: seed) }
+    }
+
+    /// Runs every built-in with a preset.
     public static func checkAll(policy: PolicyChoice, seed: UInt64 = 1) -> [ScenarioReport] {
-        BuiltInScenarios.all.map { run($0, policy: policy, seed: seed) }
+        checkAll(source: policy, seed: seed)
+    }
+
+    /// Runs `scenario` (settings already under the field model) `runs` times, seed k being
+    /// `Fuzzer.caseSeed(seed, k)`.
+    public static func runField<S: PolicySource>(_ scenario: Scenario, source: S, seed: UInt64 = 1, runs: Int = 20)
+        -> FieldCheck
+    {
+        var check = FieldCheck(scenario: scenario.name)
+        for k in 0..<max(runs, 0) {
+            let s = Fuzzer.caseSeed(seed, k)
+            check.add(run(scenario, source: source, seed: s), seed: s)
+            if check.clientFailure != nil { break }
+        }
+        return check
+    }
+
+    /// Runs every built-in `runs` times under the field delivery model; one ``FieldCheck`` each.
+    public static func checkField<S: PolicySource>(source: S, seed: UInt64 = 1, runs: Int = 20) -> [FieldCheck] {
+        BuiltInScenarios.all.map { runField(DeliveryModel.field.apply(to: $0), source: source, seed: seed, runs: runs) }
+    }
+}
+
+extension DeliveryModel {
+    /// `scenario` with its settings under this model.
+    public func apply(to scenario: Scenario, overrides: DeliveryOverrides = DeliveryOverrides()) -> Scenario {
+        var s = scenario
+        s.settings = apply(to: scenario.settings, overrides: overrides)
+        return s
     }
 }

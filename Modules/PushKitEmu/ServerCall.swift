@@ -12,4 +12,7 @@ struct ServerCall: Sendable {
     var answerTappedAt: Int64 = -1
     var okSent = false
     var leftFlagged = false
+    /// The ack window expired before the app could have acked: delivery, not the client (see
+    /// ``Simulation/excused``).
+    var excusedByDelivery = false
 }

@@ -1,7 +1,15 @@
 /// Executing what the policy recorded: CallKit, SIP and HTTP requests, timers.
 extension Simulation {
-    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check).
+    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check). A
+    /// callback the client could not answer records its `CLIENT` violation and stops the run.
     mutating func applyOps() {
+        if let fault = ctx.fault {
+            if clientFailure == nil {
+                clientFailure = fault
+                checker.record(Violation(fault.violationKind, t: now))
+            }
+            return
+        }
         var i = 0
         while i < ctx.ops.count {
             apply(ctx.ops[i])

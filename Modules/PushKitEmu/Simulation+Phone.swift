@@ -57,6 +57,7 @@ extension Simulation {
 
     /// The process died: its policy state and timers are gone, and iOS ends its CallKit calls.
     mutating func processDied() {
+        policy.processEnded()
         policy = pristinePolicy
         processGeneration &+= 1
         for i in callkit.indices where callkit[i].active {
@@ -72,7 +73,16 @@ extension Simulation {
             return
         }
         record(.apnsDelivered(push: p, ageMs: now - pushes[Int(p)].sentAt))
-        switch phone.pushArrived(now: now, settings: settings) {
+        let arrival: PushArrival
+        switch phone.app {
+        case .killed:
+            arrival = phone.pushArrived(now: now, coldLaunchMs: settings.launchFromKilled.sample(using: &delivery), resumeMs: 0)
+        case .suspended:
+            arrival = phone.pushArrived(now: now, coldLaunchMs: 0, resumeMs: settings.launchFromSuspended.sample(using: &delivery))
+        case .foreground, .background:
+            arrival = phone.pushArrived(now: now, coldLaunchMs: 0, resumeMs: 0)
+        }
+        switch arrival {
         case .suppressed:
             record(.pushSuppressed(push: p))
         case .runHandler(let after, let from):
@@ -87,6 +97,7 @@ extension Simulation {
         }
         if now >= phone.launchingUntil { phone.launchingUntil = -1 }
         let push = pushes[Int(p)]
+        if handlerStartedAt[Int(p)] < 0 { handlerStartedAt[Int(p)] = now }
         record(.handlerStart(push: p))
         beginCallback()
         policy.didReceiveIncomingPush(push, &ctx)
@@ -95,6 +106,7 @@ extension Simulation {
             if case .reportNewIncomingCall = op { reported = true }
         }
         applyOps()
+        guard clientFailure == nil else { return }
         let killed = checker.handlerReturned(push, ops: ctx.ops, t: now)
         record(.handlerReturn(push: p, reported: reported))
         checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKitCall(push: p))
@@ -115,7 +127,7 @@ extension Simulation {
         beginCallback()
         policy.didReceiveAckResponse(pushID: p, callActive: active, &ctx)
         applyOps()
-        if !active { checkCallerLeft(pushes[Int(p)].call) }
+        if !active && clientFailure == nil { checkCallerLeft(pushes[Int(p)].call) }
     }
 
     mutating func registerResultArrived(_ ok: Bool) {
@@ -164,7 +176,7 @@ extension Simulation {
 
     /// R5: once the phone knows the caller left, nothing for that call may still ring.
     mutating func checkCallerLeft(_ c: Int32) {
-        guard c >= 0, !calls[Int(c)].leftFlagged, let uuid = activeCallKitCall(call: c) else { return }
+        guard clientFailure == nil, c >= 0, !calls[Int(c)].leftFlagged, let uuid = activeCallKitCall(call: c) else { return }
         calls[Int(c)].leftFlagged = true
         checker.record(Violation(.callerLeftStillRinging, t: now, call: c, push: calls[Int(c)].push, uuid: uuid))
     }

@@ -118,6 +118,7 @@ extension Simulation {
             VoIPPush(
                 pushID: p, call: c, content: content, origin: origin, sentAt: now,
                 mustReport: scenario.phone.mustReport))
+        handlerStartedAt.append(-1)
         var request = scenario.server.request
         var token = phone.token
         var environment = phone.environment
@@ -150,6 +151,7 @@ extension Simulation {
         case .deliver(let p, let after): schedule(.apnsDeliver(p), after: after)
         case .store(let p): record(.apnsStored(push: p))
         case .drop(let p): record(.apnsDropped(push: p))
+        case .lose(let p): record(.apnsLost(push: p))
         }
     }
 

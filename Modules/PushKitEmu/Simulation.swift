@@ -33,20 +33,29 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     var lastRegisterAt: Int64 = -1
     let expiry: ExpiryPolicy
     var rng: SplitMix64
+    /// Draws of the delivery model (launch delays; APNs has its own): separate from `rng` so the
+    /// tokens of a seed are the same under every delivery model.
+    var delivery: SplitMix64
+    /// When the handler for each push started (-1 = not yet): a failover for a push the app could
+    /// not have acked in time is excused by delivery (``ScenarioReport/excused``).
+    var handlerStartedAt: [Int64] = []
     let horizonMs: Int64
     /// Events taken off the queue so far.
     public private(set) var processed = 0
+    /// The client broke the client protocol (hung, exited, junk): the run stopped there.
+    public internal(set) var clientFailure: ClientFault?
 
     /// A simulation of `scenario` driving `policy`, writing to `sink`; `seed` makes tokens.
     public init(scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1) {
         self.scenario = scenario
         settings = scenario.settings
         rng = SplitMix64(seed: seed)
+        delivery = SplitMix64(seed: seed ^ 0xA5A5_5A5A_D00D_F00D)
         let token = PushToken(using: &rng)
         phone = PhoneModel(setup: scenario.phone, token: token)
         apns = APNsModel(
             bundleID: scenario.server.bundleID, environment: scenario.server.apnsEnvironment,
-            settings: scenario.settings)
+            settings: scenario.settings, seed: seed ^ 0x0A9E_5DE1_1FE2_5EED)
         pristinePolicy = policy
         self.policy = policy
         checker = RuleChecker(settings: scenario.settings)
@@ -70,7 +79,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
 
     /// Runs until nothing is pending or the horizon (last step + 60 s) passes.
     public mutating func run() {
-        while let (t, event) = queue.pop() {
+        while clientFailure == nil, let (t, event) = queue.pop() {
             if t > horizonMs { break }
             now = t
             processed &+= 1
@@ -78,6 +87,11 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             flushViolations()
         }
     }
+
+    /// Per server call, whether a failover was excused by delivery: the ack window ran out before
+    /// the app's push handler could have acked (the push was lost, late, or the app still
+    /// launching) — the field's fault, not the client's.
+    public var excused: [Bool] { calls.map(\.excusedByDelivery) }
 
     /// Final outcome of every server call, in call order.
     public var outcomes: [CallOutcome] {
@@ -121,7 +135,12 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             perform(action, call: c)
         case .ackWindow(let c):
             let action = calls[Int(c)].machine.ackWindowExpired()
-            if action != .none { record(.ackWindowExpired(call: c)) }
+            if action != .none {
+                record(.ackWindowExpired(call: c))
+                let p = calls[Int(c)].push
+                let started = p >= 0 && Int(p) < handlerStartedAt.count ? handlerStartedAt[Int(p)] : -1
+                calls[Int(c)].excusedByDelivery = started < 0 || started > now - settings.networkOneWayMs
+            }
             perform(action, call: c)
         case .registerWait(let c):
             let action = calls[Int(c)].machine.registerWaitExpired()

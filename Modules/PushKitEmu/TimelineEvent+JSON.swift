@@ -51,6 +51,7 @@ extension TimelineEvent {
             return ("apns_rejected", [("push_id", .int(push)), ("reason", .text(reason.rawValue))])
         case .apnsStored(let push): return ("apns_stored", [("push_id", .int(push))])
         case .apnsDropped(let push): return ("apns_dropped", [("push_id", .int(push))])
+        case .apnsLost(let push): return ("apns_lost", [("push_id", .int(push))])
         case .apnsDelivered(let push, let age):
             return ("apns_delivered", [("push_id", .int(push)), ("age_ms", .int(age))])
         case .pushSuppressed(let push): return ("push_suppressed", [("push_id", .int(push))])
@@ -149,6 +150,9 @@ extension ViolationKind {
         case .staleDeliveryRang: "push delivered late (stored or past stale_after_ms) made the phone ring"
         case .apnsRequestRejected: "APNs refused the request headers (push type, topic, priority or size)"
         case .failoverTooSlow: "failover later than failover_bound_ms"
+        case .clientNoAnswer: "the client process did not answer the callback within --client-timeout-ms"
+        case .clientExited: "the client process exited instead of answering the callback"
+        case .clientBadAnswer: "the client process answered with a line that is not a valid answer"
         }
     }
 }

@@ -22,10 +22,13 @@ public enum TimelineEvent: Sendable, Hashable {
     case alertSent
     /// APNs refused a push.
     case apnsRejected(push: Int32, reason: APNsRejection)
-    /// APNs kept the push for an offline device (non-zero expiration).
+    /// APNs kept the push for an offline device (non-zero expiration, or — in the field model —
+    /// an expired one kept anyway).
     case apnsStored(push: Int32)
     /// APNs dropped the push for an offline device (`apns-expiration: 0`, or expired).
     case apnsDropped(push: Int32)
+    /// APNs accepted the push for an online device and never delivered it (field loss).
+    case apnsLost(push: Int32)
     /// APNs delivered the push to the device; `ageMs` since the server sent it.
     case apnsDelivered(push: Int32, ageMs: Int64)
     /// iOS did not deliver the push: the app is in R2 blackout.

@@ -30,6 +30,12 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case apnsRequestRejected = "apns_request_rejected"
     /// WAKE: failover later than the configured bound.
     case failoverTooSlow = "failover_too_slow"
+    /// CLIENT: the client process did not answer a callback within the bound (a hung handler).
+    case clientNoAnswer = "client_no_answer"
+    /// CLIENT: the client process exited instead of answering.
+    case clientExited = "client_exited"
+    /// CLIENT: the client process answered with something that is not a valid answer.
+    case clientBadAnswer = "client_bad_answer"
 
     /// The rule this kind belongs to.
     public var rule: RuleID {
@@ -43,6 +49,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake
+        case .clientNoAnswer, .clientExited, .clientBadAnswer: .client
         }
     }
 }

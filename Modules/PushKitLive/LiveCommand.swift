@@ -21,6 +21,17 @@ public enum LiveCommand {
         public var sipTrace = false
         public var phoneUser: String?
         public var callerUser: String?
+        /// `--delivery field`: APNs delay, loss and cold launch drawn from the field model.
+        public var delivery: DeliveryModel = .ideal
+        /// `--apns-delay`, `--cold-launch`, `--loss-percent`.
+        public var overrides = DeliveryOverrides()
+        /// `--seed`: the delivery model's draws.
+        public var seed: UInt64 = 1
+        /// `--client-cmd`: the app's code as a process iOS starts at each launch (default: this
+        /// binary's `client --policy P`).
+        public var clientCommand: String?
+        /// `--client-timeout-ms`.
+        public var clientTimeoutMs: Int64 = ClientSession.defaultTimeoutMs
         public init() {}
     }
 

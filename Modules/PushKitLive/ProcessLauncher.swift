@@ -1,19 +1,48 @@
 import Glibc
+import Synchronization
 
 /// A child process started with posix_spawn (empty signal mask: a Swift parent's Dispatch
-/// threads block signals, and the child would inherit that), stdout/stderr to a file.
+/// threads block signals, and the child would inherit that): the project's one launcher of
+/// peers (Kamailio's script, astra-wakegw) and client processes (`--client-cmd`).
 final class ChildProcess: Sendable {
+    /// Where the child's standard streams go.
+    enum Stdio: Sendable {
+        /// stdin /dev/null, stdout and stderr to a log file.
+        case log(String)
+        /// stdin and stdout both the given socket (one end of a socketpair: the parent talks over
+        /// the other end), stderr inherited; the child leads a process group of its own, so
+        /// ``kill9()`` ends whatever it started too (a shell command's children).
+        case socket(Int32)
+    }
+
     let pid: pid_t
     let logPath: String
+    /// The child leads its own process group (``Stdio/socket(_:)``): signals go to the group.
+    let ownGroup: Bool
+    /// The exit status once reaped (a reaped pid may be reused: never signal it again).
+    private let reaped = Mutex<Int32?>(nil)
 
-    init(_ argv: [String], environment: [String: String], logPath: String) throws(LiveError) {
-        self.logPath = logPath
+    convenience init(_ argv: [String], environment: [String: String], logPath: String) throws(LiveError) {
+        try self.init(argv, environment: environment, stdio: .log(logPath))
+    }
+
+    init(_ argv: [String], environment: [String: String], stdio: Stdio) throws(LiveError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        switch stdio {
+        case .log(let path):
+            logPath = path
+            ownGroup = false
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .socket(let fd):
+            logPath = ""
+            ownGroup = true
+            posix_spawn_file_actions_adddup2(&actions, fd, 0)
+            posix_spawn_file_actions_adddup2(&actions, fd, 1)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -24,7 +53,10 @@ final class ChildProcess: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         let cArgs = argv.map { strdup($0) } + [nil]
         let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -40,21 +72,44 @@ final class ChildProcess: Sendable {
     }
 
     /// Whether it still runs.
-    var isRunning: Bool {
-        var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) == 0
+    var isRunning: Bool { exitStatus() == nil }
+
+    /// Reaps the child if it has ended (`block`: wait for it); returns the status.
+    private func reap(block: Bool) -> Int32? {
+        reaped.withLock { reaped in
+            if let reaped { return reaped }
+            var status: Int32 = 0
+            var rc: pid_t
+            repeat { rc = waitpid(pid, &status, block ? 0 : WNOHANG) } while rc < 0 && errno == EINTR
+            guard rc == pid else { return nil }
+            reaped = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return reaped
+        }
+    }
+
+    /// The exit status once it has ended (reaped here), nil while it runs: `exit N` → N,
+    /// a signal → 128 + signal.
+    func exitStatus() -> Int32? { reap(block: false) }
+
+    /// SIGKILL at once (to the whole group when it leads one) and reap: an app process iOS
+    /// kills gets no chance to clean up.
+    func kill9() {
+        if ownGroup { kill(-pid, SIGKILL) }
+        guard reap(block: false) == nil else { return }
+        kill(pid, SIGKILL)
+        _ = reap(block: true)
     }
 
     /// SIGTERM, then SIGKILL after `graceMs`; reaps it.
     func stop(graceMs: Int = 2_000) {
+        guard reap(block: false) == nil else { return }
         kill(pid, SIGTERM)
-        var status: Int32 = 0
         for _ in 0..<(graceMs / 10) {
-            if waitpid(pid, &status, WNOHANG) != 0 { return }
+            if reap(block: false) != nil { return }
             usleep(10_000)
         }
         kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
+        _ = reap(block: true)
     }
 
     /// Runs `argv` to completion; returns the exit status and the output.
@@ -62,11 +117,8 @@ final class ChildProcess: Sendable {
         Int32, String
     ) {
         let child = try ChildProcess(argv, environment: environment, logPath: logPath)
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-        let output = readFile(logPath)
-        let exited = status & 0x7F == 0
-        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), output)
+        let status = child.reap(block: true) ?? 128
+        return (status, readFile(logPath))
     }
 
     static func readFile(_ path: String) -> String {

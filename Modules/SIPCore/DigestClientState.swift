@@ -113,26 +113,27 @@ public struct DigestClientState: Sendable {
 
     /// The `Authorization` / `Proxy-Authorization` headers for the next request: one per
     /// remembered realm, each with `nc` incremented and the per-nonce `cnonce` (drawn from
-    /// `ids` on first use). Empty before any challenge. `uri` is the Request-URI.
+    /// ``KeyMaterial`` on first use: the system CSPRNG, never a `--seed`). Empty before any
+    /// challenge. `uri` is the Request-URI.
     ///
     /// - Throws: `.nonceCountExhausted`, `.invalidCharacter` (CR/LF in `uri` or `method`), …
     public mutating func authorizationHeaders(
-        method: String, uri: String, body: [UInt8] = [], ids: some IdentifierSource
+        method: String, uri: String, body: [UInt8] = []
     ) throws(DigestError) -> [DigestHeaderField] {
         var fields: [DigestHeaderField] = []
-        try answerEach(method: method, uri: uri, body: body, ids: ids) { kind, authorization in
+        try answerEach(method: method, uri: uri, body: body) { kind, authorization in
             fields.append(DigestHeaderField(name: kind.authorizationHeaderName, authorization: authorization))
         }
         return fields
     }
 
-    /// The same header lines as ``authorizationHeaders(method:uri:body:ids:)`` for a request
+    /// The same header lines as ``authorizationHeaders(method:uri:body:)`` for a request
     /// without a body, with the same state changes, appended to `out` as wire bytes
     /// (`Name: value` CRLF each): the load engine writes its REGISTERs as bytes (decision D13).
     package mutating func appendAuthorizationLines(
-        method: String, uri: String, ids: some IdentifierSource, to out: inout [UInt8]
+        method: String, uri: String, to out: inout [UInt8]
     ) throws(DigestError) {
-        try answerEach(method: method, uri: uri, body: [], ids: ids) { kind, authorization in
+        try answerEach(method: method, uri: uri, body: []) { kind, authorization in
             switch kind {
             case .server: out.append(contentsOf: "Authorization: ".utf8)
             case .proxy: out.append(contentsOf: "Proxy-Authorization: ".utf8)
@@ -146,7 +147,7 @@ public struct DigestClientState: Sendable {
     /// One answer per remembered challenge, in order; the new nonce counts are kept only when
     /// every answer could be computed.
     private mutating func answerEach(
-        method: String, uri: String, body: [UInt8], ids: some IdentifierSource,
+        method: String, uri: String, body: [UInt8],
         _ emit: (DigestChallengeKind, DigestAuthorization) -> Void
     ) throws(DigestError) {
         var updated = entries
@@ -154,7 +155,7 @@ public struct DigestClientState: Sendable {
             var entry = updated[index]
             guard entry.nonceCount < UInt32.max else { throw DigestError(.nonceCountExhausted, entry.challenge.realm) }
             entry.nonceCount += 1
-            let cnonce = entry.cnonce ?? ids.cnonce()
+            let cnonce = entry.cnonce ?? KeyMaterial.cnonce()
             entry.cnonce = cnonce
             let qop = entry.challenge.chooseQoP(hasBody: !body.isEmpty, preferAuthInt: preferAuthInt)
             let authorization = try DigestAuthorization(

@@ -1,11 +1,13 @@
 import COpenSSL
 import Synchronization
 
-/// The source of every random value SIP needs: Call-ID, tags, branches (RFC 3261 §8.1.1.7),
-/// CSeq start, cnonce, SSRC, ICE ufrag/pwd.
+/// The source of the identifiers SIP and RTP need: Call-ID, tags, branches (RFC 3261 §8.1.1.7),
+/// CSeq start, SSRC, ports, timer jitter.
 ///
 /// Injected so that tests and tools with `--seed` produce byte-stable messages; production code
-/// uses ``SystemIdentifierSource``.
+/// uses ``SystemIdentifierSource``. Nothing that protects anything comes from here: SRTP
+/// master keys, ICE passwords, digest cnonces and push ids come from ``KeyMaterial`` (the
+/// system CSPRNG), so a seed can never make them predictable.
 public protocol IdentifierSource: Sendable {
     /// The next 64 random bits.
     func nextUInt64() -> UInt64
@@ -50,13 +52,10 @@ extension IdentifierSource {
     /// An initial CSeq number: RFC 3261 §8.1.1.5 requires it to be below 2**31.
     public func initialCSeq() -> UInt32 { UInt32(truncatingIfNeeded: nextUInt64() & 0x7FFF) + 1 }
 
-    /// A digest client nonce (RFC 7616 §3.4): 16 lower-case hex digits... doubled, 128 bits.
-    public func cnonce() -> String { hex(nextUInt64()) + hex(nextUInt64()) }
-
     /// A 32-bit value (RTP SSRC, RFC 3550 §8).
     public func nextUInt32() -> UInt32 { UInt32(truncatingIfNeeded: nextUInt64() >> 32) }
 
-    private func hex(_ value: UInt64) -> String {
+    func hex(_ value: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { out in
             var v = value
             for i in stride(from: 15, through: 0, by: -1) {

@@ -17,7 +17,7 @@ extension Line {
     }
 
     /// What replaces secrets in redacted output.
-    public static let redactionMarker = "<redacted>"
+    public static let redactionMarker = Redaction.placeholder
 
     /// Parses and validates a line from JSON text (UTF-8 bytes). Unknown fields are ignored so
     /// newer writers stay readable; a newer `v` is refused.

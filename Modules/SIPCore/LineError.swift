@@ -25,8 +25,13 @@ public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
         case badPort = "bad-port"
         /// `expires` is not an integer in 1…2147483647 (RFC 3261 §20.19 delta-seconds).
         case badExpires = "bad-expires"
-        /// `ws_path` does not start with `/`.
+        /// `ws_path` does not start with `/` or holds a character not allowed in a request target.
         case badWSPath = "bad-ws-path"
+        /// A text field holds a character its grammar does not allow (a control character in
+        /// `display_name`, a `;` in `push_token`…).
+        case invalidCharacter = "invalid-character"
+        /// A text field is longer than its bound (``Line/maxFieldBytes``).
+        case tooLong = "too-long"
         /// Both `password` and `password_sealed` are present.
         case conflictingPassword = "conflicting-password"
         /// A `sip:`/`sips:` address of record could not be parsed.

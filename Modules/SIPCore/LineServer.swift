@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A `host[:port]` pair as written in the line's `server` and `outbound_proxy` fields.
 ///
 /// The host is a DNS name, an IPv4 address, or an IPv6 address in brackets (`[::1]:5060`,
@@ -31,7 +35,7 @@ public struct LineServer: Sendable, Hashable, CustomStringConvertible {
                 }
                 portText = rest.dropFirst()
             }
-            guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+            guard SIPURI.ipv6Bytes(String(host)) != nil else {
                 throw LineError(.badServer, field: field, "\"\(host)\" is not an IPv6 address")
             }
         } else {
@@ -48,6 +52,13 @@ public struct LineServer: Sendable, Hashable, CustomStringConvertible {
             guard !host.isEmpty else { throw LineError(.badServer, field: field, "empty host in \"\(trimmed)\"") }
             guard host.utf8.allSatisfy(LineServer.isHostByte) else {
                 throw LineError(.badServer, field: field, "invalid character in host \"\(host)\"")
+            }
+            // Digits and dots only: an IPv4 address (RFC 3986 §3.2.2), not a name to look up.
+            if host.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }) {
+                var address = in_addr()
+                guard inet_pton(AF_INET, String(host), &address) == 1 else {
+                    throw LineError(.badServer, field: field, "\"\(host)\" is not an IPv4 address")
+                }
             }
         }
         self.host = String(host)

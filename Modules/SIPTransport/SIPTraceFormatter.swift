@@ -1,11 +1,10 @@
 import Glibc
+import SIPCore
 
 /// The `--sip-trace` text of one message (sngrep-like): a header line with timestamp,
-/// direction, transport and both addresses, then the message with credentials redacted.
-///
-/// Redacted: in `Authorization` / `Proxy-Authorization` the digest `response`, `nonce`,
-/// `cnonce` and `opaque` values (RFC 3261 §22.4, RFC 7616 §3.4); in `Authentication-Info`
-/// `rspauth`, `nextnonce`, `cnonce`; SDP `a=crypto` inline keys (RFC 4568 §6.1).
+/// direction, transport and both addresses, then the message with every secret redacted by
+/// the one redactor (``Redaction``: digest `response`/`rspauth`, every SDES `inline:` key,
+/// `a=ice-pwd`, `pn-prid` push tokens, URI passwords, bearer tokens).
 public enum SIPTraceFormatter {
     public enum Direction: String, Sendable {
         case sent = "SENT"
@@ -23,7 +22,7 @@ public enum SIPTraceFormatter {
         var text = "----- \(iso8601(seconds: timestamp.seconds, nanoseconds: timestamp.nanoseconds)) "
         text +=
             "\(direction.rawValue) \(transport.viaToken) \(localText) \(arrow) \(remoteText) (\(message.count) bytes)\n"
-        var body = redact(String(decoding: message, as: UTF8.self))
+        var body = String(decoding: Redaction.redact(bytes: message), as: UTF8.self)
         if !body.hasSuffix("\n") { body += "\n" }
         return text + body + "\n"
     }
@@ -47,99 +46,6 @@ public enum SIPTraceFormatter {
         let fraction = String(repeating: "0", count: max(0, 6 - micros.count)) + micros
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(fraction)Z"
-    }
-
-    private static let credentialHeaders: Set<String> = ["authorization", "proxy-authorization"]
-    private static let credentialParameters: Set<String> = ["response", "nonce", "cnonce", "opaque"]
-    private static let infoParameters: Set<String> = ["rspauth", "nextnonce", "cnonce"]
-
-    /// The message text with every credential value replaced by `<redacted>`.
-    public static func redact(_ text: String) -> String {
-        // Split on LF bytes: "\r\n" is one Character in Swift and would not split on "\n".
-        var lines = Array(text.utf8).split(separator: 10, omittingEmptySubsequences: false)
-            .map { String(decoding: $0, as: UTF8.self) }
-        var inHeaders = true
-        var currentHeader = ""
-        for i in lines.indices {
-            let line = lines[i]
-            if inHeaders {
-                let bare = line.hasSuffix("\r") ? String(line.dropLast()) : line
-                if bare.isEmpty && i > 0 {
-                    inHeaders = false
-                    continue
-                }
-                if let first = bare.first, first == " " || first == "\t" {
-                    // Folded continuation of the previous header (RFC 3261 §7.3.1).
-                } else if let colon = bare.firstIndex(of: ":") {
-                    currentHeader = bare[..<colon].trimmingSpaces().lowercased()
-                } else {
-                    currentHeader = ""
-                }
-                if credentialHeaders.contains(currentHeader) {
-                    lines[i] = redactParameters(line, names: credentialParameters)
-                } else if currentHeader == "authentication-info" {
-                    lines[i] = redactParameters(line, names: infoParameters)
-                }
-            } else if line.hasPrefix("a=crypto:") {
-                lines[i] = redactCryptoKey(line)
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// `a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:KEY|2^20` → `inline:<redacted>|2^20`.
-    static func redactCryptoKey(_ line: String) -> String {
-        let chars = Array(line)
-        let marker = Array("inline:")
-        guard chars.count >= marker.count else { return line }
-        for start in 0...(chars.count - marker.count) where Array(chars[start..<(start + marker.count)]) == marker {
-            var end = start + marker.count
-            while end < chars.count, chars[end] != " ", chars[end] != "|", chars[end] != "\r" { end += 1 }
-            let head = String(chars[0..<(start + marker.count)])
-            let tail = String(chars[end...])
-            return head + "<redacted>" + tail
-        }
-        return line
-    }
-
-    /// Replaces `name=value` / `name="value"` for the given parameter names.
-    static func redactParameters(_ line: String, names: Set<String>) -> String {
-        let chars = Array(line)
-        var out = ""
-        var i = 0
-        while i < chars.count {
-            // A parameter name starts after ' ', ',', ':' or '\t'.
-            if chars[i].isLetter, i == 0 || [" ", ",", ":", "\t"].contains(chars[i - 1]) {
-                var j = i
-                while j < chars.count, chars[j].isLetter || chars[j] == "-" { j += 1 }
-                let name = String(chars[i..<j]).lowercased()
-                var k = j
-                while k < chars.count, chars[k] == " " { k += 1 }
-                if names.contains(name), k < chars.count, chars[k] == "=" {
-                    out += String(chars[i...k])
-                    k += 1
-                    while k < chars.count, chars[k] == " " { k += 1 }
-                    if k < chars.count, chars[k] == "\"" {
-                        var m = k + 1
-                        while m < chars.count, chars[m] != "\"" { m += chars[m] == "\\" ? 2 : 1 }
-                        out += "\"<redacted>\""
-                        i = min(m + 1, chars.count)
-                    } else {
-                        var m = k
-                        while m < chars.count, chars[m] != ",", chars[m] != " ", chars[m] != "\r" { m += 1 }
-                        out += "<redacted>"
-                        i = m
-                    }
-                    continue
-                }
-                out += String(chars[i..<j])
-                i = j
-                continue
-            }
-            out.append(chars[i])
-            i += 1
-        }
-        return out
     }
 }
 

@@ -69,7 +69,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
         self.devicePort = listener.port
         self.delayMs = delayMs
         var settings = EmulatorSettings()
-        settings.apnsLatencyMs = delayMs
+        settings.apnsDelay = .fixed(delayMs)
         self.settings = settings
         self.clock = clock
         start = clock.now
@@ -137,7 +137,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
         case .drop:
             log("apns: device \(TokenText.redact(token)) offline: push \(apnsID) dropped (apns-expiration 0)")
             return .dropped(apnsID: apnsID)
-        case .none:
+        case .none, .lose:  // the gateway's emulator loses nothing (no loss rate is set)
             return .dropped(apnsID: apnsID)
         }
     }
@@ -243,7 +243,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
             stored[push] = nil
             storedToken[push] = nil
             log("apns: stored push for \(TokenText.redact(hello.token)) expired")
-        case .reject, .store, .none:
+        case .reject, .store, .lose, .none:
             break
         }
     }

@@ -109,7 +109,8 @@ extension WakeGatewayServer {
     /// dropped — a dropped push is still "sent": the ack window decides).
     func push(_ id: Int32) async -> APNsRejection? {
         guard var call = calls[id], let registration = store.registration(for: call.user) else { return .unregistered }
-        let pushID = call.pushID ?? "p-" + ids.token(length: 16)
+        // The push id is the capability the phone acks with (THREATS.md): never from a seed.
+        let pushID = call.pushID ?? "p-" + KeyMaterial.token(length: 22)
         call.pushID = pushID
         call.pushSentMs = nowMs
         calls[id] = call

@@ -106,8 +106,7 @@ extension KamailioPeer {
             #expect(auth.receive(challenges: proxyAuth, kind: .proxy) == .retry)
             let credentials = try #require(
                 try auth.authorizationHeaders(
-                    method: "INVITE", uri: "sip:1001@127.0.0.1", ids: SystemIdentifierSource()
-                )
+                    method: "INVITE", uri: "sip:1001@127.0.0.1")
                 .first)
             try await caller.flow.send(invite(cseq: 2, auth: credentials.value))
 

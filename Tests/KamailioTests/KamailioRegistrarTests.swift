@@ -35,7 +35,7 @@ struct Registrar {
             + "Call-ID: \(callID)\r\nCSeq: \(seq) REGISTER\r\n"
             + "Contact: <sip:\(user)@\(info.contactHost);transport=\(info.transport.uriParameter)>\r\nExpires: \(expires)\r\n"
         for field in try auth.authorizationHeaders(
-            method: "REGISTER", uri: "sip:127.0.0.1", ids: SystemIdentifierSource())
+            method: "REGISTER", uri: "sip:127.0.0.1")
         {
             text += "\(field.name): \(field.value)\r\n"
         }

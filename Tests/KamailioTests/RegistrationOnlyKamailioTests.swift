@@ -142,7 +142,7 @@ final class InviteCaller: @unchecked Sendable {
             + "Via: SIP/2.0/UDP \(sentBy);branch=z9hG4bK-\(callID)-\(cseq);rport\r\n"
             + "Max-Forwards: 70\r\nFrom: <sip:\(user)@127.0.0.1>;tag=\(callID)\r\nTo: <\(target)>\r\n"
             + "Call-ID: \(callID)\r\nCSeq: \(cseq) INVITE\r\nContact: <sip:\(user)@\(sentBy)>\r\n"
-        if let credentials = try auth.authorizationHeaders(method: "INVITE", uri: target, ids: SystemIdentifierSource())
+        if let credentials = try auth.authorizationHeaders(method: "INVITE", uri: target)
             .first
         {
             text += "\(credentials.name): \(credentials.value)\r\n"

@@ -74,9 +74,8 @@ import Testing
 
     @Test(arguments: [SRTPProfile.aesCM128HmacSHA1_80, .aeadAES128GCM])
     func srtpToneLoopbackDropsAndCountsTamperedAndReplayedPackets(profile: SRTPProfile) async throws {
-        let ids = SeededIdentifierSource(seed: 42)
-        let keyA = SRTPKeyMaterial.random(profile, using: ids)
-        let keyB = SRTPKeyMaterial.random(profile, using: ids)
+        let keyA = SRTPKeyMaterial.random(profile)
+        let keyB = SRTPKeyMaterial.random(profile)
         let a = try MediaSession(
             configuration: Self.configuration(srtp: SRTPKeys(local: keyA, remote: keyB)), clock: ContinuousClock(),
             ids: SeededIdentifierSource(seed: 3))
@@ -225,10 +224,10 @@ import Testing
         let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
         let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
         var alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
-        alice.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        alice.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)]
         alice.codecs = [.pcmu, .pcma]
         var bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
-        bob.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids)]
+        bob.crypto = [SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)]
         let origin = SDPOrigin(sessionID: "7", sessionVersion: 1, address: "127.0.0.1")
         let (aliceAudio, _) = try await Self.negotiate(alice, a, bob, b, origin: origin)
         #expect(await a.configuration.law == .muLaw && aliceAudio.codec == .pcmu)
@@ -320,8 +319,8 @@ import Testing
 
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {
         let keys = SRTPKeys(
-            local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 5)),
-            remote: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: SeededIdentifierSource(seed: 6)))
+            local: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32),
+            remote: SRTPKeyMaterial.random(.aesCM128HmacSHA1_32))
         let swapped = SRTPKeys(local: keys.remote, remote: keys.local)
         let a = try MediaSession(
             configuration: Self.configuration(srtp: keys), clock: ContinuousClock(),

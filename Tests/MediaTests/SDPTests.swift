@@ -72,7 +72,7 @@ import Testing
         #expect(!sdp.description.contains("PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR"))
         #expect(sdp.description.contains("inline:<redacted>"))
         #expect(!"\(sdp.media[0].crypto[0])".contains("PS1uQ"))
-        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: SeededIdentifierSource(seed: 1))
+        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
         #expect("\(key)" == "SRTPKeyMaterial(AES_CM_128_HMAC_SHA1_80, <redacted>)")
         // Nothing that prints a value may show a key: plain, debug, dump, nested.
         let inline = Base64.encode(key.keyAndSalt)
@@ -133,21 +133,20 @@ import Testing
         #expect(sdp.effectiveConnection(of: 0)?.host == "::1")
     }
 
-    static func caps(port: UInt16, seed: UInt64, srtp: Bool = true) -> AudioCapabilities {
+    static func caps(port: UInt16, srtp: Bool = true) -> AudioCapabilities {
         var c = AudioCapabilities(address: "127.0.0.1", port: port)
         if srtp {
-            let ids = SeededIdentifierSource(seed: seed)
             c.crypto = [
-                SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: ids),
-                SRTPKeyMaterial.random(.aesCM128HmacSHA1_32, using: ids),
+                SRTPKeyMaterial.random(.aesCM128HmacSHA1_80),
+                SRTPKeyMaterial.random(.aesCM128HmacSHA1_32),
             ]
         }
         return c
     }
 
     @Test func offerAnswerRoundTripNegotiatesCodecKeysAndDirection() throws {
-        let alice = Self.caps(port: 4000, seed: 1)
-        var bob = Self.caps(port: 5000, seed: 2)
+        let alice = Self.caps(port: 4000)
+        var bob = Self.caps(port: 5000)
         bob.codecs = [.pcmu, .pcma]  // Bob prefers µ-law but honours the offerer's order.
         let offer = OfferAnswer.makeOffer(
             alice, origin: SDPOrigin(sessionID: "1", sessionVersion: 1, address: "127.0.0.1"))
@@ -175,7 +174,7 @@ import Testing
 
     @Test func answerRejectsPortZeroAndUnsupportedStreamsAndMirrorsHold() throws {
         var text = Self.offerText.replacingOccurrences(of: "a=sendrecv", with: "a=sendonly")
-        let bob = Self.caps(port: 5000, seed: 3)
+        let bob = Self.caps(port: 5000)
         var offer = try SessionDescription(parsing: text)
         let (answer, audio) = try OfferAnswer.makeAnswer(to: offer, capabilities: bob, origin: offer.origin)
         #expect(answer.media.count == 2)
@@ -217,7 +216,7 @@ import Testing
         #expect(throws: MediaError(.negotiationFailed)) {
             try OfferAnswer.makeAnswer(
                 to: try SessionDescription(parsing: Self.offerText),
-                capabilities: Self.caps(port: 1, seed: 1, srtp: false),
+                capabilities: Self.caps(port: 1, srtp: false),
                 origin: offer.origin)
         }
         var strict = bob
@@ -238,7 +237,7 @@ import Testing
     @Test func dtlsOfferGetsActiveSetupAndOurFingerprint() throws {
         let text = Self.offerText.replacingOccurrences(of: "RTP/SAVP", with: "UDP/TLS/RTP/SAVPF")
         let offer = try SessionDescription(parsing: text)
-        var bob = Self.caps(port: 5000, seed: 4, srtp: false)
+        var bob = Self.caps(port: 5000, srtp: false)
         bob.fingerprint = CertificateFingerprint(hashFunction: "sha-256", bytes: [UInt8](repeating: 0xAB, count: 32))
         bob.ice = ICEParameters(
             ufrag: "abcd", pwd: "0123456789012345678901",

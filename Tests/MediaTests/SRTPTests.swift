@@ -13,7 +13,7 @@ import Testing
 
     @Test(arguments: SRTPProfile.allCases)
     func protectUnprotectRoundTripWithReplayAndTamperDetection(profile: SRTPProfile) throws {
-        let key = SRTPKeyMaterial.random(profile, using: SeededIdentifierSource(seed: 7))
+        let key = SRTPKeyMaterial.random(profile)
         let tx: SRTPContext
         do { tx = try SRTPContext(key: key, direction: .outbound) } catch {
             // GCM may be missing from a libsrtp build; the other suites must work.
@@ -35,7 +35,7 @@ import Testing
         #expect(try rx.unprotect(genuine2) == Self.rtp(seq: 3))
         // Wrong key.
         let other = try SRTPContext(
-            key: SRTPKeyMaterial.random(profile, using: SeededIdentifierSource(seed: 8)), direction: .inbound)
+            key: SRTPKeyMaterial.random(profile), direction: .inbound)
         #expect(throws: MediaError(.srtpAuthenticationFailed)) { try other.unprotect(try tx.protect(Self.rtp(seq: 4))) }
         // SRTCP.
         let rtcp = RTCPPacket.serialize([.receiverReport(ssrc: 0x1122_3344, reports: [])])
@@ -48,11 +48,11 @@ import Testing
     @Test func aeadGCMIsAvailableInThisLibsrtp() throws {
         // Recorded for the README: Debian's libsrtp2 links NSS and supports AEAD_AES_128_GCM.
         _ = try SRTPContext(
-            key: SRTPKeyMaterial.random(.aeadAES128GCM, using: SeededIdentifierSource(seed: 1)), direction: .outbound)
+            key: SRTPKeyMaterial.random(.aeadAES128GCM), direction: .outbound)
     }
 
     @Test func replayWindowAcceptsReorderingWithin128() throws {
-        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80, using: SeededIdentifierSource(seed: 3))
+        let key = SRTPKeyMaterial.random(.aesCM128HmacSHA1_80)
         let tx = try SRTPContext(key: key, direction: .outbound)
         let rx = try SRTPContext(key: key, direction: .inbound)
         let packets = try (0..<200).map { try tx.protect(Self.rtp(seq: UInt16(truncatingIfNeeded: 65500 + $0))) }  // wraps

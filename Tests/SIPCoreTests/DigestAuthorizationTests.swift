@@ -160,7 +160,7 @@ import Testing
         var state = DigestClientState(credentials: creds)
         _ = state.receive(challenges: [#"Digest realm="biloxi.com", nonce="n", qop="auth""#], kind: .server)
         _ = try state.authorizationHeaders(
-            method: "REGISTER", uri: "sip:biloxi.com", ids: SeededIdentifierSource(seed: 1))
+            method: "REGISTER", uri: "sip:biloxi.com")
         var dumpedCreds = ""
         dump(creds, to: &dumpedCreds)
         var dumpedState = ""

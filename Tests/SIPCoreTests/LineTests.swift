@@ -134,10 +134,53 @@ import Testing
     }
 
     @Test func jsonEscapesAndUnicodeRoundTrip() throws {
-        let line = Line(displayName: "Zoë \"Z\" \\ \u{1}", user: "zoë", domain: "example.com")
+        let line = Line(displayName: "Zoë \"Z\" \\ /", user: "zoë", domain: "example.com")
         let text = line.jsonString()
-        #expect(text.contains(#"\"Z\""#) && text.contains(#"\u0001"#))
+        #expect(text.contains(#"\"Z\""#) && text.contains(#"\\"#))
         #expect(try Line(json: text) == line)
         #expect(try Line(json: #"{"user":"\u00e9\ud83d\ude00","domain":"x.org"}"#).user == "é😀")
+        // The writer escapes a control character; the reader refuses it (it would reach a header).
+        let control = Line(displayName: "Zoë \u{1}", user: "zoë", domain: "example.com").jsonString()
+        #expect(control.contains(#"\u0001"#))
+        #expect(throws: LineError(.invalidCharacter, "")) { try Line(json: control) }
+    }
+
+    /// Strings that end up in protocol headers are checked at the model (THREATS.md): a flag,
+    /// line JSON and a QR code all meet this one check.
+    @Test(arguments: [
+        (#"{"user":"1001","domain":"pbx","ws_path":"/ws\r\nX-Evil: 1"}"#, LineError.Code.badWSPath),
+        (#"{"user":"1001","domain":"pbx","ws_path":"/ws x"}"#, .badWSPath),
+        (#"{"user":"1001","domain":"pbx","ws_path":"/ws%0"}"#, .badWSPath),
+        (#"{"user":"1001","domain":"pbx","display_name":"Alice\r\nVia: x"}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","display_name":"A\u0000"}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","display_name":"A\u0085"}"#, .invalidCharacter),
+        (#"{"user":"10\n01","domain":"pbx"}"#, .badIdentity),
+        (#"{"user":"1001","auth_user":"a\"b","domain":"pbx"}"#, .badIdentity),
+        (#"{"user":"1001","domain":"127.0.0.1:5060"}"#, .badIdentity),
+        (#"{"user":"1001","domain":"[::1]"}"#, .badIdentity),
+        (#"{"user":"1001","domain":"1:2:3"}"#, .badServer),
+        (#"{"user":"1001","domain":"999.1.1.1"}"#, .badServer),
+        (#"{"user":"1001","domain":"pbx","server":"[12345::1]:5060"}"#, .badServer),
+        (#"{"user":"1001","domain":"pbx","push_provider":"apns","push_token":"ab;cd=1"}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","push_topic":"T.app>"}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","push_token":""}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","tls_server_name":"pbx\r\n"}"#, .invalidCharacter),
+        (#"{"user":"1001","domain":"pbx","ca_file":"/etc/ca\u0000.pem"}"#, .invalidCharacter),
+    ])
+    func headerBoundStringsFollowTheirGrammar(_ json: String, _ code: LineError.Code) {
+        #expect(throws: LineError(code, "")) { try Line(json: json) }
+    }
+
+    @Test func textFieldsHaveLengthBounds() throws {
+        let long = String(repeating: "x", count: 10_000_000)
+        #expect(throws: LineError(.tooLong, "")) { try Line(json: #"{"user":"1001","domain":"pbx","display_name":"\#(long)"}"#) }
+        #expect(throws: LineError(.tooLong, "")) { try Line(json: #"{"user":"\#(String(long.prefix(257)))","domain":"pbx"}"#) }
+        // At the bound, accepted; and the ordinary values of every field are accepted.
+        let line = try Line(json: #"{"user":"1001","domain":"pbx","display_name":"\#(String(long.prefix(256)))"}"#)
+        #expect(line.displayName?.utf8.count == 256)
+        let ok = try Line(
+            json: #"{"user":"1001","domain":"::1","ws_path":"/ws/sip?x=1&y=%2F","push_provider":"fcm","#
+                + #""push_token":"cXyZ:APA91b-F_u8","push_topic":"TEAM123.com.example.voip","tls_server_name":"pbx.example.com"}"#)
+        #expect(ok.wsPath == "/ws/sip?x=1&y=%2F" && ok.domain == "::1")
     }
 }

@@ -97,11 +97,17 @@ import Testing
             #expect(bytes == nil)
             return nil
         }
-        let expected = String(decoding: request.serialized(), as: UTF8.self)
-        let got = String(decoding: try #require(bytes), as: UTF8.self)
+        // The cnonce comes from the system CSPRNG in both clients (never from the seed), so it
+        // and the response it enters differ between them: compare everything else byte for byte.
+        let expected = Self.maskingCnonce(String(decoding: request.serialized(), as: UTF8.self))
+        let got = Self.maskingCnonce(String(decoding: try #require(bytes), as: UTF8.self))
         #expect(got == expected)
         #expect(wire.builder.lastBranch == normal.builder.lastBranch)
         return request
+    }
+
+    static func maskingCnonce(_ text: String) -> String {
+        text.replacing(#/(cnonce|response)="[0-9a-f]+"/#) { "\($0.output.1)=\"…\"" }
     }
 
     @Test(arguments: cases)

@@ -97,10 +97,23 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
             message: "option -o: missing value (write -o=--keep if the value starts with '-')"),
         ParseErrorCase(arguments: ["-t", "JPG"], message: "option -t: expected one of PNG, SVG, got 'JPG'"),
         ParseErrorCase(arguments: ["--type=gif"], message: "option --type: expected one of PNG, SVG, got 'gif'"),
-        ParseErrorCase(arguments: ["-c", "ten"], message: "option -c: expected an integer, got 'ten'"),
-        ParseErrorCase(arguments: ["--count=1.5"], message: "option --count: expected an integer, got '1.5'"),
-        ParseErrorCase(arguments: ["--rate", "fast"], message: "option --rate: expected a number, got 'fast'"),
-        ParseErrorCase(arguments: ["--rate", "nan"], message: "option --rate: expected a number, got 'nan'"),
+        ParseErrorCase(arguments: ["-c", "ten"], message: "option -c: expected an integer in -1000…1000, got 'ten'"),
+        ParseErrorCase(
+            arguments: ["--count=1.5"], message: "option --count: expected an integer in -1000…1000, got '1.5'"),
+        ParseErrorCase(
+            arguments: ["--rate", "fast"], message: "option --rate: expected a number in -100…100, got 'fast'"),
+        ParseErrorCase(
+            arguments: ["--rate", "nan"], message: "option --rate: expected a number in -100…100, got 'nan'"),
+        // Every number has a range (checked before any conversion can trap).
+        ParseErrorCase(arguments: ["--count", "1001"], message: "option --count: 1001 is out of range -1000…1000"),
+        ParseErrorCase(arguments: ["--count", "1e300"], message: "option --count: 1e300 is out of range -1000…1000"),
+        ParseErrorCase(arguments: ["--count", "9.3e18"], message: "option --count: 9.3e18 is out of range -1000…1000"),
+        ParseErrorCase(
+            arguments: ["--count", "99999999999999999999"],
+            message: "option --count: 99999999999999999999 is out of range -1000…1000"),
+        ParseErrorCase(arguments: ["--count", ""], message: "option --count: expected an integer in -1000…1000, got ''"),
+        ParseErrorCase(arguments: ["--rate", "1e300"], message: "option --rate: 1e300 is out of range -100…100"),
+        ParseErrorCase(arguments: ["--rate", "-inf"], message: "option --rate: expected a number in -100…100, got '-inf'"),
     ]
 
     @Test(arguments: flatErrors)

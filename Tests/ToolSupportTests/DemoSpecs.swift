@@ -12,8 +12,8 @@ enum DemoSpecs {
             .value("output", short: "o", valueName: "file", help: "Output file."),
             .value(
                 "type", short: "t", valueName: "type", kind: .choice(["PNG", "SVG"]), default: "PNG", help: "Type."),
-            .value("count", short: "c", valueName: "n", kind: .int, help: "How many."),
-            .value("rate", valueName: "x", kind: .double, help: "Rate."),
+            .value("count", short: "c", valueName: "n", kind: .int(-1_000...1_000), help: "How many."),
+            .value("rate", valueName: "x", kind: .double(-100...100), help: "Rate."),
             .value("header", short: "H", valueName: "h", repeating: true, help: "A header."),
             .flag("secret-flag", help: "Hidden.", hidden: true),
         ])
@@ -28,7 +28,7 @@ enum DemoSpecs {
                     ArgumentSpec("target", help: "Who to call."),
                     ArgumentSpec("extra", arity: .optional, help: "Optional extra."),
                 ],
-                options: [.value("duration", valueName: "seconds", kind: .double, help: "How long.")]
+                options: [.value("duration", valueName: "seconds", kind: .seconds(), help: "How long.")]
                     + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true),
                 examples: [Example("Call Bob:", "demo dial sip:bob@example.com")]),
             CommandSpec(

@@ -18,8 +18,8 @@ import ToolSupport
                   -v, --verbose           More output.
                   -o, --output <file>     Output file.
                   -t, --type <type>       Type. (values: PNG, SVG) (default: PNG)
-                  -c, --count <n>         How many.
-                  --rate <x>              Rate.
+                  -c, --count <n>         How many. (range: -1000…1000)
+                  --rate <x>              Rate. (range: -100…100)
                   -H, --header <h>        A header. (repeatable)
                   --version               Show the version.
                   -h, --help              Show help information.
@@ -63,7 +63,7 @@ import ToolSupport
                   <extra>                 Optional extra.
 
                 OPTIONS:
-                  --duration <seconds>    How long.
+                  --duration <seconds>    How long. (range: 0.001…86400)
                   --json                  Write JSON Lines to standard output (the default when
                                           it is not a terminal).
                   --format <format>       Output format; text on a terminal and json otherwise

@@ -1,4 +1,5 @@
 import Testing
+import SIPCore
 import ToolSupport
 
 /// Runs ``ToolMain/execute`` in-process with buffers for stdout and stderr.

@@ -11,9 +11,9 @@ extension CallRun.Options {
         var options: CallRun.Options
         let audio: CallAudio
         let arguments = context.arguments
-        func seconds(_ key: String) -> Duration? {
-            arguments.double(key).map { .milliseconds(Int($0 * 1000)) }
-        }
+        // Seconds as durations: the spec bounds every one (docs/man/astra-call.md), and the
+        // conversion is checked, so no flag value can trap.
+        func seconds(_ key: String) -> Duration? { arguments.duration(key) }
         let line = try LineOptions.resolve(arguments)
         let setup = try LineSetup(line: line)
         let mode: CallRun.Mode
@@ -35,8 +35,8 @@ extension CallRun.Options {
         options.call.invite.noAnswerTimeout = options.timeout
         options.call.invite.userAgent = "astra-call/\(AstraVersion.current)"
         try parseMedia(arguments, into: &options.call)
-        let rtpTimeout = arguments.double("rtp-timeout") ?? 30
-        options.call.rtpTimeout = rtpTimeout > 0 ? .milliseconds(Int(rtpTimeout * 1000)) : nil
+        let rtpTimeout = seconds("rtp-timeout") ?? .seconds(30)
+        options.call.rtpTimeout = rtpTimeout > .zero ? rtpTimeout : nil
         if let digits = arguments.string("dtmf") {
             guard let parsed = DTMFDigit.digits(digits) else {
                 throw ToolError(.usage, "--dtmf: '\(digits)' has a non-DTMF key")
@@ -55,11 +55,8 @@ extension CallRun.Options {
             else { throw ToolError(.usage, "--stun: '\(text)' is not HOST[:PORT]") }
             options.stun = (server.host, UInt16(server.port ?? 3478))
         }
-        if let timeout = arguments.double("stun-timeout") {
-            guard timeout > 0 && timeout <= 10 else {
-                throw ToolError(.usage, "--stun-timeout must be in (0, 10] seconds")
-            }
-            options.call.webRTC.ice.gatheringTimeout = .milliseconds(Int(timeout * 1000))
+        if let timeout = seconds("stun-timeout") {  // 0.001…10 s (the spec's range)
+            options.call.webRTC.ice.gatheringTimeout = timeout
         }
         try parseTURN(arguments, into: &options)
         // ICE options need a call that can be WebRTC: dial offers it only with --media webrtc.
@@ -71,13 +68,9 @@ extension CallRun.Options {
             }
         }
         options.mediaAddress = arguments.string("media-address")
-        for key in ["rtp-port", "sdp-port"] {
-            if let port = arguments.int(key), !(1...65535).contains(port) {
-                throw ToolError(.usage, "--\(key) must be 1…65535")
-            }
-        }
-        options.call.media.localPort = UInt16(arguments.int("rtp-port") ?? 0)
-        options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16($0) }
+        // 1…65535 (the spec's range): the conversions cannot fail.
+        options.call.media.localPort = UInt16(clamping: arguments.int("rtp-port") ?? 0)
+        options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16(clamping: $0) }
         options.sipTrace = context.diagnostics.sipTrace
         options.verbosity = arguments.count("verbose")
         options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
@@ -120,9 +113,7 @@ extension CallRun.Options {
         guard let file = arguments.string("turn-password-file") else {
             throw ToolError(.usage, "--turn needs --turn-password-file")
         }
-        let password =
-            try InputReader.readText(file).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-            .first.map(String.init) ?? ""
+        let password = try InputReader.firstLine(file, limit: .password)
         options.turn = (server.host, UInt16(server.port ?? 3478), user, password)
     }
 

@@ -1,6 +1,6 @@
 // astra-pushsim — exercise PushKit/CallKit wake-decision rules (docs/man/astra-pushsim.md).
 // Thin main: ToolSupport parses and prints; PushKitEmu.PushSimCommand (virtual time) and
-// PushKitLive.LiveCommand (live mode) do the work.
+// PushKitLive.LiveCommand (live mode) do the work; PushKitLive.ClientSession runs --client-cmd.
 import PushKitEmu
 import PushKitLive
 import ToolSupport
@@ -8,10 +8,22 @@ import ToolSupport
 await ToolMain.run(ToolSpecs.pushsim) { context in
     let arguments = context.arguments
     let format: PushSimCommand.Format = context.output.format == .text ? .text : .json
+    if context.subcommand == "client" {
+        // The reference policy served over the client protocol (stdin/stdout): the built-in
+        // client process of live mode, and the protocol's reference implementation.
+        let choice = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
+        return ExitCode(ClientProtocolServer(name: choice.rawValue) { choice.policy($0) }.serve())
+    }
+    let clientCommand = arguments.string("client-cmd")
+    let clientTimeout = Int64(arguments.int("client-timeout-ms") ?? Int(ClientSession.defaultTimeoutMs))
+    guard clientTimeout > 0 else { throw ToolError(.usage, "--client-timeout-ms must be positive") }
     let output: PushSimOutput
     if context.subcommand == "live" {
-        output = await LiveCommand.execute(
-            scenario: arguments.string("scenario"), options: liveOptions(arguments, format))
+        var options = liveOptions(arguments, format)
+        options.overrides = try deliveryOverrides(arguments)
+        options.clientCommand = clientCommand
+        options.clientTimeoutMs = clientTimeout
+        output = await LiveCommand.execute(scenario: arguments.string("scenario"), options: options)
     } else {
         var options = PushSimOptions()
         options.policy = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
@@ -19,9 +31,25 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.count = arguments.int("count") ?? options.count
         options.strikeLimit = arguments.wasGiven("strike-limit") ? arguments.int("strike-limit") : nil
         options.format = format
-        output = PushSimCommand.execute(
-            context.subcommand ?? "", scenario: arguments.string("scenario"), options: options
-        ) { path in try InputReader.read(path == "-" ? nil : path) }
+        options.fieldRuns = arguments.int("field-runs") ?? options.fieldRuns
+        options.deliveries = DeliveryModel(rawValue: arguments.string("delivery") ?? "").map { [$0] } ?? []
+        options.overrides = try deliveryOverrides(arguments)
+        let load = { (path: String) throws -> [UInt8] in try InputReader.read(path == "-" ? nil : path, limit: .scenario) }
+        let command = context.subcommand ?? ""
+        if let clientCommand {
+            let session: ClientSession
+            do throws(ClientFault) {
+                session = try ClientSession(command: clientCommand, timeoutMs: clientTimeout, lifetime: .perRun)
+            } catch {
+                throw ToolError(.usage, "--client-cmd: \(error.detail)")
+            }
+            output = PushSimCommand.execute(
+                command, scenario: arguments.string("scenario"), options: options,
+                source: ClientProcessSource(session: session), load: load)
+            session.close()
+        } else {
+            output = PushSimCommand.execute(command, scenario: arguments.string("scenario"), options: options, load: load)
+        }
     }
     if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }
     for line in output.stdout { context.output.write(line + "\n") }

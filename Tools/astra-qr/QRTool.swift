@@ -51,7 +51,7 @@ enum QRTool {
         options.text = context.output.format == .text && !options.raw
         let read: (String) throws -> [UInt8] = { path in
             do throws(ToolError) {
-                return try InputReader.read(path)
+                return try InputReader.read(path, limit: .image)
             } catch {
                 // "cannot read 'x': reason" → "reason" (DecodeCommand names the file).
                 let message = error.message
@@ -76,15 +76,14 @@ enum QRTool {
         guard let tokenFile = args.string("firebase-token-file") else {
             throw ToolError.usage("missing option --firebase-token-file FILE")
         }
-        let token = try firstLine(tokenFile)
+        let token = try InputReader.firstLine(tokenFile, limit: .token)
         guard !token.isEmpty else { throw ToolError(.unreadableInput, "the Firebase token file is empty") }
-        let timeout = args.double("timeout") ?? 10
-        guard timeout > 0 else { throw ToolError.usage("option --timeout: must be more than 0") }
+        let timeout = args.duration("timeout") ?? .seconds(10)  // 0.001…300 s (the spec's range)
         let client: PlatformClient
         do {
             client = try PlatformClient(
                 baseURL: api, firebaseToken: token,
-                transport: CurlHTTPTransport(timeoutMilliseconds: Int(timeout * 1000)),
+                transport: CurlHTTPTransport(timeoutMilliseconds: Int(max(1, timeout.wholeMilliseconds))),
                 store: args.string("token-cache").map { FileSessionStore(path: $0) })
         } catch {
             throw ToolError.usage("option --api: \(error.detail)")
@@ -110,24 +109,18 @@ enum QRTool {
             return .passphrase(text)
         }
         if let file = args.string("passphrase-file") {
-            let text = try firstLine(file)
+            let text = try InputReader.firstLine(file, limit: .password)
             guard !text.isEmpty else { throw ToolError(.unreadableInput, "the passphrase file is empty") }
             return .passphrase(text)
         }
         if let file = args.string("key-file") {
-            let bytes = try InputReader.read(file)
+            let bytes = try InputReader.read(file, limit: .keyFile)
             guard bytes.count >= 16 else {
                 throw ToolError(.unreadableInput, "the key file must hold at least 16 bytes")
             }
             return .keyFile(bytes)
         }
         return nil
-    }
-
-    static func firstLine(_ path: String) throws(ToolError) -> String {
-        let text = try InputReader.readText(path)
-        let first = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? ""
-        return String(first)
     }
 
     /// Writes the command's stdout, reports its diagnostics, returns its exit code.

@@ -193,18 +193,22 @@ struct LoadRun {
         init(_ description: String) { self.description = description }
     }
 
+    /// Lines in one load file (docs/man/astra-register.md): each costs a registration machine.
+    static let maxLines = 100_000
+
+    /// The file's lines, read line by line with a per-line limit (InputReader.Limit.loadLine).
     private func readLines() throws(ToolError) -> [Line] {
-        let text = try InputReader.readText(path == "-" ? nil : path)
         var lines: [Line] = []
-        // Split on the UTF-8 bytes: splitting a String by Character costs ~50 µs per line.
-        let rows = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (number, row) in rows.enumerated() {
-            let trimmed = Substring(row).trimmingCharacters(in: " \t\r")
-            guard !trimmed.isEmpty else { continue }
+        try InputReader.forEachLine(path == "-" ? nil : path, maxLine: .loadLine, maxLines: Self.maxLines) {
+            row, number throws(ToolError) in
+            var bytes = row
+            while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D { bytes.removeFirst() }
+            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D { bytes.removeLast() }
+            guard !bytes.isEmpty else { return }
             do {
-                lines.append(try Line(json: String(trimmed)))
+                lines.append(try Line(json: bytes))
             } catch {
-                throw ToolError(.usage, "\(path):\(number + 1): \(error)")
+                throw ToolError(.usage, "\(path):\(number): \(error)")
             }
         }
         guard !lines.isEmpty else { throw ToolError(.usage, "\(path): no lines") }
@@ -278,15 +282,5 @@ struct LoadRun {
                 "max": latencies.last.map(JSONValue.double) ?? .null,
             ]),
         ]
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        let chars = Set(set)
-        var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s = s.dropFirst() }
-        while let l = s.last, chars.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -104,7 +104,7 @@ struct RegisterReport {
             "expires": .int(Int(result.grantedExpires)),
             "refresh": .bool(result.isRefresh),
             "auth_algorithm": result.authAlgorithm.map(JSONValue.string) ?? .null,
-            "bindings": .array(result.bindings.map { .string(SIPTraceRedaction.contact($0)) }),
+            "bindings": .array(result.bindings.map { .string(Redaction.redact($0)) }),
         ]
     }
 
@@ -123,7 +123,7 @@ struct RegisterReport {
             "local": local.map(JSONValue.string) ?? .null,
             "expires": result.map { .int(Int($0.grantedExpires)) } ?? .null,
             "auth_algorithm": result?.authAlgorithm.map(JSONValue.string) ?? .null,
-            "bindings": .array((result?.bindings ?? []).map { .string(SIPTraceRedaction.contact($0)) }),
+            "bindings": .array((result?.bindings ?? []).map { .string(Redaction.redact($0)) }),
             "challenges": .int(challenges),
         ]
         if qualified { fields["qualify_from"] = .string(qualifyFrom ?? "") }
@@ -170,9 +170,4 @@ struct RegisterReport {
 extension Duration {
     var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
     var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
-}
-
-/// Binding URIs may carry a push token (`pn-prid`): never print it.
-enum SIPTraceRedaction {
-    static func contact(_ text: String) -> String { Redaction.redact(text) }
 }

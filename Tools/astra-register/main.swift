@@ -9,15 +9,14 @@ await ToolMain.run(ToolSpecs.register) { context in
     var options = RegisterRun.Options()
     options.keep = arguments.flag("keep")
     options.expectQualify = arguments.flag("expect-qualify")
-    options.timeout = .milliseconds(Int((arguments.double("timeout") ?? 10) * 1000))
+    options.timeout = arguments.duration("timeout") ?? .seconds(10)
     options.expires = arguments.int("expires")
     options.nagios = arguments.flag("nagios")
     options.sipTrace = context.diagnostics.sipTrace
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
     if let load = arguments.string("load") {
-        let concurrency = arguments.int("concurrency") ?? 10
-        guard concurrency > 0 else { throw ToolError(.usage, "--concurrency must be at least 1") }
+        let concurrency = arguments.int("concurrency") ?? 10  // 1…10000 (the spec's range)
         return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }
     let line = try LineOptions.resolve(arguments)

@@ -37,7 +37,7 @@ extension MediaSession {
     /// answer; media stays on the current pair until the new checks nominate one.
     public func restartICE() -> WebRTCLocalParameters? {
         guard let webrtc else { return nil }
-        let (u, p) = ICEAgent.makeCredentials(using: SystemIdentifierSource())
+        let (u, p) = ICEAgent.makeCredentials()
         perform(webrtc.restartICE(ufrag: u, pwd: p, now: elapsed))
         return webrtc.localParameters
     }

@@ -68,7 +68,7 @@ final class WebRTCTransport {
         self.configuration = configuration
         self.ids = ids
         certificate = try DTLSCertificate()
-        let (ufrag, pwd) = ICEAgent.makeCredentials(using: ids)
+        let (ufrag, pwd) = ICEAgent.makeCredentials()
         ice = ICEAgent(configuration: configuration.ice, role: configuration.iceRole, ufrag: ufrag, pwd: pwd, ids: ids)
         let hosts =
             configuration.hostAddresses
@@ -148,7 +148,7 @@ final class WebRTCTransport {
         }
         if let current = ice.remoteCredentials, current.ufrag != remoteICE.ufrag {
             // The peer restarted (RFC 8445 §9) without us calling restartICE(): restart too.
-            let (u, p) = ICEAgent.makeCredentials(using: SystemIdentifierSource())
+            let (u, p) = ICEAgent.makeCredentials()
             out += map(ice.restart(ufrag: u, pwd: p), now: now)
         }
         let candidates = remoteICE.candidates.compactMap(ICEAgentCandidate.init(sdp:))

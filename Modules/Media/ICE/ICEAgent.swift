@@ -146,8 +146,8 @@ public struct ICEAgent: Sendable {
     }
 
     /// Fresh credentials (RFC 8445 §5.3: ufrag ≥ 24 bits, pwd ≥ 128 bits of randomness).
-    public static func makeCredentials(using ids: some IdentifierSource) -> (ufrag: String, pwd: String) {
-        (ids.token(length: 8), ids.token(length: 24))
+    public static func makeCredentials() -> (ufrag: String, pwd: String) {
+        (KeyMaterial.token(length: 8), KeyMaterial.token(length: 24))
     }
 
     // MARK: Gathering (§5.1.1)

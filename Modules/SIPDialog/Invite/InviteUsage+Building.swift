@@ -16,7 +16,7 @@ extension InviteUsage {
         let fields =
             (try? digest!.authorizationHeaders(
                 method: method.rawValue, uri: uri.description,
-                body: body?.bytes ?? [], ids: ids)) ?? []
+                body: body?.bytes ?? [])) ?? []
         return fields.map { (SIPHeaderName($0.name), $0.value) }
     }
 

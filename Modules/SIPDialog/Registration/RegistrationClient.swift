@@ -172,8 +172,7 @@ public struct RegistrationClient: Sendable {
             var lines: [UInt8] = []
             if digest != nil {
                 do {
-                    try digest!.appendAuthorizationLines(method: "REGISTER", uri: builder.registrarText, ids: ids,
-                                                         to: &lines)
+                    try digest!.appendAuthorizationLines(method: "REGISTER", uri: builder.registrarText, to: &lines)
                 } catch {
                     return fail(.cannotAuthenticate(status: 0, reason: "", detail: error.description))
                 }
@@ -183,8 +182,7 @@ public struct RegistrationClient: Sendable {
             var authorization: [DigestHeaderField] = []
             if digest != nil {
                 do {
-                    authorization = try digest!.authorizationHeaders(method: "REGISTER", uri: builder.registrarText,
-                                                                     ids: ids)
+                    authorization = try digest!.authorizationHeaders(method: "REGISTER", uri: builder.registrarText)
                 } catch {
                     return fail(.cannotAuthenticate(status: 0, reason: "", detail: error.description))
                 }

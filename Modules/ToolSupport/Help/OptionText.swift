@@ -10,10 +10,11 @@ extension OptionSpec {
         return label
     }
 
-    /// The help sentence plus `(values: …)` and `(default: …)` hints.
+    /// The help sentence plus `(values: …)`, `(range: …)` and `(default: …)` hints.
     var helpText: String {
         var text = help
         if case .value(let kind) = kind, let choices = kind.choicesText { text += " (values: \(choices))" }
+        if case .value(let kind) = kind, let range = kind.rangeText { text += " (range: \(range))" }
         if let defaultValue { text += " (default: \(defaultValue))" }
         if isRepeatable { text += " (repeatable)" }
         return text

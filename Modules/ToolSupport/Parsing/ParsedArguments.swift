@@ -1,3 +1,5 @@
+import SIPCore
+
 /// The result of parsing a command line against a ``CommandSpec``: which command, and its values.
 ///
 /// Values are stored under an option's ``OptionSpec/key`` (its long name) or an argument's name.
@@ -40,6 +42,10 @@ public struct ParsedArguments: Sendable {
 
     /// A `.double` value (given or default).
     public func double(_ key: String) -> Double? { string(key).flatMap { Double($0) } }
+
+    /// A `.double` value in seconds (given or default) as a `Duration`, rounded to the
+    /// microsecond. The spec's range keeps it small; the conversion is checked all the same.
+    public func duration(_ key: String) -> Duration? { double(key).flatMap { Duration(checkedSeconds: $0) } }
 
     /// A `.choice` value mapped to an enum whose raw values are the choices.
     public func choice<T: RawRepresentable>(_ key: String, as type: T.Type = T.self) -> T? where T.RawValue == String {

@@ -1,3 +1,5 @@
+import SIPCore
+
 /// Diagnostics on standard error: `<tool>: <message>`, filtered by `-v`/`-vv`, always redacted.
 public final class Diagnostics: Sendable {
     /// How much to say. `-v` raises to ``verbose``, `-vv` to ``debug``.

@@ -42,7 +42,9 @@ public enum LineOptions {
     public static func resolveDetailed(
         _ arguments: ParsedArguments, addressOfRecordKey: String = "aor",
         standardInputIsTerminal: Bool = InputReader.standardInputIsTerminal,
-        readInput: (String?) throws(ToolError) -> [UInt8] = { path throws(ToolError) in try InputReader.read(path) }
+        readInput: (String?) throws(ToolError) -> [UInt8] = { path throws(ToolError) in
+            try InputReader.read(path, limit: .line)
+        }
     ) throws(ToolError) -> Resolved {
         var flags = try LineFlags(arguments, addressOfRecordKey: addressOfRecordKey)
         var aor: LineAddressOfRecord?

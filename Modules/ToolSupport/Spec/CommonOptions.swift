@@ -47,9 +47,15 @@ public enum CommonOptions {
         return options
     }
 
-    /// `--seed N` for tools whose output depends on randomness.
+    /// The range of `--seed` (and of `astra-pushsim fuzz --seed`).
+    public static let seedRange = 0...Int.max
+
+    /// `--seed N` for tools whose output depends on randomness. It makes identifiers that appear in
+    /// output repeatable; key material never comes from it (docs/decisions.md D3).
     public static let seed = OptionSpec.value(
-        Key.seed, valueName: "n", kind: .int, help: "Seed for identifiers and random choices (repeatable runs).")
+        Key.seed, valueName: "n", kind: .int(seedRange),
+        help: "Seed for the identifiers in the output (tags, branches, Call-IDs, ports), so runs repeat. Keys, "
+            + "ICE passwords, digest cnonces and push ids always come from the system's random source.")
 
     /// The line flags, the same in every tool: flags > `--line FILE` > standard input when not a terminal.
     public static let line: [OptionSpec] = [
@@ -66,7 +72,9 @@ public enum CommonOptions {
             Key.transport, valueName: "transport", kind: .choice(transports), help: "Transport; udp when not given."),
         .value(Key.wsPath, valueName: "path", help: "WebSocket resource path for ws/wss (default: /ws)."),
         .value(Key.caFile, valueName: "file", help: "PEM file of trusted CA certificates for tls/wss."),
-        .value(Key.expires, valueName: "seconds", kind: .int, help: "Requested registration expiry in seconds."),
+        .value(
+            Key.expires, valueName: "seconds", kind: .int(1...Int(Int32.max)),
+            help: "Requested registration expiry in seconds."),
         .value(Key.displayName, valueName: "name", help: "Display name in From/Contact."),
     ]
 

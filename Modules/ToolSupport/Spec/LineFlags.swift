@@ -44,8 +44,7 @@ public struct LineFlags: Sendable, Equatable {
             if InputReader.isStandardInput(file) && lineFile.map(InputReader.isStandardInput) == true {
                 throw .usage("--password-file and --line cannot both read standard input")
             }
-            let text = try InputReader.readText(file)
-            password = String(text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first ?? "")
+            password = try InputReader.firstLine(file, limit: .password)
         }
     }
 

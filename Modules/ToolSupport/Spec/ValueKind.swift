@@ -1,13 +1,28 @@
-/// The type of an option's or argument's value; the parser validates values against it.
+/// The type of an option's or argument's value, with its bounds; the parser validates values
+/// against it, so help, the manual and the range property test read the same bounds.
+///
+/// Every number has a range: a value outside it, NaN, infinity or a non-integral value where an
+/// integer is meant is a usage error (exit 64) naming the option, before any conversion can trap.
 public enum ValueKind: Sendable, Equatable {
     /// Any text.
     case string
-    /// A decimal integer (`Int`).
-    case int
-    /// A decimal number (`Double`).
-    case double
+    /// A decimal integer within the range.
+    case int(ClosedRange<Int>)
+    /// A finite decimal number within the range.
+    case double(ClosedRange<Double>)
     /// One of a fixed list, matched case-insensitively and stored in the listed spelling.
     case choice([String])
+
+    /// A TCP/UDP port, 1…65535.
+    public static let port = ValueKind.int(1...65535)
+    /// A port to listen on, 0 (any free port) …65535.
+    public static let listenPort = ValueKind.int(0...65535)
+    /// A duration in seconds: at least 1 ms, at most `max` (a day by default).
+    public static func seconds(max: Double = 86_400) -> ValueKind { .double(0.001...max) }
+    /// A delay in seconds that may be zero, at most `max` (a day by default).
+    public static func delay(max: Double = 86_400) -> ValueKind { .double(0...max) }
+    /// Whole milliseconds, `range` (an hour at most by default).
+    public static func milliseconds(_ range: ClosedRange<Int> = 0...3_600_000) -> ValueKind { .int(range) }
 
     /// The `(values: …)` hint for help text, if any.
     var choicesText: String? {
@@ -15,18 +30,42 @@ public enum ValueKind: Sendable, Equatable {
         return nil
     }
 
+    /// The `(range: …)` hint for help text, if any.
+    var rangeText: String? {
+        switch self {
+        case .int(let range): "\(range.lowerBound)…\(range.upperBound)"
+        case .double(let range): "\(Self.text(range.lowerBound))…\(Self.text(range.upperBound))"
+        default: nil
+        }
+    }
+
+    /// `0.001`, `10`, `86400`: the shortest spelling of a bound.
+    static func text(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return String(value)
+    }
+
     /// Validates `raw`; returns the stored form or a reason (without the option name).
     func validate(_ raw: String) -> Result<String, ValueError> {
         switch self {
         case .string:
             return .success(raw)
-        case .int:
-            guard let value = Int(raw) else { return .failure(ValueError("expected an integer, got '\(raw)'")) }
-            return .success(String(value))
-        case .double:
-            guard let value = Double(raw), value.isFinite else {
-                return .failure(ValueError("expected a number, got '\(raw)'"))
+        case .int(let range):
+            guard let value = Int(raw) else {
+                if let number = Double(raw), number.isFinite, number == number.rounded(),
+                    !range.contains(Int(exactly: number) ?? (number < 0 ? Int.min : Int.max))
+                {
+                    return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")"))
+                }
+                return .failure(ValueError("expected an integer in \(rangeText ?? ""), got '\(raw)'"))
             }
+            guard range.contains(value) else { return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")")) }
+            return .success(String(value))
+        case .double(let range):
+            guard let value = Double(raw), value.isFinite else {
+                return .failure(ValueError("expected a number in \(rangeText ?? ""), got '\(raw)'"))
+            }
+            guard range.contains(value) else { return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")")) }
             return .success(raw)
         case .choice(let values):
             if let match = values.first(where: { $0.lowercased() == raw.lowercased() }) { return .success(match) }

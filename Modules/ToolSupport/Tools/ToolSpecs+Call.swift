@@ -2,27 +2,27 @@ extension ToolSpecs {
     /// Media, DTMF and security options shared by `dial` and `answer`.
     static let callMediaOptions: [OptionSpec] = [
         .value("play", valueName: "file", help: "Send this WAV file (G.711-compatible, 8 kHz mono)."),
-        .value("tone", valueName: "hz", kind: .double, help: "Send a sine tone of this frequency."),
+        .value("tone", valueName: "hz", kind: .double(1...3_999), help: "Send a sine tone of this frequency."),
         .value("record", valueName: "file", help: "Record the received audio to a WAV file."),
         .flag("echo", help: "Send back the received audio."),
-        .value("expect-tone", valueName: "hz", kind: .double,
+        .value("expect-tone", valueName: "hz", kind: .double(1...3_999),
                help: "Check that the received audio carried this tone (tone_check event; exit 1 if not)."),
-        .value("expect-tone-share", valueName: "fraction", kind: .double, default: "0.5",
+        .value("expect-tone-share", valueName: "fraction", kind: .double(0...1), default: "0.5",
                help: "Share of the answered call the --expect-tone tone must fill."),
         .value("dtmf", valueName: "digits", help: "Send these DTMF digits (RFC 4733) once the call is answered."),
-        .value("dtmf-after", valueName: "seconds", kind: .double, default: "0.5",
+        .value("dtmf-after", valueName: "seconds", kind: .delay(max: 3_600), default: "0.5",
                help: "Wait this long after the answer before sending --dtmf."),
-        .value("duration", valueName: "seconds", kind: .double, help: "Hang up after this long in the call."),
-        .value("hold-after", valueName: "seconds", kind: .double,
+        .value("duration", valueName: "seconds", kind: .seconds(), help: "Hang up after this long in the call."),
+        .value("hold-after", valueName: "seconds", kind: .delay(),
                help: "Put the call on hold (re-INVITE, sendonly) this long after the answer."),
-        .value("resume-after", valueName: "seconds", kind: .double,
+        .value("resume-after", valueName: "seconds", kind: .delay(),
                help: "Resume a held call (re-INVITE, sendrecv) this long after the answer."),
         .value("media-address", valueName: "ipv4",
                help: "Address for RTP and the SDP c= line (default: the signalling flow's local address)."),
-        .value("rtp-port", valueName: "port", kind: .int, help: "Bind RTP to this local port (default: any free port)."),
-        .value("sdp-port", valueName: "port", kind: .int,
+        .value("rtp-port", valueName: "port", kind: .port, help: "Bind RTP to this local port (default: any free port)."),
+        .value("sdp-port", valueName: "port", kind: .port,
                help: "Announce this RTP port in SDP instead of the bound one (a port forward or relay in front of us)."),
-        .value("rtp-timeout", valueName: "seconds", kind: .double, default: "30",
+        .value("rtp-timeout", valueName: "seconds", kind: .delay(), default: "30",
                help: "Hang up when no RTP arrived for this long in an active call (0: never)."),
         .value(
             "media", valueName: "profile", kind: .choice(["auto", "rtp", "webrtc"]), default: "auto",
@@ -39,7 +39,7 @@ extension ToolSpecs {
             help: "STUN server (default port 3478) for ICE server-reflexive candidates (webrtc media). No trickle "
                 + "ICE: the INVITE or 200 waits for the server's answer, at most --stun-timeout."),
         .value(
-            "stun-timeout", valueName: "seconds", kind: .double, default: "0.5",
+            "stun-timeout", valueName: "seconds", kind: .seconds(max: 10), default: "0.5",
             help: "Longest wait for --stun (and the --turn allocation) before the SDP goes out with the candidates "
                 + "gathered so far."),
         .value(
@@ -56,7 +56,7 @@ extension ToolSpecs {
                 + "through the TURN server; no allocation then ends the call (exit 5). all: a failed "
                 + "allocation is a turn_failed event and the call goes on with the other candidates."),
         .value(
-            "ice-restart-after", valueName: "seconds", kind: .double,
+            "ice-restart-after", valueName: "seconds", kind: .delay(),
             help: "Restart ICE (re-INVITE with a new ice-ufrag/ice-pwd, RFC 8445 §9) this long after the answer; "
                 + "media stays on the old pair until the new one is nominated; DTLS is kept."),
     ]
@@ -91,7 +91,7 @@ extension ToolSpecs {
                 ],
                 options: CommonOptions.line + [
                     .value(
-                        "timeout", valueName: "seconds", kind: .double, default: "60",
+                        "timeout", valueName: "seconds", kind: .seconds(), default: "60",
                         help: "Give up (exit 3) if not answered in time.")
                 ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
                     CommonOptions.seed
@@ -110,13 +110,13 @@ extension ToolSpecs {
                 arguments: [CommonOptions.addressOfRecord()],
                 options: CommonOptions.line + [
                     .value(
-                        "after", valueName: "seconds", kind: .double, default: "0",
+                        "after", valueName: "seconds", kind: .delay(max: 3_600), default: "0",
                         help: "Ring this long before answering."),
                     .value(
-                        "reject", valueName: "status", kind: .int,
+                        "reject", valueName: "status", kind: .int(400...699),
                         help: "Reject the call with this status (e.g. 486 busy, 603 decline) after --after."),
                     .value(
-                        "timeout", valueName: "seconds", kind: .double,
+                        "timeout", valueName: "seconds", kind: .seconds(),
                         help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
                 ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [

@@ -6,8 +6,41 @@ extension ToolSpecs {
 
     /// `--strike-limit N`: the R2 strike threshold.
     static let pushsimStrikeLimit = OptionSpec.value(
-        "strike-limit", valueName: "n", kind: .int, default: "3",
+        "strike-limit", valueName: "n", kind: .int(1...1_000), default: "3",
         help: "Unreported pushes before iOS stops delivering (R2; Apple publishes no number).")
+
+    /// `--delivery ideal|field[|both]`: the delivery model (PushKitEmu `DeliveryModel`).
+    static func pushsimDelivery(both: Bool) -> OptionSpec {
+        .value(
+            "delivery", valueName: "model", kind: .choice(both ? ["ideal", "field", "both"] : ["ideal", "field"]),
+            default: both ? "both" : "ideal",
+            help: both
+                ? "Delivery model: ideal (fixed delays, one run each), field (published APNs figures, loss, late delivery, cold-launch spread; --field-runs seeds each), or both."
+                : "Delivery model: ideal (fixed delays) or field (published APNs delay figures, loss, late delivery, cold-launch spread; --seed picks the draws).")
+    }
+
+    /// Delay and loss overrides of the delivery model.
+    static let pushsimDeliveryOverrides: [OptionSpec] = [
+        .value(
+            "apns-delay", valueName: "spec",
+            help: "APNs delivery delay: MS, fixed:MS, uniform:MIN:MAX or lognormal:MEDIAN:P95 (replaces the model's)."),
+        .value(
+            "cold-launch", valueName: "spec",
+            help: "Cold launch of a killed app, same forms as --apns-delay (replaces the model's)."),
+        .value(
+            "loss-percent", valueName: "percent", kind: .double(0...100),
+            help: "Percent of pushes to an online device APNs never delivers (replaces the model's)."),
+    ]
+
+    /// `--client-cmd` and its answer bound.
+    static let pushsimClient: [OptionSpec] = [
+        .value(
+            "client-cmd", valueName: "command",
+            help: "Judge your own client: run COMMAND (through /bin/sh) and speak the client protocol (astra-pushsim-client/1, JSON Lines on its stdin/stdout) instead of --policy."),
+        .value(
+            "client-timeout-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "5000",
+            help: "Wall-clock bound on each client answer; a client that does not answer in time breaks CLIENT."),
+    ]
 
     /// `astra-pushsim`: exercise the push wake-decision rules (PUSH-RULES.md) in virtual time.
     public static let pushsim = CommandSpec(
@@ -39,10 +72,14 @@ extension ToolSpecs {
                         "scenario",
                         help: "A built-in scenario name, fuzz:SEED, or a scenario JSON file ('-' = standard input).")
                 ],
-                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed] + CommonOptions.output
+                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: false)]
+                    + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
                     + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example("Replay the killed-app scenario:", "astra-pushsim run killed | jq ."),
+                    Example(
+                        "The same under field delivery (seed 7's delays):",
+                        "astra-pushsim run killed --delivery field --seed 7 --format text"),
                     Example(
                         "Show why a dead phone fails over within 3 s:", "astra-pushsim run dead-phone --format text"),
                 ]),
@@ -69,23 +106,23 @@ extension ToolSpecs {
                 arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],
                 options: [
                     pushsimPolicy,
-                    .value("ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                    .value("ack-window-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "2000",
                            help: "Gateway ack window (passed to astra-wakegw; sets the failover bound)."),
-                    .value("apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                    .value("apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                            help: "APNs delivery delay of the gateway's emulator."),
-                    .value("qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                    .value("qualify-timeout-ms", valueName: "ms", kind: .milliseconds(1...60_000), default: "500",
                            help: "Gateway qualify timeout."),
                     .flag("rfc8599", help: "Register with pn-provider/pn-prid/pn-param instead of the token endpoint."),
                     .value("wakegw", valueName: "path", help: "The astra-wakegw binary (default: beside astra-pushsim)."),
                     .value("kamailio-script", valueName: "path",
                            help: "scripts/kamailio.sh (default: found from the current directory or the binary)."),
-                    .value("kamailio-sip-port", valueName: "port", kind: .int,
+                    .value("kamailio-sip-port", valueName: "port", kind: .port,
                            help: "Use a running Kamailio: its UDP port (with the gateway options below)."),
-                    .value("kamailio-wss-port", valueName: "port", kind: .int, help: "Running Kamailio: its WSS port."),
+                    .value("kamailio-wss-port", valueName: "port", kind: .port, help: "Running Kamailio: its WSS port."),
                     .value("ca-file", valueName: "file", help: "Running Kamailio: CA of its certificate."),
-                    .value("gateway-http-port", valueName: "port", kind: .int,
+                    .value("gateway-http-port", valueName: "port", kind: .port,
                            help: "Use a running astra-wakegw: its HTTP port."),
-                    .value("apns-device-port", valueName: "port", kind: .int,
+                    .value("apns-device-port", valueName: "port", kind: .port,
                            help: "Running astra-wakegw: its APNs device port."),
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
@@ -100,12 +137,38 @@ extension ToolSpecs {
                 name: "check",
                 abstract: "Run every built-in scenario; exit 1 on any rule violation, naming the rules.",
                 discussion: """
-                    One "scenario" line per built-in, then a "verdict" line with the failed scenarios and the \
-                    rules broken; on failure, one stderr line names the rules.
+                    One "scenario" line per built-in and delivery model, then a "verdict" line with the failed \
+                    scenarios and the rules broken; on failure, one stderr line names the rules. Under the \
+                    field model each scenario runs --field-runs times (seed k: the k-th fuzz case seed of \
+                    --seed) and its line counts runs, failed runs, outcomes and calls whose failover was \
+                    excused by delivery (the push was lost or late, or the app still launching, when the ack \
+                    window ran out); "first_failed_seed" replays with run NAME --delivery field --seed SEED.
                     """,
-                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed] + CommonOptions.output
+                options: [
+                    pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: true),
+                    .value(
+                        "field-runs", valueName: "n", kind: .int(1...10_000), default: "20",
+                        help: "Seeds per scenario under the field delivery model."),
+                ] + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
                     + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("The naive policy breaks R1, R2, R5 and R6:", "astra-pushsim check --policy naive")]),
+            CommandSpec(
+                name: "client",
+                abstract: "Serve a shipped client policy over the client protocol on stdin/stdout.",
+                discussion: """
+                    The reference implementation of the client side of astra-pushsim-client/1 \
+                    (docs/pushkit-emulator.md, "Bring your own client"): reads one callback line at a time \
+                    and answers with one line of ops, from the policy chosen with --policy. Live mode starts \
+                    it as the app's process at each launch unless --client-cmd names another; \
+                    run --client-cmd 'astra-pushsim client' gives the same timeline as run --policy correct. \
+                    Exit 0 at the end of input, 65 after a line it cannot read.
+                    """,
+                options: [pushsimPolicy] + CommonOptions.diagnostics(sipTrace: false),
+                examples: [
+                    Example(
+                        "Judge the naive policy as a separate process:",
+                        "astra-pushsim check --client-cmd 'astra-pushsim client --policy naive'")
+                ]),
             CommandSpec(
                 name: "fuzz",
                 abstract: "Check random scenarios against the invariants.",
@@ -115,10 +178,10 @@ extension ToolSpecs {
                     case (its scenario is fuzz:SEED for run), then a "verdict" line with the simulated event count.
                     """,
                 options: [
-                    .value("seed", valueName: "n", kind: .int, default: "1", help: "Seed of the first scenario."),
-                    .value("count", valueName: "n", kind: .int, default: "1000", help: "How many scenarios to run."),
+                    .value("seed", valueName: "n", kind: .int(CommonOptions.seedRange), default: "1", help: "Seed of the first scenario."),
+                    .value("count", valueName: "n", kind: .int(0...1_000_000), default: "1000", help: "How many scenarios to run."),
                     pushsimPolicy,
-                ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
+                ] + pushsimClient + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [Example("Run 10000 random scenarios:", "astra-pushsim fuzz --seed 7 --count 10000")]),
         ],
         exitStatuses: [

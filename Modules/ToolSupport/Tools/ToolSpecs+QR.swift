@@ -24,10 +24,10 @@ extension ToolSpecs {
                         "level", short: "l", valueName: "level", kind: .choice(["L", "M", "Q", "H"]), default: "M",
                         help: "Error correction level (M: survives print and photos better than qrencode's L)."),
                     .value(
-                        "size", short: "s", valueName: "pixels", kind: .int, default: "3",
+                        "size", short: "s", valueName: "pixels", kind: .int(1...32), default: "3",
                         help: "Module size in pixels."),
                     .value(
-                        "margin", short: "m", valueName: "modules", kind: .int,
+                        "margin", short: "m", valueName: "modules", kind: .int(0...32),
                         help: "Margin width in modules (default 4; 2 for ANSI, UTF8 and ASCII)."),
                 ] + sealOptions(encoding: true) + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
@@ -62,7 +62,7 @@ extension ToolSpecs {
                         "firebase-token-file", valueName: "file",
                         help: "Read the Firebase ID token to sign in with from a file ('-' = standard input)."),
                     .value(
-                        "timeout", valueName: "seconds", kind: .double, default: "10",
+                        "timeout", valueName: "seconds", kind: .seconds(max: 300), default: "10",
                         help: "Give up on an API request after this many seconds."),
                     .value(
                         "token-cache", valueName: "file",

@@ -15,14 +15,14 @@ extension ToolSpecs {
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
-                "timeout", valueName: "seconds", kind: .double, default: "10", help: "Give up (exit 3) after this long."
+                "timeout", valueName: "seconds", kind: .seconds(), default: "10", help: "Give up (exit 3) after this long."
             ),
             .flag("nagios", help: "Print one Nagios plugin status line instead of events."),
             .value(
                 "load", valueName: "file",
                 help: "Load mode: register every line of a JSON Lines file ('-' = standard input)."),
             .value(
-                "concurrency", valueName: "n", kind: .int, default: "10",
+                "concurrency", valueName: "n", kind: .int(1...10_000), default: "10",
                 help: "Load mode: registrations in flight at once."),
         ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
         examples: [

@@ -31,25 +31,25 @@ extension ToolSpecs {
                 "kamailio", valueName: "ip:port", default: "127.0.0.1:5060",
                 help: "Kamailio's UDP address: released INVITEs, qualifies and CANCELs go there."),
             .value(
-                "http-port", valueName: "port", kind: .int, default: "8088",
+                "http-port", valueName: "port", kind: .listenPort, default: "8088",
                 help: "HTTP API port on the same address (0 = any; see the listening event)."),
             .value(
-                "apns-device-port", valueName: "port", kind: .int, default: "2197",
+                "apns-device-port", valueName: "port", kind: .listenPort, default: "2197",
                 help: "APNs emulator port phones connect to (0 = any)."),
             .value(
-                "apns-delay-ms", valueName: "ms", kind: .int, default: "0",
+                "apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                 help: "APNs delivery delay (models APNs latency)."),
             .value(
-                "ack-window-ms", valueName: "ms", kind: .int, default: "2000",
+                "ack-window-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "2000",
                 help: "No push ack within this window: fail over."),
             .value(
-                "register-wait-ms", valueName: "ms", kind: .int, default: "6000",
+                "register-wait-ms", valueName: "ms", kind: .milliseconds(1...600_000), default: "6000",
                 help: "After the ack, how long to wait for the fresh REGISTER (and a qualify that answers)."),
             .value(
-                "qualify-timeout-ms", valueName: "ms", kind: .int, default: "500",
+                "qualify-timeout-ms", valueName: "ms", kind: .milliseconds(1...60_000), default: "500",
                 help: "A qualify (OPTIONS) not answered within this time counts as dead; a final non-2xx answer counts at once."),
             .value(
-                "ring-timeout-ms", valueName: "ms", kind: .int, default: "32000",
+                "ring-timeout-ms", valueName: "ms", kind: .milliseconds(1...3_600_000), default: "32000",
                 help: "A released INVITE without a final answer within this time: CANCEL and fail over."),
             .value(
                 "failover-uri", valueName: "uri",

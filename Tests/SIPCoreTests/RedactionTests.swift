@@ -1,5 +1,5 @@
 import Testing
-import ToolSupport
+import SIPCore
 
 @Suite struct RedactionTests {
     static let r = Redaction.placeholder
@@ -10,7 +10,7 @@ import ToolSupport
         ("Password: s3cr3t", "Password: \(r)"),
         (#"{"user":"alice","password":"p\"w","domain":"x"}"#, #"{"user":"alice","password":"\#(r)","domain":"x"}"#),
         (#"{"push_token":"abcdef0123","token": "zz"}"#, #"{"push_token":"\#(r)","token": "\#(r)"}"#),
-        (#"{"call_key":12345}"#, #"{"call_key":\#(r)}"#),
+        (#"{"call_key":12345}"#, #"{"call_key":"\#(r)"}"#),
         ("secret=abc&next=1", "secret=\(r)&next=1"),
         ("monkey=banana", "monkey=banana"),
         (
@@ -22,6 +22,8 @@ import ToolSupport
             #"Proxy-Authorization: Digest username="bob",response=\#(r)"#
         ),
         ("first response=12ms", "first response=12ms"),
+        ("response=12345678ms", "response=12345678ms"),
+        ("Bearer token", "Bearer token"),
         ("Authorization: Bearer eyJhbGciOi.xyz-_", "Authorization: Bearer \(r)"),
         (
             "a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:PS1uQCVeeCFCanVmcjkpPywjNWhcYD0mXXtxaVBR|2^20|1:32",
@@ -42,34 +44,55 @@ import ToolSupport
             "key file:\n-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMG\nByqGSM49AgEG\n-----END PRIVATE KEY-----\nok",
             "key file:\n-----BEGIN PRIVATE KEY-----\(r)-----END PRIVATE KEY-----\nok"
         ),
+        // RFC 4568 §9.2: several keys on one a=crypto line; every one goes.
+        (
+            "a=crypto:1 AES_CM_128_HMAC_SHA1_32 inline:d0RmdmcmVCspeEc3QGZiNWpVLFJhQX1cfHAwJSoj|2^20|1:32;"
+                + "inline:NzB4d1BINUAvLEw6UzF3WSJ+PSdFcGdUJShpX1Zj|2^20|2:32",
+            "a=crypto:1 AES_CM_128_HMAC_SHA1_32 inline:\(r)|2^20|1:32;inline:\(r)|2^20|2:32"
+        ),
+        ("a=ice-pwd:asd88fgpdd777uzjYhagZg\r\na=ice-ufrag:8hhY\r\n", "a=ice-pwd:\(r)\r\na=ice-ufrag:8hhY\r\n"),
+        (
+            #"Authentication-Info: rspauth="6629fae49393a05397450978507c4ef1", nextnonce="47364c23432d2e131a5fb210812c""#,
+            #"Authentication-Info: rspauth="\#(r)", nextnonce="47364c23432d2e131a5fb210812c""#
+        ),
+        // A challenge is not a credential (RFC 8898 §2.1: Bearer with auth-params).
+        (
+            #"WWW-Authenticate: Bearer realm="atlanta.example.com", scope="abc""#,
+            #"WWW-Authenticate: Bearer realm="atlanta.example.com", scope="abc""#
+        ),
+        ("Authorization: Basic YWxpY2U6aHVudGVyMg==", "Authorization: Basic \(r)"),
+        (
+            "id eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIxMDAxIn0.c2lnbmF0dXJl in a log line",
+            "id \(r) in a log line"
+        ),
+        (#"{"firebase_token":"abc.def","org":"x"}"#, #"{"firebase_token":"\#(r)","org":"x"}"#),
+        (#"{"password_sealed":"$scrypt$ln=15,r=8,p=1$abc$def"}"#, #"{"password_sealed":"\#(r)"}"#),
+        ("X-Push-Token: 3f1a9b", "X-Push-Token: \(r)"),
+        ("sip:[::1]:5060;transport=udp", "sip:[::1]:5060;transport=udp"),
+        ("sip:alice@[::1]:5060", "sip:alice@[::1]:5060"),
+        ("https://api.example.com:8443/v1?x=1", "https://api.example.com:8443/v1?x=1"),
+        ("Grüße password=pässwörd Ende", "Grüße password=\(r) Ende"),
+        ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI", "-----BEGIN EC PRIVATE KEY-----\(r)"),
+        ("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"),
+        ("", ""),
     ])
     func redactsSecretsOnly(_ input: String, _ expected: String) {
         #expect(Redaction.redact(input) == expected)
     }
 
+    @Test func bytesAndTextAgree() {
+        let text = "REGISTER sip:x SIP/2.0\r\nContact: <sip:a@b;pn-prid=00ff>\r\n\r\n"
+        #expect(String(decoding: Redaction.redact(bytes: Array(text.utf8)), as: UTF8.self) == Redaction.redact(text))
+    }
+
+    @Test func untrustedTextIsOneRedactedPrintableLine() {
+        let body = "error\u{1B}[31m red\u{07}\r\nAuthorization: Bearer eyJx.eyJy.sig\u{85}end"
+        #expect(Redaction.untrusted(body) == "error [31m red   Authorization: Bearer \(Self.r) end")
+        #expect(Redaction.untrusted(String(repeating: "x", count: 1000), limit: 10) == "xxxxxxxxxx…")
+    }
+
     @Test func redactingTwiceChangesNothing() {
         let once = Redaction.redact(#"password=x {"token":"y"} response="abc" inline:KEY"#)
         #expect(Redaction.redact(once) == once)
-    }
-
-    @Test func diagnosticsAreRedactedAndFilteredByLevel() {
-        let sink = BufferSink()
-        let quiet = Diagnostics(tool: "astra-register", level: .normal, sink: sink)
-        quiet.info("hidden")
-        quiet.debug("hidden")
-        quiet.error("bad line: password=hunter2")
-        quiet.warning("two\nlines")
-        quiet.trace("not traced")
-        let loud = Diagnostics(
-            tool: "astra-register", level: Diagnostics.Level(verbosity: 5), sipTrace: true, sink: sink)
-        loud.info("shown")
-        loud.debug("also shown")
-        loud.trace("REGISTER sip:x SIP/2.0\r\nAuthorization: Digest response=\"abcd\"\r\n")
-        let r = Self.r
-        #expect(
-            sink.text
-                == "astra-register: bad line: password=\(r)\n" + "astra-register: warning: two lines\n"
-                + "astra-register: shown\n" + "astra-register: debug: also shown\n"
-                + "REGISTER sip:x SIP/2.0\r\nAuthorization: Digest response=\"\(r)\"\r\n")
     }
 }

@@ -1,0 +1,7 @@
+// The example handler with one classic field bug (a second CallKit call for the INVITE):
+//   astra-pushsim check --client-cmd .build/debug/buggy-client   → exit 1, R5 duplicate_session
+import ExampleClient
+import PushKitEmu
+
+ClientProtocolServer(name: "swift-example-buggy") { AppCallHandler(settings: $0, bug: .secondCallForInvite) }
+    .serveAndExit()

@@ -1,0 +1,118 @@
+import FoundationEssentials
+
+/// The client protocol's lines as JSON (docs/pushkit-emulator.md "Bring your own client"):
+/// writing uses ``JSONLine`` (fixed key order), reading uses Foundation's `JSONDecoder` with
+/// snake_case keys — the same reader as scenario files.
+enum ClientWire {
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+
+    /// Decodes one line; a decoding failure becomes a ``ClientFault`` of kind `badAnswer`
+    /// naming `what` and the first bytes read.
+    static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8], what: String) throws(ClientFault) -> T {
+        do {
+            return try decoder().decode(T.self, from: Data(line))
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                // FoundationEssentials reports a number that does not fit its field the same way.
+                throw ClientFault(.badAnswer, "\(what): not JSON, or a number out of range: \(excerpt(line))")
+            }
+            throw ClientFault(.badAnswer, "\(what): \(ScenarioError.describe(error)) in \(excerpt(line))")
+        } catch {
+            throw ClientFault(.badAnswer, "\(what): not JSON: \(excerpt(line))")
+        }
+    }
+
+    /// At most 80 bytes of `line`, for an error message (control bytes shown as `?`).
+    static func excerpt(_ line: [UInt8]) -> String {
+        let shown = line.prefix(80).map { $0 < 0x20 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
+        return JSONLine.quote(String(decoding: shown, as: UTF8.self)) + (line.count > 80 ? "…" : "")
+    }
+
+    /// The device facts every callback line carries.
+    static func callbackLine(_ name: String, _ ctx: ClientContext) -> JSONLine {
+        var line = JSONLine()
+        line.add("callback", name)
+        line.add("t", ctx.now)
+        line.add("app_state", ctx.appState.rawValue)
+        line.add("locked", ctx.deviceLocked)
+        line.add("online", ctx.online)
+        return line
+    }
+
+    /// The `settings` object of `reset`: the thresholds a client needs to follow the rules.
+    static func settingsObject(_ s: EmulatorSettings) -> JSONLine {
+        var line = JSONLine()
+        line.add("ack_window_ms", s.ackWindowMs)
+        line.add("placeholder_timeout_ms", s.placeholderTimeoutMs)
+        line.add("answer_action_timeout_ms", s.answerActionTimeoutMs)
+        line.add("stale_after_ms", s.staleAfterMs)
+        line.add("naive_merge_delay_ms", s.naiveMergeDelayMs)
+        return line
+    }
+
+    /// The `push` object of the `push` callback.
+    static func pushObject(_ push: VoIPPush) -> JSONLine {
+        var line = JSONLine()
+        line.add("push_id", push.pushID)
+        line.add("call", push.call)
+        line.add("content", push.content.rawValue)
+        line.add("origin", push.origin.rawValue)
+        line.add("sent_at", push.sentAt)
+        if let must = push.mustReport { line.add("must_report", must) }
+        return line
+    }
+
+    /// An answer: `hello` or `ops`.
+    struct Answer: Decodable {
+        var hello: String?
+        var version: Int?
+        var name: String?
+        var ops: [Op]?
+    }
+
+    /// One op of an answer; which fields it needs depends on `op`.
+    struct Op: Decodable {
+        var op: String
+        var pushId: Int32?
+        var uuid: String?
+        var invite: Int32?
+        var call: Int32?
+        var reason: String?
+        var keychain: String?
+        var timer: String?
+        var afterMs: Int64?
+    }
+
+    /// A callback line as the client side reads it.
+    struct Callback: Decodable {
+        var callback: String
+        var t: Int64?
+        var appState: AppState?
+        var locked: Bool?
+        var online: Bool?
+        var mode: String?
+        var version: Int?
+        var scenario: String?
+        var settings: EmulatorSettings?
+        var push: Push?
+        var pushId: Int32?
+        var callActive: Bool?
+        var success: Bool?
+        var call: Int32?
+        var uuid: String?
+        var timer: String?
+    }
+
+    struct Push: Decodable {
+        var pushId: Int32
+        var call: Int32
+        var content: PushContent
+        var origin: PushOrigin
+        var sentAt: Int64
+        var mustReport: Bool?
+    }
+}

@@ -1,0 +1,130 @@
+import Glibc
+import PushKitEmu
+import Synchronization
+
+/// One running client process (`--client-cmd`): started with the project's launcher
+/// (``ChildProcess``) through `/bin/sh -c CMD` (`exec CMD` for a plain command line, so the pid is
+/// the client's own) in a process group of its own, its stdin and stdout one end of a Unix
+/// socketpair, stderr inherited. Killing it kills the group: nothing the command started lives on. The emulator writes a callback line and waits — at most
+/// `timeoutMs` of wall-clock time, virtual time stands still — for one answer line.
+///
+/// A socket rather than two pipes: `send(MSG_NOSIGNAL)` to a client that died is EPIPE, not a
+/// SIGPIPE that would kill the emulator. Every failure is a ``ClientFault`` (never a hang, never
+/// a crash): no answer in time, the process gone, a line longer than the protocol allows.
+final class ClientProcess: Sendable {
+    let child: ChildProcess
+    let fd: Int32
+    let command: String
+    private let buffer = Mutex<[UInt8]>([])
+
+    /// The client's process id.
+    var pid: Int32 { child.pid }
+
+    private init(child: ChildProcess, fd: Int32, command: String) {
+        self.child = child
+        self.fd = fd
+        self.command = command
+    }
+
+    deinit { close(fd) }
+
+    /// Starts `command` and says hello; returns the process and the name it announced.
+    static func start(command: String, mode: String, timeoutMs: Int64) throws(ClientFault) -> (ClientProcess, String) {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw ClientFault(.exited, "cannot start '\(command)': socketpair: \(String(cString: strerror(errno)))")
+        }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(
+                ["/bin/sh", "-c", shellLine(command)], environment: currentEnvironment(), stdio: .socket(fds[1]))
+        } catch {
+            close(fds[0])
+            close(fds[1])
+            throw ClientFault(.exited, "cannot start '\(command)': \(error.description)")
+        }
+        close(fds[1])
+        let process = ClientProcess(child: child, fd: fds[0], command: command)
+        let answer = try process.exchange(ClientBridge.helloLine(mode: mode), callback: "hello", timeoutMs: timeoutMs)
+        do throws(ClientFault) {
+            return (process, try ClientBridge.readHello(answer))
+        } catch {
+            process.kill()
+            throw error
+        }
+    }
+
+    /// `exec CMD` when CMD is one plain command (no shell syntax), else CMD as it is.
+    static func shellLine(_ command: String) -> String {
+        let syntax = Set(";&|<>()`$\n\\{}*?[]#~=")
+        return command.contains(where: { syntax.contains($0) }) ? command : "exec " + command
+    }
+
+    /// Sends `line`, then reads the answer line (without its newline).
+    func exchange(_ line: String, callback: String, timeoutMs: Int64) throws(ClientFault) -> [UInt8] {
+        try send(Array((line + "\n").utf8), callback: callback)
+        return try readLine(callback: callback, timeoutMs: timeoutMs)
+    }
+
+    private func send(_ bytes: [UInt8], callback: String) throws(ClientFault) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw exited(before: callback) }
+            offset += n
+        }
+    }
+
+    private func readLine(callback: String, timeoutMs: Int64) throws(ClientFault) -> [UInt8] {
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMs)
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            if let line = buffer.withLock({ Self.takeLine(&$0) }) {
+                guard line.count <= ClientProtocol.maxLineBytes else { throw Self.tooLong(callback) }
+                return line
+            }
+            if buffer.withLock({ $0.count }) > ClientProtocol.maxLineBytes { throw Self.tooLong(callback) }
+            let left = ContinuousClock.now.duration(to: deadline)
+            let leftMs = max(0, left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)
+            if left <= .zero {
+                throw ClientFault(.noAnswer, "no answer to \(callback) within \(timeoutMs) ms (pid \(pid))")
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(min(leftMs, 60_000)) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw exited(before: callback) }
+            buffer.withLock { $0 += chunk.prefix(n) }
+        }
+    }
+
+    /// The first complete line in `buffer`, removed from it.
+    static func takeLine(_ buffer: inout [UInt8]) -> [UInt8]? {
+        guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var line = Array(buffer[..<newline])
+        buffer.removeSubrange(...newline)
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return line
+    }
+
+    static func tooLong(_ callback: String) -> ClientFault {
+        ClientFault(.badAnswer, "answer to \(callback): line longer than \(ClientProtocol.maxLineBytes) bytes")
+    }
+
+    /// The fault for a client that closed its end: with its exit status when it has one (100 ms).
+    private func exited(before callback: String) -> ClientFault {
+        var status = child.exitStatus()
+        for _ in 0..<20 where status == nil {
+            usleep(5_000)
+            status = child.exitStatus()
+        }
+        let how = status.map { $0 > 128 ? "was killed by signal \($0 - 128)" : "exited with status \($0)" } ?? "closed its stdout"
+        return ClientFault(.exited, "client '\(command)' (pid \(pid)) \(how) instead of answering \(callback)")
+    }
+
+    /// Ends the process at once (SIGKILL) and reaps it.
+    func kill() { child.kill9() }
+}
