@@ -24,6 +24,12 @@ struct CallReport {
 
     func waiting() { output.emit("waiting", [:]) }
 
+    /// `--timeout` ran out while waiting for `waitingFor` (`registration`, `answer`).
+    func timeout(waitingFor: String, afterMilliseconds: Double) {
+        output.emit(
+            "timeout", ["waiting_for": .string(waitingFor), "after_ms": .double(Self.rounded(afterMilliseconds))])
+    }
+
     func incoming(_ invite: SIPRequest, callID: String) {
         output.emit("incoming", ["from": .string(invite.headers[.from] ?? ""), "call_id": .string(callID)])
     }

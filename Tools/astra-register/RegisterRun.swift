@@ -11,6 +11,10 @@ struct RegisterRun {
         var keep = false
         var expectQualify = false
         var timeout: Duration = .seconds(10)
+        /// Load mode: starts per second at most, the whole run's bound, and how long to keep going.
+        var rate: Double?
+        var runTimeout: Duration?
+        var duration: Duration?
         var expires: Int?
         var nagios = false
         var sipTrace = false

@@ -92,7 +92,8 @@ extension ToolSpecs {
                 options: CommonOptions.line + [
                     .value(
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
-                        help: "Give up (exit 3) if not answered in time.")
+                        help: "Bound for the whole set-up, registration included: not answered this long after "
+                            + "the start, the call is cancelled, a timeout event is printed and the exit is 3.")
                 ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
                     CommonOptions.seed
                 ],

@@ -9,14 +9,22 @@ extension ToolSpecs {
             until SIGINT/SIGTERM, then unregisters.
 
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
+
+            Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \
+            --duration), prints a line_result event per line and a load_summary at the end. Progress \
+            (done/total, rate, failures, median latency) is refreshed on stderr about once a second when it \
+            is a terminal, and printed as progress events otherwise. SIGINT/SIGTERM (or --run-timeout) stop \
+            new registrations, abandon those in flight, unregister what was registered and print the \
+            summary so far; a second signal skips the unregistering.
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
-                "timeout", valueName: "seconds", kind: .seconds(), default: "10", help: "Give up (exit 3) after this long."
-            ),
+                "timeout", valueName: "seconds", kind: .seconds(), default: "10",
+                help: "Give up (exit 3) after this long. Load mode: each line's bound (its REGISTERs and their "
+                    + "answers), so a silent server fails a line then, not after Timer F (32 s)."),
             .flag("nagios", help: "Print one Nagios plugin status line instead of events."),
             .value(
                 "load", valueName: "file",
@@ -24,6 +32,17 @@ extension ToolSpecs {
             .value(
                 "concurrency", valueName: "n", kind: .int(1...10_000), default: "10",
                 help: "Load mode: registrations in flight at once."),
+            .value(
+                "rate", valueName: "n/s", kind: .perSecond(0.01...100_000),
+                help: "Load mode: start at most this many registrations per second (e.g. 50/s)."),
+            .value(
+                "duration", valueName: "seconds", kind: .seconds(),
+                help: "Load mode: keep registering for this long, cycling through the lines (a registered "
+                    + "line refreshes), then stop, unregister and report."),
+            .value(
+                "run-timeout", valueName: "seconds", kind: .seconds(),
+                help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
+                    + "abandoned, what registered is unregistered, the summary so far is printed (exit 3)."),
         ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),
