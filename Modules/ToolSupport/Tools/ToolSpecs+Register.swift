@@ -6,16 +6,23 @@ extension ToolSpecs {
         discussion: """
             One-shot by default: resolve the server, connect, register with digest authentication, \
             report the result as JSON, unregister and exit. With --keep it stays registered and refreshes \
-            until SIGINT/SIGTERM, then unregisters.
+            until SIGINT/SIGTERM, then unregisters. The result's timings_ms (connect, first_response, register, \
+            total) are stamped where the messages cross the socket, on the clock --sip-trace prints. A \
+            registration-only line answers what the server sends it: INVITE 480 (with a Reason), a \
+            cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
 
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
 
             Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \
-            --duration), prints a line_result event per line and a load_summary at the end. Progress \
-            (done/total, rate, failures, median latency) is refreshed on stderr about once a second when it \
-            is a terminal, and printed as progress events otherwise. SIGINT/SIGTERM (or --run-timeout) stop \
-            new registrations, abandon those in flight, unregister what was registered and print the \
-            summary so far; a second signal skips the unregistering.
+            --duration), prints a line_result event per line and a load_summary at the end (lines, registered, \
+            failed, abandoned, not_started, stopped: completed, duration, run_timeout or signal, concurrency, \
+            rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). Progress (done/total, rate, failures, \
+            median latency) is refreshed on stderr about once a second when it is a terminal, and printed as \
+            progress events (done, total, failed, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
+            --run-timeout) stop new registrations, abandon those in flight, unregister what was registered and \
+            print the summary so far; a second signal skips the unregistering. The exit code of a load run: 3 \
+            at the run timeout, else the finished lines decide (abandoned and never-started lines count neither \
+            way).
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
