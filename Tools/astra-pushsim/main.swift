@@ -23,6 +23,8 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.overrides = try deliveryOverrides(arguments)
         options.clientCommand = clientCommand
         options.clientTimeoutMs = clientTimeout
+        options.delivery = DeliveryModel(rawValue: arguments.string("delivery") ?? "") ?? .ideal
+        options.seed = UInt64(truncatingIfNeeded: arguments.int(CommonOptions.Key.seed) ?? 1)
         output = await LiveCommand.execute(scenario: arguments.string("scenario"), options: options)
     } else {
         var options = PushSimOptions()
