@@ -76,12 +76,15 @@ struct WebSocketClosingTests {
                 stream.write(WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded())
             }
             // §7.1.1: the server closes TCP first; with TLS, close_notify both ways before it.
+            // The client must wait for us: nothing (no FIN) may come before our close_notify or,
+            // without TLS, our FIN (once our close_notify is out, it may close at once).
             if case .tls(let tls) = stream {
                 seen.withLock { $0.append(tls.readCloseNotify() ? .closeNotify : .finWithoutCloseNotify) }
+                if !stream.isQuiet(peer.fd) { seen.withLock { $0.append(.clientDidNotWait) } }
                 tls.sendCloseNotify()
+            } else if !stream.isQuiet(peer.fd) {
+                seen.withLock { $0.append(.clientDidNotWait) }
             }
-            // The client's FIN must wait for ours.
-            if !stream.isQuiet(peer.fd) { seen.withLock { $0.append(.clientDidNotWait) } }
             shutdown(peer.fd, Int32(SHUT_WR))
             seen.withLock { $0.append(peer.readSome().isEmpty ? .fin : .nothing) }
         }
