@@ -43,7 +43,9 @@ var settings = LiveInfrastructure.GatewaySettings()
 settings.ackWindowMs = Int64(environment("BENCH_WAKE_ACK_WINDOW_MS") ?? "") ?? 2_000
 settings.apnsDelayMs = Int64(environment("BENCH_WAKE_APNS_DELAY_MS") ?? "") ?? 0
 let binary = CommandLine.arguments[0]
-let bin = { let d = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)]); return d.isEmpty ? "." : d }()
+let bin = {
+    let d = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)]); return d.isEmpty ? "." : d
+}()
 let infrastructure: LiveInfrastructure
 let app: ClientSession
 do {
@@ -165,7 +167,9 @@ let pushToRingGateway = gatewayFigures(zeroSlice, event: "ringing")
 let heldUsers = Dictionary(
     fullLog.split(separator: "\n").filter { $0.contains("\"event\":\"call_held\"") }.compactMap {
         line -> (String, String)? in
-        guard let id = line.firstRange(of: "\"call_id\":\""), let user = line.firstRange(of: "\"user\":\"") else { return nil }
+        guard let id = line.firstRange(of: "\"call_id\":\""), let user = line.firstRange(of: "\"user\":\"") else {
+            return nil
+        }
         return (
             String(line[id.upperBound...].prefix { $0 != "\"" }), String(line[user.upperBound...].prefix { $0 != "\"" })
         )
@@ -185,9 +189,11 @@ for failure in failures { log(failure) }
 let ringTarget = 300 + settings.apnsDelayMs
 let failoverTarget = settings.ackWindowMs + 100
 let overheadTarget: Int64 = 300
-let zeroOK = pushToRingGateway.count == zero.pushToRing.count && percentile(pushToRingGateway, 0.95) <= ringTarget
+let zeroOK =
+    pushToRingGateway.count == zero.pushToRing.count && percentile(pushToRingGateway, 0.95) <= ringTarget
     && percentile(zero.failover, 0.95) <= failoverTarget
-let fieldOK = field.pushToRing.count >= runs && percentile(field.overhead, 0.95) <= overheadTarget
+let fieldOK =
+    field.pushToRing.count >= runs && percentile(field.overhead, 0.95) <= overheadTarget
     && field.failover.count == runs && percentile(field.failover, 0.95) <= failoverTarget
 let ok = failures.isEmpty && zeroOK && fieldOK
 var load = [Double](repeating: 0, count: 3)

@@ -1,4 +1,5 @@
 import COpenSSL
+import SIPCore
 
 /// The secret a sealed password is opened with: a passphrase, or the bytes of a key file.
 public enum SealKey: Sendable {

@@ -48,7 +48,8 @@ public enum LiveCommand {
         // The app's code is a process iOS starts at each launch (none while the app is killed):
         // the user's --client-cmd, or this binary's `client` serving the chosen preset. Started
         // once here (hello) so an unusable command is a usage error before any peer starts.
-        let command = options.clientCommand ?? (shellQuoted(selfBinary()) + " client --policy " + options.policy.rawValue)
+        let command =
+            options.clientCommand ?? (shellQuoted(selfBinary()) + " client --policy " + options.policy.rawValue)
         let session: ClientSession
         do throws(ClientFault) {
             session = try ClientSession(command: command, timeoutMs: options.clientTimeoutMs, lifetime: .perLaunch)

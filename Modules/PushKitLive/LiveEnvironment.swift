@@ -30,6 +30,9 @@ public struct LiveEnvironment: Sendable {
     public var sipTrace = false
     /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param.
     public var rfc8599 = false
+    /// Mints the phone's bearer token for the gateway's token endpoints (the dev key of a gateway
+    /// this tool started; nil = send none).
+    public var gatewayAuth: GatewayDevAuth?
     /// The device's share of delivery: `.ideal` adds nothing to the gateway's emulator (0 ms,
     /// no loss, no launch delay); `.field` draws the field model's APNs delay, loss and iOS cold
     /// launch (PushKitEmu `withFieldDelivery()`) per push and launch.

@@ -300,7 +300,9 @@ public actor LivePhone<Policy: PushClientPolicy> {
     /// A push line from the gateway's APNs emulator: the device's share of APNs delivery first —
     /// loss and an extra delay drawn from ``LivePhoneConfig/apnsDelay`` — then iOS handles it.
     func pushReceived(_ delivered: DevicePush) {
-        let lost = config.apnsLossPercent > 0 && Double(delivery.next() >> 11) / 9_007_199_254_740_992 * 100 < config.apnsLossPercent
+        let lost =
+            config.apnsLossPercent > 0
+            && Double(delivery.next() >> 11) / 9_007_199_254_740_992 * 100 < config.apnsLossPercent
         let delay = config.apnsDelay.sample(using: &delivery)
         if lost {
             timeline.record(.live("apns_lost", [("apns_id", .text(delivered.apnsID))]))

@@ -58,7 +58,8 @@ public enum LiveRunner {
         let settings = liveSettings(env)
         let directory = CallDirectory()
         var config = LivePhoneConfig(
-            line: env.phoneLine, gateway: GatewayClient(host: env.host, port: env.httpPort),
+            line: env.phoneLine,
+            gateway: GatewayClient(host: env.host, port: env.httpPort, bearer: env.gatewayAuth?.bearer(for: env.phoneUser)),
             apnsDevicePort: env.apnsDevicePort, token: token)
         config.apnsHost = env.host
         config.rfc8599 = env.rfc8599

@@ -75,8 +75,10 @@ extension KamailioPeer.PushWakeLiveTests {
         #expect(report.spawnToReportMs.count == 1 && report.spawnToRegisterMs.count == 1)
         #expect((report.spawnToReportMs.first ?? 9_999) < 2_000)
         let names = events.map(\.event.name)
-        let order = ["apns_delivered", "app_launch", "app_process_started", "callkit_report", "phone_registered",
-            "caller_ringing", "call_connected", "app_process_ended"]
+        let order = [
+            "apns_delivered", "app_launch", "app_process_started", "callkit_report", "phone_registered",
+            "caller_ringing", "call_connected", "app_process_ended",
+        ]
         let positions = order.compactMap { names.firstIndex(of: $0) }
         #expect(positions.count == order.count && positions == positions.sorted(), "\(names)")
     }
