@@ -11,13 +11,12 @@ extension StreamConnection {
         }
     }
 
-    /// Writes the queue; one task at a time (the others' bytes are written by it, in order, and
-    /// they return once it has: a close_notify is on the wire before the socket is closed).
+    /// Writes the queue; one task at a time (the others' bytes are written by it, in order).
+    /// A caller that finds a write in progress returns at once: the read loop must never wait for
+    /// a writer a peer is not draining (both sides would stop reading). Closing waits with
+    /// ``flushBeforeClosing(within:)`` instead.
     func flush() async throws(TransportError) {
-        guard !writing else {
-            await withCheckedContinuation { flushWaiters.append($0) }
-            return
-        }
+        guard !writing else { return }
         writing = true
         defer {
             writing = false
@@ -73,6 +72,27 @@ extension StreamConnection {
 
     // MARK: Closing (RFC 6455 §7.1, RFC 8446 §6.1)
 
+    /// Writes what is queued (a Close frame, a close_notify) and returns once it is on the wire:
+    /// when another task is writing, waits for it — at most `bound`, so a peer that stopped
+    /// reading cannot hold the close.
+    func flushBeforeClosing(within bound: Duration) async {
+        guard writing else {
+            try? await flush()
+            return
+        }
+        let once = OnceResumer()
+        let clock = clock
+        let timer = Task {
+            try? await clock.sleep(for: bound)
+            once.resume()
+        }
+        await withCheckedContinuation { continuation in
+            once.set(continuation)
+            flushWaiters.append(once)
+        }
+        timer.cancel()
+    }
+
     /// Enters ``Phase/closing``: keep-alive stops, only closing frames are written from now on.
     func beginClosing() {
         phase = .closing
@@ -91,13 +111,13 @@ extension StreamConnection {
                     webSocket = ws
                     try? writeWire(frame)
                 }
-                try? await flush()
+                await flushBeforeClosing(within: options.closeTimeout)
             case .sendCloseNotify:
                 if let tls {
                     tls.shutdown()
                     writeQueue += tls.drainOutbound()
                 }
-                try? await flush()
+                await flushBeforeClosing(within: options.closeTimeout)
             case .armTimer(let bound):
                 closeTimer?.cancel()
                 let clock = clock

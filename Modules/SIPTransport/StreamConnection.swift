@@ -47,8 +47,8 @@ public actor StreamConnection {
     var opener: CheckedContinuation<TransportError?, Never>?
     var writeQueue: [UInt8] = []
     var writing = false
-    /// Flushes that found another one writing: resumed when it has written their bytes too.
-    var flushWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Closing steps waiting for the write in progress to put their bytes on the wire.
+    var flushWaiters: [OnceResumer] = []
     /// True once ``close()`` started: the peer's Close is then the expected answer.
     var closingLocally = false
     /// The orderly close, both directions (RFC 6455 §7.1, TLS close_notify, TCP).
