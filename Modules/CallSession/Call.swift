@@ -182,7 +182,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
             configuration.rtcpMux = true
         }
         do {
-            return try MediaSession(configuration: configuration, clock: clock, ids: ids)
+            return try MediaSession(configuration: configuration, clock: clock, ids: ids, tap: options.mediaTap)
         } catch {
             throw CallError(.media, "media: \(error)")
         }

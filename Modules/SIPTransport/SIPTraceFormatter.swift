@@ -27,6 +27,13 @@ public enum SIPTraceFormatter {
         return text + body + "\n"
     }
 
+    /// The trace block of one recorded message.
+    public static func format(_ message: SIPTrace.Message) -> String {
+        format(
+            direction: message.direction, transport: message.transport, local: message.local,
+            remote: message.remote, timestamp: message.timestamp, message: message.bytes)
+    }
+
     /// The wall-clock time now (CLOCK_REALTIME), for trace stamps.
     public static func now() -> (seconds: Int, nanoseconds: Int) {
         let t = WireTime.now()
@@ -49,51 +56,66 @@ public enum SIPTraceFormatter {
     }
 }
 
-/// The `--sip-trace` sink: formats each message with ``SIPTraceFormatter`` and writes it
-/// (stderr by default). Transports call it for every SIP message sent and received, where it
-/// goes to or comes from the socket. An `observe` hook sees the same messages with the same
-/// ``WireTime`` stamp the trace prints (for timings measured on the wire, not when a tool
-/// gets round to its events); with `write` nil nothing is formatted.
+/// The `--sip-trace` hook of every transport: each SIP message sent and received, where it
+/// crosses the socket and after TLS/WebSocket decoding, goes to one sink. The default sink
+/// formats it with ``SIPTraceFormatter`` (stderr); others export it (a ladder, a JSON trace
+/// file, pcap, HEP — the Capture module), always through the one redactor.
 public struct SIPTrace: Sendable {
-    /// One message on the wire, as the trace stamps it.
-    public struct WireEvent: Sendable {
+    /// One SIP message as a transport saw it: the decoded message (not yet redacted), both
+    /// socket addresses and the wall-clock time.
+    public struct Message: Sendable {
         public let direction: SIPTraceFormatter.Direction
-        public let message: [UInt8]
-        public let at: WireTime
+        public let transport: TransportKind
+        public let local: SocketAddress?
+        public let remote: SocketAddress?
+        public let timestamp: (seconds: Int, nanoseconds: Int)
+        public let bytes: [UInt8]
+
+        public init(
+            direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
+            remote: SocketAddress?, timestamp: (seconds: Int, nanoseconds: Int), bytes: [UInt8]
+        ) {
+            self.direction = direction
+            self.transport = transport
+            self.local = local
+            self.remote = remote
+            self.timestamp = timestamp
+            self.bytes = bytes
+        }
     }
 
-    private let write: (@Sendable (String) -> Void)?
-    private let observe: (@Sendable (WireEvent) -> Void)?
+    private let sink: @Sendable (Message) -> Void
 
+    /// A trace that hands every message to `sink`.
+    public init(sink: @escaping @Sendable (Message) -> Void) { self.sink = sink }
+
+    /// A trace that writes the formatted text of every message with `write`.
     public init(write: @escaping @Sendable (String) -> Void) {
-        self.write = write
-        self.observe = nil
-    }
-
-    public init(write: (@Sendable (String) -> Void)?, observe: (@Sendable (WireEvent) -> Void)?) {
-        self.write = write
-        self.observe = observe
+        self.sink = { write(SIPTraceFormatter.format($0)) }
     }
 
     public static let standardError = SIPTrace { StandardError.write($0) }
 
-    /// `--sip-trace` on stderr when `traced`, and `observe` either way.
-    public static func observing(traced: Bool, _ observe: @escaping @Sendable (WireEvent) -> Void) -> SIPTrace {
-        guard traced else { return SIPTrace(write: nil, observe: observe) }
-        return SIPTrace(write: { @Sendable text in StandardError.write(text) }, observe: observe)
+    /// `base` (nil: none) with `observe` seeing every message first, with the same stamp
+    /// (``WireTime``): timings measured on the wire agree with the trace (astra-register's
+    /// `timings_ms`). Nothing is formatted for the observer.
+    public static func observing(_ base: SIPTrace?, _ observe: @escaping @Sendable (Message) -> Void) -> SIPTrace {
+        guard let base else { return SIPTrace(sink: observe) }
+        return SIPTrace { message in
+            observe(message)
+            base.sink(message)
+        }
     }
 
-    /// `at`: when the message crossed the socket (taken before a send, so its answer can
-    /// never be stamped earlier than the request).
+    /// `at`: when the message crossed the socket (taken before a send, so its answer can never
+    /// be stamped earlier than the request).
     public func record(
         _ direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
         remote: SocketAddress?, message: [UInt8], at: WireTime = .now()
     ) {
-        observe?(WireEvent(direction: direction, message: message, at: at))
-        guard let write else { return }
-        write(
-            SIPTraceFormatter.format(
+        sink(
+            Message(
                 direction: direction, transport: transport, local: local, remote: remote,
-                timestamp: (at.seconds, at.nanoseconds), message: message))
+                timestamp: (at.seconds, at.nanoseconds), bytes: message))
     }
 }

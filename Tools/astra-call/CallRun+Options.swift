@@ -71,7 +71,6 @@ extension CallRun.Options {
         // 1…65535 (the spec's range): the conversions cannot fail.
         options.call.media.localPort = UInt16(clamping: arguments.int("rtp-port") ?? 0)
         options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16(clamping: $0) }
-        options.sipTrace = context.diagnostics.sipTrace
         options.verbosity = arguments.count("verbose")
         options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
         audio = try CallAudio(

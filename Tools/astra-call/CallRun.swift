@@ -1,4 +1,5 @@
 import CallSession
+import Capture
 import LineRunner
 import Media
 import SIPCore
@@ -33,7 +34,8 @@ struct CallRun {
         var turn: (host: String, port: UInt16, user: String, password: String)?
         var call = CallOptions()
         var mediaAddress: String?
-        var sipTrace = false
+        /// `--sip-trace`, `--sip-trace-file`, `--pcap` (with the call's RTP), `--hep`.
+        var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
         var expectToneShare = 0.5
@@ -77,7 +79,7 @@ struct CallRun {
         let flow = SIPFlow(
             target: setup.target,
             options: setup.connectionOptions(
-                sipTrace: options.sipTrace, verbosity: options.verbosity,
+                trace: options.capture?.sipTrace, verbosity: options.verbosity,
                 diagnostics: context.diagnostics),
             clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()

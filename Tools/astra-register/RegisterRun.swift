@@ -1,3 +1,4 @@
+import Capture
 import SIPCore
 import SIPDialog
 import LineRunner
@@ -17,7 +18,8 @@ struct RegisterRun {
         var duration: Duration?
         var expires: Int?
         var nagios = false
-        var sipTrace = false
+        /// `--sip-trace`, `--sip-trace-file`, `--pcap`, `--hep`.
+        var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
     }
@@ -43,9 +45,9 @@ struct RegisterRun {
         let start = WireTime.now()
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
         let wire = WireTimings()
-        var connection = setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+        var connection = setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
                                                  diagnostics: context.diagnostics)
-        connection.trace = wire.trace(printing: options.sipTrace)
+        connection.trace = wire.trace(over: connection.trace)
         let flow = SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = "astra-register/\(AstraVersion.current)"

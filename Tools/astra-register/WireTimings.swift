@@ -4,7 +4,7 @@ import Synchronization
 /// The registration's phases as stamped on the wire: the transport's trace hook (``SIPTrace``
 /// `observe`) sees each REGISTER leave and each response arrive, with the very stamp
 /// `--sip-trace` prints, so `timings_ms` agree with the trace instead of measuring when the
-/// tool got round to its events (decision D26). Called on the transport's queue; read by the
+/// tool got round to its events (decision D28). Called on the transport's queue; read by the
 /// run loop.
 final class WireTimings: Sendable {
     struct Stamps: Sendable {
@@ -18,23 +18,24 @@ final class WireTimings: Sendable {
 
     var current: Stamps { stamps.withLock { $0 } }
 
-    /// The trace for the flow: `--sip-trace` on stderr when asked for, these stamps always.
-    func trace(printing: Bool) -> SIPTrace {
-        SIPTrace.observing(traced: printing) { [self] event in note(event) }
+    /// The flow's trace: `base` (the `--sip-trace`/capture sink, if any) with these stamps taken first.
+    func trace(over base: SIPTrace?) -> SIPTrace {
+        SIPTrace.observing(base) { [self] message in note(message) }
     }
 
-    private func note(_ event: SIPTrace.WireEvent) {
-        let bytes = event.message
-        switch event.direction {
+    private func note(_ message: SIPTrace.Message) {
+        let bytes = message.bytes
+        let at = WireTime(seconds: message.timestamp.seconds, nanoseconds: message.timestamp.nanoseconds)
+        switch message.direction {
         case .sent:
             guard Self.hasPrefix(bytes, "REGISTER ") else { return }
-            stamps.withLock { if $0.firstRequest == nil { $0.firstRequest = event.at } }
+            stamps.withLock { if $0.firstRequest == nil { $0.firstRequest = at } }
         case .received:
             guard Self.hasPrefix(bytes, "SIP/2.0 "), bytes.count > 9, Self.isRegisterResponse(bytes) else { return }
             let success = bytes[8] == UInt8(ascii: "2")
             stamps.withLock {
-                if $0.firstResponse == nil { $0.firstResponse = event.at }
-                if success { $0.lastSuccess = event.at }
+                if $0.firstResponse == nil { $0.firstResponse = at }
+                if success { $0.lastSuccess = at }
             }
         }
     }

@@ -1,5 +1,6 @@
 // astra-register — verify a SIP line: register, report, unregister (docs/man/astra-register.md).
 // Thin main: ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
+import Capture
 import SIPDialog
 import LineRunner
 import ToolSupport
@@ -12,7 +13,7 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.timeout = arguments.duration("timeout") ?? .seconds(10)
     options.expires = arguments.int("expires")
     options.nagios = arguments.flag("nagios")
-    options.sipTrace = context.diagnostics.sipTrace
+    options.capture = try await CaptureHub.make(context)
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
     options.rate = arguments.double("rate")

@@ -98,7 +98,7 @@ extension ToolSpecs {
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
                         help: "Bound for the whole set-up, registration included: not answered this long after "
                             + "the start, the call is cancelled, a timeout event is printed and the exit is 3.")
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [
@@ -124,7 +124,7 @@ extension ToolSpecs {
                         "timeout", valueName: "seconds", kind: .seconds(),
                         help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [

@@ -50,7 +50,7 @@ extension ToolSpecs {
                 "run-timeout", valueName: "seconds", kind: .seconds(),
                 help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
                     + "abandoned, what registered is unregistered, the summary so far is printed (exit 3)."),
-        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
+        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),
             Example("Verify the line in a provisioning code:", "astra-qr decode line.png | astra-register"),
