@@ -18,6 +18,9 @@ struct RegisterRun {
         var duration: Duration?
         var expires: Int?
         var nagios = false
+        /// `-w`/`-c` on the registration time (seconds), with --nagios.
+        var warning: MonitoringRange?
+        var critical: MonitoringRange?
         /// `--sip-trace`, `--sip-trace-file`, `--pcap`, `--hep`.
         var capture: CaptureHub?
         var verbosity = 0
@@ -102,8 +105,11 @@ struct RegisterRun {
         let final = outcome ?? Outcome(exit: .network, message: "flow ended")
         report.finish()
         if options.nagios {
-            context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
-            return report.nagiosExit(final.exit)
+            let status = report.monitoringStatus(
+                exit: final.exit, message: final.message, warning: options.warning, critical: options.critical,
+                timeout: options.timeout)
+            context.output.write(Redaction.redact(status.line) + "\n")
+            return status.state.exitCode
         }
         context.output.emit("result", report.result(exit: final.exit, message: final.message))
         if let message = final.message { context.diagnostics.error(message) }

@@ -4,7 +4,7 @@ import Synchronization
 /// The registration's phases as stamped on the wire: the transport's trace hook (``SIPTrace``
 /// `observe`) sees each REGISTER leave and each response arrive, with the very stamp
 /// `--sip-trace` prints, so `timings_ms` agree with the trace instead of measuring when the
-/// tool got round to its events (decision D28). Called on the transport's queue; read by the
+/// tool got round to its events (decision D32). Called on the transport's queue; read by the
 /// run loop.
 final class WireTimings: Sendable {
     struct Stamps: Sendable {
