@@ -90,6 +90,10 @@ extension ToolSpecs {
             status; stats: packets_sent, \
             packets_received, packets_lost, loss_percent, jitter_ms, rtt_ms, mos, r_factor, setup_ms, first_rtp_ms, \
             duration_s). SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
+
+            On a terminal (or with --format text) each event is a short sentence, the call ends with a \
+            summary block (result, media, duration, packets and loss, jitter, MOS, RTT) and a failure that \
+            is not the call's own end is said in words with the fix to try. JSON (piped, or --json) is unchanged.
             """,
         subcommands: [
             CommandSpec(
