@@ -109,7 +109,7 @@ let package = Package(
             name: "astra-fuzz",
             dependencies: [
                 "CFuzzer", "COpenSSL", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
-                "PushKitEmu",
+                "PushKitEmu", "Capture",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
