@@ -70,7 +70,8 @@ extension CallReport {
         rows.append(("packets", packets))
         let jitter: String = n(s.jitterMilliseconds)
         rows.append(("jitter", jitter + " ms"))
-        let mos: String = s.packetsReceived > 0 ? n(s.mos, 2) + " (R-factor " + n(s.rFactor) + ")" : "none: no audio received"
+        var mos = "none: no audio received"
+        if let value = s.mos, let r = s.rFactor { mos = n(value, 2) + " (R-factor " + n(r) + ")" }
         rows.append(("MOS", mos))
         var rtt = "not measured (no RTCP report from the other side)"
         if let value = s.roundTripMilliseconds { rtt = n(value) + " ms" }

@@ -30,6 +30,13 @@ final class CallReport: Sendable {
 
     func waiting() { output.emit("waiting", [:], text: "waiting for a call") }
 
+    /// `--timeout` ran out while waiting for `waitingFor` (`registration`, `answer`).
+    func timeout(waitingFor: String, afterMilliseconds: Double) {
+        output.emit(
+            "timeout", ["waiting_for": .string(waitingFor), "after_ms": .double(Self.rounded(afterMilliseconds))],
+            text: "gave up waiting for the \(waitingFor) after \(Int(afterMilliseconds.rounded())) ms (--timeout)")
+    }
+
     func incoming(_ invite: SIPRequest, callID: String) {
         let from = invite.headers[.from] ?? ""
         output.emit("incoming", ["from": .string(from), "call_id": .string(callID)], text: "incoming call from \(from)")
@@ -45,7 +52,8 @@ final class CallReport: Sendable {
         output.emit(
             "stats", Self.json(stats),
             text: "so far: sent \(stats.packetsSent) · received \(stats.packetsReceived) · lost \(stats.packetsLost) · "
-                + "jitter \((stats.jitterMilliseconds * 10).rounded() / 10) ms · MOS \((stats.mos * 100).rounded() / 100)")
+                + "jitter \((stats.jitterMilliseconds * 10).rounded() / 10) ms · MOS "
+                + (stats.mos.map { String(($0 * 100).rounded() / 100) } ?? "none (no audio)"))
     }
 
     func toneCheck(frequency: Double, heard: Double, tone: Double, ok: Bool) {
@@ -122,8 +130,12 @@ final class CallReport: Sendable {
         var object: JSONObject = [
             "packets_sent": .int(s.packetsSent), "packets_received": .int(s.packetsReceived),
             "packets_lost": .int(Int(s.packetsLost)), "loss_percent": .double(rounded(s.lossPercent)),
-            "jitter_ms": .double(rounded(s.jitterMilliseconds)), "mos": .double(rounded(s.mos)),
-            "r_factor": .double(rounded(s.rFactor)), "duration_s": .double(rounded(s.durationSeconds)),
+            "jitter_ms": .double(rounded(s.jitterMilliseconds)),
+            // No audio received: no quality estimate (null, not a MOS of 1 beside an R of 93).
+            "mos": s.mos.map { .double(rounded($0)) } ?? .null,
+            "r_factor": s.rFactor.map { .double(rounded($0)) } ?? .null,
+            "duration_s": .double(rounded(s.durationSeconds)),
+            "rtcp_sent": .int(s.rtcpSent), "rtcp_received": .int(s.rtcpReceived),
         ]
         if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
         if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }

@@ -1,4 +1,5 @@
 import LineRunner
+import SIPTransport
 import ToolSupport
 
 extension RegisterReport {
@@ -10,13 +11,14 @@ extension RegisterReport {
             let why = FailureWords.explain(message ?? failure?.description ?? "failed", setup: setup)
             return "✘ \(setup.aor) not registered \(over): \(why)"
         }
-        func ms(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> Int? {
+        // The wire stamps the JSON `timings_ms` and the monitoring plugin report, in whole ms.
+        func ms(_ from: WireTime?, _ to: WireTime?) -> Int? {
             guard let from, let to else { return nil }
-            return Int(((to - from).microseconds + 500) / 1000)
+            return Int(to.milliseconds(since: from).rounded())
         }
         var phases: [String] = []
         if let connect = ms(start, flowUpAt) { phases.append("connect \(connect)") }
-        if let register = ms(firstRequestAt, registeredAt) { phases.append("register \(register)") }
+        if let register = ms(wire.current.firstRequest, registeredAt) { phases.append("register \(register)") }
         var line = "✔ \(setup.aor) registered \(over) in \(ms(start, registeredAt) ?? 0) ms"
         if !phases.isEmpty { line += " (" + phases.joined(separator: ", ") + ")" }
         line += ", expires \(result?.grantedExpires ?? 0) s"
