@@ -17,7 +17,8 @@ final class ContractServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         var port: Int?
-        for _ in 0..<200 where port == nil {
+        // Up to 30 s: a Python start on a busy 2-core machine has taken more than 5 s.
+        for _ in 0..<1200 where port == nil {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             } else {
