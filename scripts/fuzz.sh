@@ -18,7 +18,9 @@
 #
 # Environment: FUZZ_JOBS (targets run at once; 1, smoke 2), FUZZ_NICE (19: campaigns yield the
 # CPU to builds and tests), FUZZ_SMOKE_SECONDS (10), FUZZ_FLAGS (extra libFuzzer flags),
-# FUZZ_CONFIG (release; smoke: debug), FUZZ_SCRATCH (.build-fuzz).
+# FUZZ_CONFIG (release; smoke: debug), FUZZ_SCRATCH (.build-fuzz), FUZZ_TIMEOUT (10: seconds one
+# input may take; libFuzzer counts wall time, so a campaign at nice 19 on a loaded machine
+# needs more, or the scheduler's pauses are reported as timeouts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -85,7 +87,7 @@ run_target() {
     local before after status
     before=$(ls "$artifacts" | wc -l)
     "$bin" seeds "$t" "$seeds" 2>"$log" || { echo "{\"target\":\"$t\",\"ok\":false,\"error\":\"no seeds\"}"; return 1; }
-    nice -n "$niceness" "$bin" "$t" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 \
+    nice -n "$niceness" "$bin" "$t" "$corpus" "$seeds" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1 \
         ${FUZZ_FLAGS:-} >>"$log" 2>&1
     status=$?
