@@ -43,6 +43,11 @@ public enum NetpbmCodec {
         guard (1...65535).contains(maxval) else { throw fail("bad maxval \(maxval)") }
         let channels = (kind == 3 || kind == 6) ? 3 : 1
         let count = width * height
+        // Every sample takes at least one byte of the file (P4: a bit, rows padded to bytes):
+        // a header claiming more pixels than the file can hold is refused before anything is
+        // allocated for them (a 16-byte `P3 1 55722122 8` asked for 1.3 GB).
+        let leastBytes = kind == 4 ? (width + 7) / 8 * height : count * channels
+        guard leastBytes <= bytes.count - i else { throw fail("truncated pixel data") }
         var samples = [Int]()
         samples.reserveCapacity(count * channels)
         switch kind {
