@@ -15,11 +15,45 @@ public final class JWTKey: @unchecked Sendable {
     let material: Material
     /// Whether this key can sign (an HMAC secret or a private key).
     public let canSign: Bool
+    /// The key's `kid` (RFC 7515 §4.1.4): a signer puts it in the header, a verifier holding keys
+    /// with ids picks the key by it (key rotation; APNs' 10-character key id). nil = no id.
+    public let keyID: String?
 
-    private init(algorithm: JWTAlgorithm, material: Material, canSign: Bool) {
+    private init(algorithm: JWTAlgorithm, material: Material, canSign: Bool, keyID: String? = nil) {
         self.algorithm = algorithm
         self.material = material
         self.canSign = canSign
+        self.keyID = keyID
+    }
+
+    /// The same key material under `keyID` (the OpenSSL key is shared, reference-counted).
+    public func identified(as keyID: String?) -> JWTKey {
+        switch material {
+        case .secret(let bytes):
+            return JWTKey(algorithm: algorithm, material: .secret(bytes), canSign: canSign, keyID: keyID)
+        case .pkey(let key):
+            EVP_PKEY_up_ref(key)
+            return JWTKey(algorithm: algorithm, material: .pkey(key), canSign: canSign, keyID: keyID)
+        }
+    }
+
+    /// The public half of a private key (a verifier for what this key signs).
+    public func publicHalf() throws(JWTError) -> JWTKey {
+        switch material {
+        case .secret:
+            return self
+        case .pkey(let key):
+            guard let bio = BIO_new(BIO_s_mem()) else { throw JWTError(.crypto, "BIO_new failed") }
+            defer { BIO_free(bio) }
+            guard PEM_write_bio_PUBKEY(bio, key) == 1 else { throw JWTError(.crypto, "public key export failed") }
+            var data: UnsafeMutablePointer<CChar>?
+            let length = astra_BIO_get_mem_data(bio, &data)
+            guard length > 0, let data else { throw JWTError(.crypto, "public key export failed") }
+            let pem = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+            return try Self.publicKey(pem: pem).identified(as: keyID)
+        }
     }
 
     deinit {
