@@ -67,7 +67,7 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "JWT", "COpenSSL"]),
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
@@ -90,7 +90,7 @@ let package = Package(
         tests("HTTPLiteTests", ["HTTPLite"]),
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "JWT", "AstraTestSupport"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
