@@ -50,14 +50,14 @@ actor HTTP2ServerConnection {
             if !established {
                 switch tls.handshake() {
                 case .wantMore:
-                    await send(tls.drainOutbound())
+                    send(tls.drainOutbound())
                     continue
                 case .failed(let reason):
-                    await send(tls.drainOutbound())  // the alert
+                    send(tls.drainOutbound())  // the alert
                     await report(.failed(reason))
                     return
                 case .done:
-                    await send(tls.drainOutbound())
+                    send(tls.drainOutbound())
                     guard tls.alpn == "h2" else {
                         await report(.failed("client did not negotiate h2 (ALPN)"))
                         return
@@ -111,12 +111,17 @@ actor HTTP2ServerConnection {
             close()
             return
         }
-        await send(tls.drainOutbound())
+        send(tls.drainOutbound())
     }
 
-    private func send(_ bytes: [UInt8]) async {
+    /// Ciphertext to the socket, in the order TLS produced it (``TCPConnection/enqueue(_:timeoutMs:done:)``:
+    /// queued synchronously from the actor, so no two flushes can swap records).
+    private func send(_ bytes: [UInt8]) {
         guard !bytes.isEmpty, !closed else { return }
-        if !(await tcp.write(bytes)) { close() }
+        tcp.enqueue(bytes) { [weak self] ok in
+            guard !ok, let self else { return }
+            Task { await self.close() }
+        }
     }
 
     /// GOAWAY, close_notify, then the socket (server stop).
@@ -126,7 +131,7 @@ actor HTTP2ServerConnection {
             h2.goAway()
             await flush()
             tls.shutdown()
-            await send(tls.drainOutbound())
+            send(tls.drainOutbound())
         }
         close()
     }

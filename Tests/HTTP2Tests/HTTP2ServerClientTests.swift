@@ -130,6 +130,27 @@ import Testing
         await server.stop()
     }
 
+    /// Regression: an actor that awaited `TCPConnection.write` per flush could hand two flushes'
+    /// TLS records to the socket queue swapped (curl: `bad record mac`, ~1 connection in 8); the
+    /// records are now queued synchronously in the order TLS made them.
+    @Test func recordsLeaveInOrderOverManyConnections() async throws {
+        let (server, identity) = try await Self.echoServer()
+        let ca = try Self.certificateFile(identity)
+        defer { try? FileManager.default.removeItem(at: ca) }
+        var failures: [String] = []
+        for i in 0..<30 {
+            let result = try await ChildProcess.run(
+                command: "curl",
+                [
+                    "-sS", "--http2", "--cacert", ca.path, "-H", "x-test: \(i)", "--data-binary",
+                    String(repeating: "y", count: i * 200), "https://127.0.0.1:\(server.port)/p",
+                ])
+            if result.status != 0 || !result.text.contains("\"bytes\":\(i * 200)") { failures.append("\(i): \(result.stderr)") }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        await server.stop()
+    }
+
     @Test func nghttpSpeaksHTTP2ToIt() async throws {
         let (server, _) = try await Self.echoServer()
         let body = FileManager.default.temporaryDirectory.appendingPathComponent(
