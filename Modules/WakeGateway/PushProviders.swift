@@ -43,7 +43,7 @@ public struct ProviderAnswer: Sendable, Hashable {
     public var newConnection: Bool
 }
 
-/// The gateway's push clients (decision D27): one ``HTTP2Client`` — one libcurl multi handle, at
+/// The gateway's push clients (decision D34): one ``HTTP2Client`` — one libcurl multi handle, at
 /// most one connection per provider host, every push a stream on it — and the credentials:
 ///
 /// - APNs provider token: an ES256 JWT (`kid` = key id, `iss` = team id, `iat`) minted on first

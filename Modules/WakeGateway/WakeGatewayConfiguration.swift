@@ -55,7 +55,7 @@ public struct WakeGatewayConfiguration: Sendable {
     /// Wake decision timeouts (ack window, register wait, qualify timeout, ring timeout).
     public var decision = EmulatorSettings()
 
-    // MARK: Push providers (docs/wake-gateway.md "Push providers", D27)
+    // MARK: Push providers (docs/wake-gateway.md "Push providers", D34)
 
     /// APNs for sandbox tokens (`https://api.sandbox.push.apple.com`); nil = the emulator.
     public var apnsSandboxURL: String?
