@@ -27,10 +27,23 @@ interop='MediaTests\.DTLSInterop'
 sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.|HTTP2Tests\.'
 peers='KamailioTests\.'
 status=0
+# Each phase has a time limit, so a hung test fails the run with its phase named instead of
+# holding CI until its own cut-off (docs/decisions.md D29). The test process runs in its own
+# session so that the limit kills the test binary too, not only `swift test`.
+phase_timeout="${ASTRA_PHASE_TIMEOUT:-900}"
 phase() {
-    echo "== run-tests: phase $1/5: $2" >&2
+    local name="$1"
+    echo "== run-tests: phase $name/5: $2" >&2
     shift 2
-    swift test "$@" || status=1
+    setsid timeout --kill-after=15 "$phase_timeout" swift test "$@" &
+    local pid=$!
+    wait "$pid"
+    local rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "== run-tests: phase $name did not finish within ${phase_timeout} s (a hung test); killed" >&2
+        pkill -KILL -s "$pid" 2>/dev/null
+    fi
+    [ "$rc" -eq 0 ] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
 echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" >&2
