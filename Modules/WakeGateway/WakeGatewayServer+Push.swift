@@ -104,14 +104,14 @@ extension WakeGatewayServer {
 
     // MARK: Push (decision step 2)
 
-    /// Sends the wake push for call `id` — APNs for an iOS token, FCM for an Android one — and
-    /// returns nil when the provider accepted it. The push-id is a fresh single-use grant
-    /// (``PushGrants``), valid for the ack window. Refused without a request: over the user's rate
-    /// limit, or the token is in its 429 back-off. The provider's answer is acted on
-    /// (``ProviderOutcome``): a dead token is dropped from the store; a stale credential is renewed
-    /// and the push sent once more; 5xx and network failures are retried with back-off (50 ms,
-    /// doubling) while less than half the ack window has gone, and the call is not over; a 429
-    /// pauses the token. Every non-nil answer fails the call over at once.
+    /// Sends the wake push for call `id` — APNs for an iOS token, FCM for an Android one. The
+    /// push-id is a fresh single-use grant (``PushGrants``), valid for the ack window. Refused at
+    /// once, without a request, when the user is over the rate limit or the token is in its 429
+    /// back-off (the answer is then non-nil). Otherwise the provider exchange runs in a task of its
+    /// own and this returns nil: a provider that takes its time (a TLS handshake, retries) must
+    /// never hold the SIP receive loop — the caller's CANCEL, other calls, the REGISTERs — behind
+    /// it. The provider's refusal comes back to the wake decision as an event
+    /// (``WakeServer/pushRejected(_:)``), which fails the call over at once (decision D34).
     func push(_ id: Int32) async -> APNsRejection? {
         guard var call = calls[id], let registration = store.registration(for: call.user) else { return .unregistered }
         let now = nowMs
@@ -129,7 +129,24 @@ extension WakeGatewayServer {
         call.pushID = pushID
         call.pushSentMs = now
         calls[id] = call
-        let retryUntil = now + configuration.ackWindowMs / 2
+        pushTasks[id]?.cancel()
+        pushTasks[id] = Task {
+            let refused = await self.deliver(id, call, registration, pushID: pushID, retryUntil: now + self.configuration.ackWindowMs / 2)
+            guard !Task.isCancelled else { return }  // replaced by a newer push, or stopping
+            self.pushTasks[id] = nil
+            if refused != nil { await self.wake?.pushRejected(id) }
+        }
+        return nil
+    }
+
+    /// The provider exchange of one push, and its answer acted on (``ProviderOutcome``): a dead
+    /// token is dropped from the store; a stale credential is renewed and the push sent once
+    /// more; 5xx and network failures are retried with back-off (50 ms, doubling) until
+    /// `retryUntil` (half the ack window), while the call is not over; a 429 pauses the token.
+    /// Returns nil when the provider accepted the push.
+    private func deliver(
+        _ id: Int32, _ call: HeldCall, _ registration: PushRegistration, pushID: String, retryUntil: Int64
+    ) async -> APNsRejection? {
         var attempts = 0
         var renewed = false
         var backoffMs: Int64 = 50
@@ -142,7 +159,7 @@ extension WakeGatewayServer {
                 renewed = true
                 if registration.isAndroid { await providers.invalidateFCMAccess() } else { await providers.invalidateAPNsToken() }
                 continue
-            case .retry where nowMs + backoffMs < retryUntil && !(calls[id]?.failedOver ?? true):
+            case .retry where nowMs + backoffMs < retryUntil && !(calls[id]?.failedOver ?? true) && !Task.isCancelled:
                 do { try await clock.sleep(for: .milliseconds(backoffMs)) } catch { break }
                 backoffMs *= 2
                 continue

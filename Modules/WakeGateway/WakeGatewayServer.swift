@@ -67,6 +67,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var rateLimiter: PushRateLimiter
     /// Device tokens APNs answered 429 for, and until when (gateway ms) no push goes to them.
     var apnsBackoff: [String: Int64] = [:]
+    /// The provider exchange of each call's push in flight (``push(_:)``).
+    var pushTasks: [Int32: Task<Void, Never>] = [:]
     var reapTasks: [Int32: Task<Void, Never>] = [:]
     var nextCall: Int32 = 0
     /// What was refused or dropped, by kind (`sip_untrusted`, `auth_refused`, `push_rate_limited`,
@@ -159,6 +161,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         retransmissions.removeAll()
         for task in reapTasks.values { task.cancel() }
         reapTasks.removeAll()
+        for task in pushTasks.values { task.cancel() }
+        pushTasks.removeAll()
         await http?.stop()
         await providers.close()
         await providerEmulator?.stop()
