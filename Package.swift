@@ -113,7 +113,7 @@ let package = Package(
             name: "astra-fuzz",
             dependencies: [
                 "CFuzzer", "COpenSSL", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
-                "PushKitEmu",
+                "PushKitEmu", "Capture",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
