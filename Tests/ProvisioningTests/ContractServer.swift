@@ -17,7 +17,9 @@ final class ContractServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         var port: Int?
-        for _ in 0..<200 where port == nil {
+        // Up to 30 s: python3's start-up on a loaded 2-core machine running the whole phase beside
+        // it has taken more than 5 s.
+        for _ in 0..<1_200 where port == nil {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             } else {
