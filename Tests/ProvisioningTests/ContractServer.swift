@@ -16,20 +16,29 @@ final class ContractServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        defer { try? FileManager.default.removeItem(at: portFile) }
+        // The server writes its port once it listens: wait for that (or for it to die), with a
+        // bound generous enough for a Python start on two busy cores (5 s was not).
+        let deadline = ContinuousClock.now + .seconds(60)
         var port: Int?
-        // Up to 30 s: python3's start-up on a loaded 2-core machine running the whole phase beside
-        // it has taken more than 5 s.
-        for _ in 0..<1_200 where port == nil {
+        while true {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            } else {
-                usleep(25_000)
+                break
             }
+            guard process.isRunning else {
+                throw ContractServerError(
+                    "platform_contract_server.py exited (status \(process.terminationStatus)) before listening")
+            }
+            guard ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ContractServerError("platform_contract_server.py did not listen within 60 s")
+            }
+            usleep(25_000)
         }
-        try? FileManager.default.removeItem(at: portFile)
-        guard let port else {
+        guard let port, port > 0 else {
             kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadUnknown)
+            throw ContractServerError("platform_contract_server.py wrote no port")
         }
         self.port = port
     }
@@ -45,4 +54,9 @@ final class ContractServer {
     deinit {
         kill(process.processIdentifier, SIGKILL)
     }
+}
+
+struct ContractServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
