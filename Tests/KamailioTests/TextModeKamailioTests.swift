@@ -79,6 +79,13 @@ extension KamailioPeer {
             _ = await callee.exitStatus(within: .seconds(10))
             #expect(caller.stdout.hasSuffix("Call summary\n  result    failed: the callee is busy (486)\n"), "\(caller.stdout)")
             #expect(caller.stderr.isEmpty, "the summary says it once: \(caller.stderr)")
+            // Nobody registered as 1099: Kamailio's 404 in words.
+            let nobody = try H.dial(server, .tcp, user: "1044", to: "1099", ["--format", "text"])
+            #expect(await nobody.exitStatus(within: .seconds(20)) == 1)
+            #expect(
+                nobody.stdout.hasSuffix(
+                    "Call summary\n  result    failed: the callee is unknown or not registered (404 Not Found)\n"),
+                "\(nobody.stdout)")
         }
     }
 }

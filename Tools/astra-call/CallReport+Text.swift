@@ -47,6 +47,8 @@ extension CallReport {
         case .rtpTimeout: "ended: no audio arrived for --rtp-timeout seconds (a NAT, a firewall or a dead peer?)"
         case .timeout: "ended: the other side stopped answering SIP (timeout)"
         case .networkError: "ended: the network connection failed"
+        case .failed(404, let text): "failed: the callee is unknown or not registered (404 \(text))"
+        case .failed(480, let text): "failed: the callee is not reachable now (480 \(text))"
         case .failed(let status, let text): "failed: \(status) \(text)"
         case .mediaFailed(let text): "media could not be secured: \(text)"
         }
