@@ -108,9 +108,17 @@ public struct WAVFile: Sendable, Hashable {
         return try WAVFile(bytes: bytes)
     }
 
-    /// Writes the file to disk.
+    /// Writes the file to disk, mode 0600: a recording is a patient's call, readable by its owner
+    /// only (an existing regular file is narrowed to 0600 too).
     public func write(path: String, bitsPerSample: Int = 16) throws(MediaError) {
-        guard let file = fopen(path, "wb") else { throw MediaError(.badWAV, "cannot create \(path)") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw MediaError(.badWAV, "cannot create \(path)") }
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG { _ = fchmod(fd, 0o600) }
+        guard let file = fdopen(fd, "wb") else {
+            close(fd)
+            throw MediaError(.badWAV, "cannot create \(path)")
+        }
         defer { fclose(file) }
         let bytes = serialized(bitsPerSample: bitsPerSample)
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
