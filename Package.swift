@@ -50,7 +50,7 @@ let package = Package(
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
-        module("SIPCore", ["COpenSSL"]),
+        module("SIPCore", ["COpenSSL", "CLinux"]),
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),

@@ -1,4 +1,5 @@
 import COpenSSL
+import SIPCore
 
 /// The secret a sealed password is opened with: a passphrase, or the bytes of a key file.
 public enum SealKey: Sendable {
@@ -186,10 +187,6 @@ public enum PasswordSeal {
         return Array(md.prefix(Int(length)))
     }
 
-    /// `count` bytes from OpenSSL's CSPRNG.
-    public static func secureRandom(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "OpenSSL RAND_bytes failed")
-        return bytes
-    }
+    /// `count` bytes from the system CSPRNG (``KeyMaterial``, the one source of key material).
+    public static func secureRandom(_ count: Int) -> [UInt8] { KeyMaterial.bytes(count) }
 }

@@ -44,9 +44,9 @@ struct RegisterReport {
             local = binding.host + (binding.port.map { ":\($0)" } ?? "")
             output?.emit("flow_up", ["transport": .string(setup.transport.rawValue), "server": .string(setup.target.description),
                                      "local": .string(local ?? ""), "reliable": .bool(reliable)])
-        case .flowDown(let reason):
+        case .flowDown(let error):
             flowLosses += 1
-            output?.emit("flow_down", ["reason": .string(reason)])
+            output?.emit("flow_down", ["reason": .string(error.description)])
         case .reconnectScheduled(let attempt, let after):
             output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)])
         case .qualifyAnswered(let from):

@@ -107,8 +107,8 @@ struct RegisterRun {
         switch event {
         case .registration(.failed(let failure)) where !options.keep:
             return Outcome(exit: Self.exitCode(for: failure), message: failure.description)
-        case .flowDown(let reason) where !report.registered && !options.keep:
-            return Outcome(exit: .network, message: reason)
+        case .flowDown(let error) where !report.registered && !options.keep:
+            return Outcome(exit: error.exitCode, message: error.toolMessage)
         case .registration(.registered), .qualifyAnswered:
             if options.keep { return nil }
             if options.expectQualify && !report.qualified { return nil }

@@ -37,7 +37,9 @@ extension ToolSpecs {
             ExitStatusDoc(.success, "Registered (and, with --expect-qualify, the qualify was answered)."),
             ExitStatusDoc(.failure, "Rejected: 401/403/404 after authentication, or another final failure response."),
             ExitStatusDoc(
-                .network, "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response)."),
+                .network,
+                "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response, ICMP port unreachable)."),
+            certificateStatus,
             usageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-register") + ["sipsak(1)"])
