@@ -24,16 +24,25 @@ interop='MediaTests\.DTLSInterop'
 sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.'
 peers='KamailioTests\.'
 status=0
+# Every phase's output goes to the terminal and to one log, which the last step checks for
+# secrets (scripts/check-test-secrets.sh: test passwords, tokens, keys in clear).
+log=.build/test-output.log
+mkdir -p .build
+: >"$log"
 phase() {
-    echo "== run-tests: phase $1/4: $2" >&2
+    echo "== run-tests: phase $1/4: $2" | tee -a "$log" >&2
     shift 2
-    swift test "$@" || status=1
+    swift test "$@" 2>&1 | tee -a "$log"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
-echo "== run-tests: phase 1b/4: client examples through astra-pushsim check --client-cmd" >&2
-scripts/check-examples.sh || status=1
+echo "== run-tests: phase 1b/4: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
+scripts/check-examples.sh 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
 phase 4 "real peers (Kamailio)" --filter "$peers"
+echo "== run-tests: last step: no secret in the test output ($log)" >&2
+scripts/check-test-secrets.sh "$log" || status=1
 exit $status

@@ -11,6 +11,11 @@ extension TLSOptions {
         guard access(path, R_OK) == 0 else {
             throw TransportError(.invalidArgument, "ca_file '\(path)': \(String(cString: strerror(errno)))")
         }
+        // A regular file of a sane size: OpenSSL would read /dev/zero or a FIFO until memory ends.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size <= 4 << 20 else {
+            throw TransportError(.invalidArgument, "ca_file '\(path)' is not a regular file of at most 4 MiB")
+        }
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tlsHandshakeFailed, "SSL_CTX_new failed")
         }

@@ -35,6 +35,8 @@ struct RegisterRun {
     }
 
     func run() async -> ExitCode {
+        // A one-shot over UDP runs on this thread over the same pure machines (OneShotUDP).
+        if OneShotUDP.applies(to: setup, options) { return OneShotUDP(owner: self).run() }
         let clock = ContinuousClock()
         let start = clock.now
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
@@ -91,8 +93,13 @@ struct RegisterRun {
         await registration.stop(within: report.registered ? .seconds(3) : .zero)
         report.unregistered = report.registered ? (await registration.state == .stopped) : nil
         for pump in pumps { pump.cancel() }
-        let final = outcome ?? Outcome(exit: .network, message: "flow ended")
         report.finish(at: clock.now)
+        return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))
+    }
+
+    /// The end of every one-shot run: the `result` object (or the Nagios line), the message on
+    /// stderr, the exit code.
+    func conclude(_ report: RegisterReport, _ final: Outcome) -> ExitCode {
         if options.nagios {
             context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
             return report.nagiosExit(final.exit)
