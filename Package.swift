@@ -59,10 +59,12 @@ let package = Package(
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
         module("PushKitEmu", []),
+        // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
+        module("JWT", ["SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
         module("HTTPLite", []),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite"]),
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
@@ -70,20 +72,21 @@ let package = Package(
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
-        module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport"]),
+        module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "AstraTestSupport"]),
+        tests("JWTTests", ["JWT", "AstraTestSupport"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
@@ -105,5 +108,6 @@ let package = Package(
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
         bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
+        bench("bench-wakegw-soak", ["PushKitLive", "SIPCore", "SIPTransport", "HTTPLite"]),  // ≥ 5 min soak of astra-wakegw
     ]
 )

@@ -1,19 +1,23 @@
-// bench-wake: push wake end to end on loopback (issue 10), with the release astra-wakegw next to
-// this binary and a Kamailio from scripts/kamailio.sh (own ports, KAMAILIO_WAKE_GATEWAY set).
-// Prints ONE JSON object on stdout:
-//   push_to_ring_gateway_ms: killed phone (no process, unregistered, token on the gateway): the
-//     gateway receives the INVITE → the phone's 180 reaches the gateway (issue 10's definition;
-//     astra-wakegw's `ringing` event, `since_invite_ms`): it holds, pushes through its APNs
-//     emulator, the live phone launches, reports, acks, REGISTERs over WSS, the held INVITE is
-//     released, the phone rings;
-//   push_to_ring_caller_ms: the same calls seen by the caller: its INVITE → its 180 (two loopback
-//     hops through Kamailio more);
-//   failover_caller_ms: dead phone (offline, killed, binding left in the registrar): the caller's
-//     INVITE → the 480 (failover_gateway_ms: the gateway's `failover` event, INVITE received →
-//     480 sent);
-//   median and p95 over N runs each (BENCH_WAKE_RUNS, default 20), each run checked by the rule
-//   checker (correct policy). Targets: push-to-ring (gateway) ≤ 300 ms + APNs delay; failover
-//   (caller) ≤ ack window + 100 ms. Diagnostics go to stderr.
+// bench-wake: push wake end to end on loopback, with the release astra-wakegw and astra-pushsim
+// next to this binary and a Kamailio from scripts/kamailio.sh (own ports, KAMAILIO_WAKE_GATEWAY).
+// The phone's app code is a real process (`astra-pushsim client --policy correct`) that the
+// emulated iOS starts when the push arrives for the killed app (docs/decisions.md D24).
+// Prints ONE JSON object on stdout, diagnostics on stderr. Two delivery models, same peers:
+//   zero delay (the gateway's emulator delivers at once, no launch delay — the real process start,
+//   SIP stack, TLS + WebSocket and digest REGISTER are all that is measured):
+//     push_to_ring_gateway_ms (gateway receives INVITE → the phone's 180 at the gateway),
+//     push_to_ring_caller_ms (caller's INVITE → its 180), spawn_to_report_ms / spawn_to_register_ms
+//     (the app process's cold start), failover_caller_ms / failover_gateway_ms (dead phone whose
+//     binding is still registered), failover_no_binding_caller_ms;
+//   field (PushKitEmu's field model on the device: APNs delay log-normal median 622 / p95 2000 ms,
+//     1 % loss, iOS cold launch log-normal median 700 / p95 1500 ms, drawn per run):
+//     push_to_ring_caller_ms, the drawn apns_delay_ms and cold_launch_ms, overhead_ms =
+//     push-to-ring − drawn APNs delay − drawn cold launch (what the real system adds: process
+//     spawn, report, ack, REGISTER, release, 180), late_failovers (killed calls whose push or
+//     launch missed the ack window: excused by delivery), failover_caller_ms for the dead phone.
+// ≥ BENCH_WAKE_RUNS (default 20) runs each; killed runs under field delivery go on until that many
+// rang (at most 3× as many runs). Targets under field delivery, at p95: push-to-ring ≤ APNs delay +
+// cold start + 300 ms (overhead_ms ≤ 300), dead-phone failover ≤ ack window + 100 ms.
 import Glibc
 import PushKitEmu
 import PushKitLive
@@ -28,19 +32,31 @@ func percentile(_ values: [Int64], _ p: Double) -> Int64 {
     let sorted = values.sorted()
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
+/// `{"median":…,"p95":…,"min":…,"max":…,"n":…` + extra fields + `}`.
+func stats(_ values: [Int64], _ extra: String = "") -> String {
+    "{\"median\": \(percentile(values, 0.5)), \"p95\": \(percentile(values, 0.95)), \"min\": \(values.min() ?? -1), "
+        + "\"max\": \(values.max() ?? -1), \"n\": \(values.count)\(extra.isEmpty ? "" : ", " + extra)}"
+}
 
 let runs = Int(environment("BENCH_WAKE_RUNS") ?? "") ?? 20
 var settings = LiveInfrastructure.GatewaySettings()
 settings.ackWindowMs = Int64(environment("BENCH_WAKE_ACK_WINDOW_MS") ?? "") ?? 2_000
 settings.apnsDelayMs = Int64(environment("BENCH_WAKE_APNS_DELAY_MS") ?? "") ?? 0
 let binary = CommandLine.arguments[0]
-let bin = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)])
+let bin = {
+    let d = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)]); return d.isEmpty ? "." : d
+}()
 let infrastructure: LiveInfrastructure
+let app: ClientSession
 do {
     infrastructure = try await LiveInfrastructure.start(
-        wakegw: (bin.isEmpty ? "." : bin) + "/astra-wakegw", kamailioScript: "scripts/kamailio.sh", settings: settings)
-} catch {
+        wakegw: bin + "/astra-wakegw", kamailioScript: "scripts/kamailio.sh", settings: settings)
+    app = try ClientSession(command: "'\(bin)/astra-pushsim' client --policy correct", lifetime: .perLaunch)
+} catch let error as LiveError {
     log("\(error)")
+    exit(3)
+} catch {
+    log("astra-pushsim client: \(error)")
     exit(3)
 }
 
@@ -58,44 +74,79 @@ var dead = LiveScenario(
 dead.online = false
 dead.staleBinding = true
 dead.settleMs = 100
-
 // The same dead phone without a registrar binding (expired or never registered): no qualify step.
 var unbound = dead
 unbound.name = "offline"
 unbound.staleBinding = false
 unbound.app = .suspended
 
-var pushToRing: [Int64] = []
-var failover: [Int64] = []
-var failoverUnbound: [Int64] = []
-var failures: [String] = []
-for i in 0..<runs {
-    var env = infrastructure.environment
-    env.phoneUser = String(1060 + i % 20)
-    let report = await LiveRunner.run(killed, policy: .correct, environment: env)
-    if report.passed, let ms = report.pushToRingMs.first {
-        pushToRing.append(ms)
-    } else {
-        failures.append("killed#\(i): \(report.summary)")
-    }
-    env.phoneUser = String(1080 + i % 20)
-    let deadReport = await LiveRunner.run(dead, policy: .correct, environment: env)
-    if deadReport.passed, let ms = deadReport.failoverMs.first {
-        failover.append(ms)
-    } else {
-        failures.append("dead-phone#\(i): \(deadReport.summary)")
-    }
-    env.phoneUser = String(1040 + i % 20)
-    let unboundReport = await LiveRunner.run(unbound, policy: .correct, environment: env)
-    if unboundReport.passed, let ms = unboundReport.failoverMs.first {
-        failoverUnbound.append(ms)
-    } else {
-        failures.append("offline#\(i): \(unboundReport.summary)")
-    }
+/// One delivery model's figures.
+struct Figures {
+    var pushToRing: [Int64] = []
+    var spawnToReport: [Int64] = []
+    var spawnToRegister: [Int64] = []
+    var apnsDelay: [Int64] = []
+    var coldLaunch: [Int64] = []
+    var overhead: [Int64] = []
+    var lateFailovers = 0
+    var killedRuns = 0
+    var failover: [Int64] = []
+    var failoverUnbound: [Int64] = []
+    var failures: [String] = []
 }
+
+/// Killed-phone runs (until `runs` rang, at most `maxRuns`), then dead-phone runs.
+func measure(_ delivery: DeliveryModel, maxRuns: Int, unboundToo: Bool) async -> Figures {
+    var f = Figures()
+    var i = 0
+    while f.pushToRing.count < runs && i < maxRuns {
+        var env = infrastructure.environment
+        env.phoneUser = String(1060 + i % 20)
+        env.delivery = delivery
+        env.deliverySeed = UInt64(1_000 + i)
+        let report = await LiveRunner.run(killed, session: app, environment: env)
+        f.killedRuns += 1
+        i += 1
+        if report.passed, let ms = report.pushToRingMs.first {
+            f.pushToRing.append(ms)
+            f.spawnToReport += report.spawnToReportMs
+            f.spawnToRegister += report.spawnToRegisterMs
+            let apns = report.apnsDelayMs.first ?? 0, launch = report.launchDelayMs.first ?? 0
+            f.apnsDelay.append(apns)
+            f.coldLaunch.append(launch)
+            f.overhead.append(ms - apns - launch)
+        } else if delivery == .field && report.violations.isEmpty && report.outcomes == [.failedOver] {
+            f.lateFailovers += 1  // the drawn delay + launch missed the ack window: delivery's fault
+        } else {
+            f.failures.append("killed@\(delivery.rawValue)#\(i): \(report.summary)")
+        }
+    }
+    for i in 0..<runs {
+        var env = infrastructure.environment
+        env.phoneUser = String(1080 + i % 20)
+        env.delivery = delivery
+        env.deliverySeed = UInt64(2_000 + i)
+        let report = await LiveRunner.run(dead, session: app, environment: env)
+        if report.passed, let ms = report.failoverMs.first {
+            f.failover.append(ms)
+        } else {
+            f.failures.append("dead-phone@\(delivery.rawValue)#\(i): \(report.summary)")
+        }
+        guard unboundToo else { continue }
+        env.phoneUser = String(1040 + i % 20)
+        let unboundReport = await LiveRunner.run(unbound, session: app, environment: env)
+        if unboundReport.passed, let ms = unboundReport.failoverMs.first {
+            f.failoverUnbound.append(ms)
+        } else {
+            f.failures.append("offline@\(delivery.rawValue)#\(i): \(unboundReport.summary)")
+        }
+    }
+    return f
+}
+
 // Gateway-side figures from astra-wakegw's JSON events (one `ringing` per killed run, one
-// `failover` per dead or unbound run), read before the run directory goes.
-func gatewayFigures(_ log: String, event: String, where filter: (Substring) -> Bool = { _ in true }) -> [Int64] {
+// `failover` per dead or unbound run).
+func gatewayFigures(_ log: Substring, event: String, where filter: (Substring) -> Bool = { _ in true }) -> [Int64] {
     var values: [Int64] = []
     for line in log.split(separator: "\n") where line.contains("\"event\":\"\(event)\"") && filter(line) {
         guard let range = line.firstRange(of: "\"since_invite_ms\":") else { continue }
@@ -104,49 +155,68 @@ func gatewayFigures(_ log: String, event: String, where filter: (Substring) -> B
     }
     return values
 }
-let gatewayLog = infrastructure.gatewayLog
-let pushToRingGateway = gatewayFigures(gatewayLog, event: "ringing")
+
+let zero = await measure(.ideal, maxRuns: runs, unboundToo: true)
+let zeroLog = infrastructure.gatewayLog
+let field = await measure(.field, maxRuns: 3 * runs, unboundToo: false)
+let fullLog = infrastructure.gatewayLog
+let fieldLog = fullLog.dropFirst(zeroLog.count)
+let zeroSlice = Substring(zeroLog)
+let pushToRingGateway = gatewayFigures(zeroSlice, event: "ringing")
 // Dead-phone runs are the failovers for users 1080–1099 (the unbound runs use 1040–1059).
 let heldUsers = Dictionary(
-    gatewayLog.split(separator: "\n").filter { $0.contains("\"event\":\"call_held\"") }.compactMap {
+    fullLog.split(separator: "\n").filter { $0.contains("\"event\":\"call_held\"") }.compactMap {
         line -> (String, String)? in
-        guard let id = line.firstRange(of: "\"call_id\":\""), let user = line.firstRange(of: "\"user\":\"") else { return nil }
+        guard let id = line.firstRange(of: "\"call_id\":\""), let user = line.firstRange(of: "\"user\":\"") else {
+            return nil
+        }
         return (
             String(line[id.upperBound...].prefix { $0 != "\"" }), String(line[user.upperBound...].prefix { $0 != "\"" })
         )
     }, uniquingKeysWith: { a, _ in a })
-let failoverGateway = gatewayFigures(gatewayLog, event: "failover") { line in
+func deadPhoneFailover(_ line: Substring) -> Bool {
     guard let id = line.firstRange(of: "\"call_id\":\"") else { return false }
     let user = heldUsers[String(line[id.upperBound...].prefix { $0 != "\"" })] ?? ""
     return user >= "1080" && user <= "1099"
 }
+let failoverGateway = gatewayFigures(zeroSlice, event: "failover", where: deadPhoneFailover)
+let fieldFailoverGateway = gatewayFigures(fieldLog, event: "failover", where: deadPhoneFailover)
+app.close()
 infrastructure.stop()
+let failures = zero.failures + field.failures
 for failure in failures { log(failure) }
 
 let ringTarget = 300 + settings.apnsDelayMs
 let failoverTarget = settings.ackWindowMs + 100
-let ok =
-    failures.isEmpty && pushToRingGateway.count == pushToRing.count
-    && percentile(pushToRingGateway, 0.95) <= ringTarget && percentile(failover, 0.95) <= failoverTarget
+let overheadTarget: Int64 = 300
+let zeroOK =
+    pushToRingGateway.count == zero.pushToRing.count && percentile(pushToRingGateway, 0.95) <= ringTarget
+    && percentile(zero.failover, 0.95) <= failoverTarget
+let fieldOK =
+    field.pushToRing.count >= runs && percentile(field.overhead, 0.95) <= overheadTarget
+    && field.failover.count == runs && percentile(field.failover, 0.95) <= failoverTarget
+let ok = failures.isEmpty && zeroOK && fieldOK
+var load = [Double](repeating: 0, count: 3)
+_ = getloadavg(&load, 3)
 print(
     """
-    {"bench": "wake", "peer": "kamailio + astra-wakegw loopback (caller UDP, phone WSS)", "runs": \(runs), \
-    "apns_delay_ms": \(settings.apnsDelayMs), "ack_window_ms": \(settings.ackWindowMs), \
-    "push_to_ring_gateway_ms": {"median": \(percentile(pushToRingGateway, 0.5)), \
-    "p95": \(percentile(pushToRingGateway, 0.95)), "min": \(pushToRingGateway.min() ?? -1), \
-    "max": \(pushToRingGateway.max() ?? -1), "n": \(pushToRingGateway.count), "target": \(ringTarget), \
-    "from": "gateway receives INVITE", "to": "phone's 180 at the gateway"}, \
-    "push_to_ring_caller_ms": {"median": \(percentile(pushToRing, 0.5)), "p95": \(percentile(pushToRing, 0.95)), \
-    "min": \(pushToRing.min() ?? -1), "max": \(pushToRing.max() ?? -1), "n": \(pushToRing.count), \
-    "from": "caller sends INVITE", "to": "180 at the caller"}, \
-    "failover_caller_ms": {"median": \(percentile(failover, 0.5)), "p95": \(percentile(failover, 0.95)), \
-    "min": \(failover.min() ?? -1), "max": \(failover.max() ?? -1), "n": \(failover.count), \
-    "target": \(failoverTarget), \
-    "note": "binding still registered: the gateway qualifies first; Kamailio's non-2xx ends the qualify at once"}, \
-    "failover_gateway_ms": {"median": \(percentile(failoverGateway, 0.5)), \
-    "p95": \(percentile(failoverGateway, 0.95)), "n": \(failoverGateway.count)}, \
-    "failover_no_binding_caller_ms": {"median": \(percentile(failoverUnbound, 0.5)), "p95": \(percentile(failoverUnbound, 0.95)), \
-    "min": \(failoverUnbound.min() ?? -1), "max": \(failoverUnbound.max() ?? -1), "target": \(failoverTarget)}, \
+    {"bench": "wake", "peer": "kamailio + astra-wakegw loopback (caller UDP, phone WSS), app = astra-pushsim client process", \
+    "runs": \(runs), "ack_window_ms": \(settings.ackWindowMs), "gateway_apns_delay_ms": \(settings.apnsDelayMs), \
+    "load_average_1m": \(Double(Int(load[0] * 100)) / 100), \
+    "zero_delay": {"push_to_ring_gateway_ms": \(stats(pushToRingGateway, "\"target\": \(ringTarget), \"from\": \"gateway receives INVITE\", \"to\": \"phone's 180 at the gateway\"")), \
+    "push_to_ring_caller_ms": \(stats(zero.pushToRing, "\"from\": \"caller sends INVITE\", \"to\": \"180 at the caller\"")), \
+    "spawn_to_report_ms": \(stats(zero.spawnToReport)), "spawn_to_register_ms": \(stats(zero.spawnToRegister)), \
+    "failover_caller_ms": \(stats(zero.failover, "\"target\": \(failoverTarget), \"note\": \"binding still registered: the gateway qualifies first; Kamailio's non-2xx ends the qualify at once\"")), \
+    "failover_gateway_ms": \(stats(failoverGateway)), \
+    "failover_no_binding_caller_ms": \(stats(zero.failoverUnbound, "\"target\": \(failoverTarget)")), "ok": \(zeroOK)}, \
+    "field": {"apns_delay": "\(EmulatorSettings.fieldAPNsDelay.spec)", "cold_launch": "\(EmulatorSettings.fieldColdLaunch.spec)", \
+    "killed_runs": \(field.killedRuns), "late_failovers": \(field.lateFailovers), \
+    "push_to_ring_caller_ms": \(stats(field.pushToRing)), "apns_delay_ms": \(stats(field.apnsDelay)), \
+    "cold_launch_ms": \(stats(field.coldLaunch)), \
+    "overhead_ms": \(stats(field.overhead, "\"target\": \(overheadTarget), \"is\": \"push-to-ring - drawn APNs delay - drawn cold launch\"")), \
+    "spawn_to_report_ms": \(stats(field.spawnToReport)), "spawn_to_register_ms": \(stats(field.spawnToRegister)), \
+    "failover_caller_ms": \(stats(field.failover, "\"target\": \(failoverTarget)")), \
+    "failover_gateway_ms": \(stats(fieldFailoverGateway)), "ok": \(fieldOK)}, \
     "failures": \(failures.count), "ok": \(ok)}
     """)
 exit(ok ? 0 : 1)

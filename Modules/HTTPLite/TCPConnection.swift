@@ -14,18 +14,26 @@ public final class TCPConnection: @unchecked Sendable {
 
     /// `ip:port` of the peer.
     public let remote: String
+    /// The peer's IP (no port): what per-peer limits count.
+    public let remoteIP: String
     public let events: AsyncStream<Event>
     private let fd: Int32
     private let queue: DispatchQueue
     private let source: DispatchSourceRead
     private let sink: AsyncStream<Event>.Continuation
     // Confined to `queue`:
+    /// Our side is done: no more writes; the descriptor is closed once the read source is gone.
     private var closed = false
+    /// The peer's side is done (EOF or error) or we closed: ``events`` has ended.
+    private var readEnded = false
+    /// The read source's cancel handler ran (Dispatch no longer uses the descriptor).
+    private var sourceGone = false
 
-    init(fd: Int32, remote: String) {
+    init(fd: Int32, remote: String, remoteIP: String) {
         self.fd = fd
         self.remote = remote
-        queue = DispatchQueue(label: "astra.httplite.conn.\(fd)")
+        self.remoteIP = remoteIP
+        queue = DispatchQueue(label: "astra.httplite.conn")
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         (events, sink) = AsyncStream.makeStream(of: Event.self)
         let sink = sink
@@ -35,10 +43,15 @@ public final class TCPConnection: @unchecked Sendable {
             if n > 0 {
                 sink.yield(.data(Array(buffer[0..<n])))
             } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                shutDown()
+                // EOF is only the peer's half (RFC 9112 §9.6): a request that came with its FIN
+                // is still answered — writes stay possible until ``close()``.
+                endRead()
             }
         }
-        source.setCancelHandler { Glibc.close(fd) }
+        source.setCancelHandler { [self] in
+            sourceGone = true
+            if closed { Glibc.close(fd) }
+        }
         source.resume()
     }
 
@@ -61,7 +74,7 @@ public final class TCPConnection: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        return TCPConnection(fd: fd, remote: "\(host):\(port)")
+        return TCPConnection(fd: fd, remote: "\(host):\(port)", remoteIP: host)
     }
 
     /// Writes all of `bytes`; false when the connection is closed or the peer stopped reading for
@@ -96,12 +109,22 @@ public final class TCPConnection: @unchecked Sendable {
     /// Closes the socket; ``events`` ends with `.closed`.
     public func close() { queue.async { [self] in shutDown() } }
 
-    private func shutDown() {
-        guard !closed else { return }
-        closed = true
+    /// Half-closes our sending side (`shutdown(SHUT_WR)`): the peer reads EOF after what was written.
+    public func finishWriting() { queue.async { [self] in if !closed { _ = shutdown(fd, Int32(SHUT_WR)) } } }
+
+    private func endRead() {
+        guard !readEnded else { return }
+        readEnded = true
         source.cancel()
         sink.yield(.closed)
         sink.finish()
+    }
+
+    private func shutDown() {
+        guard !closed else { return }
+        closed = true
+        endRead()
+        if sourceGone { Glibc.close(fd) }
     }
 
     deinit { sink.finish() }

@@ -12,7 +12,7 @@ public final class TCPListener: @unchecked Sendable {
     private let sink: AsyncStream<TCPConnection>.Continuation
     private let source: DispatchSourceRead
 
-    public init(host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 64) throws(HTTPLiteError) {
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, backlog: Int32 = 1_024) throws(HTTPLiteError) {
         let fd = socket(
             AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPLiteError("socket(): \(String(cString: strerror(errno)))") }
@@ -60,10 +60,9 @@ public final class TCPListener: @unchecked Sendable {
                 setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
                 inet_ntop(AF_INET, &peer.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-                let remote =
-                    String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    + ":\(UInt16(bigEndian: peer.sin_port))"
-                sink.yield(TCPConnection(fd: client, remote: remote))
+                let ip = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                let remote = ip + ":\(UInt16(bigEndian: peer.sin_port))"
+                sink.yield(TCPConnection(fd: client, remote: remote, remoteIP: ip))
             }
         }
         source.setCancelHandler {

@@ -28,12 +28,14 @@ public enum APNsRejection: String, Sendable, Hashable, Codable {
     case badDeviceToken = "BadDeviceToken"
     /// 410: the token was rotated away or invalidated.
     case unregistered = "Unregistered"
+    /// 429: too many requests to the same device token (the sender must back off).
+    case tooManyRequests = "TooManyRequests"
 
     /// Header problems are R6 violations by the sender; token problems are lifecycle outcomes.
     public var isHeaderProblem: Bool {
         switch self {
         case .invalidPushType, .badTopic, .badPriority, .payloadTooLarge: true
-        case .badDeviceToken, .unregistered: false
+        case .badDeviceToken, .unregistered, .tooManyRequests: false
         }
     }
 }

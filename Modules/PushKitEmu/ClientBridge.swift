@@ -148,7 +148,8 @@ public struct ClientBridge: Sendable {
         case "register":
             let keychain = op.keychain ?? KeychainProtection.afterFirstUnlock.rawValue
             guard let protection = KeychainProtection(rawValue: keychain) else {
-                throw ClientFault(.badAnswer, "\(what) (register): keychain '\(keychain)' is not afterFirstUnlock or whenUnlocked")
+                throw ClientFault(
+                    .badAnswer, "\(what) (register): keychain '\(keychain)' is not afterFirstUnlock or whenUnlocked")
             }
             return .register(protection: protection)
         case "upload_token": return .uploadToken
@@ -158,7 +159,8 @@ public struct ClientBridge: Sendable {
             let name = try need(op.timer, "timer")
             let after = try need(op.afterMs, "after_ms")
             guard (0...ClientProtocol.maxTimerMs).contains(after) else {
-                throw ClientFault(.badAnswer, "\(what) (start_timer): after_ms \(after) not in 0…\(ClientProtocol.maxTimerMs)")
+                throw ClientFault(
+                    .badAnswer, "\(what) (start_timer): after_ms \(after) not in 0…\(ClientProtocol.maxTimerMs)")
             }
             return .startTimer(.named(try timerID(name, what: what)), afterMs: after)
         default:

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The client's half of the client protocol: serves a Swift ``PushClientPolicy`` over standard
@@ -121,7 +121,8 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
                     pushID: p.pushId, call: p.call, content: p.content, origin: p.origin, sentAt: p.sentAt,
                     mustReport: p.mustReport))
         case "ack_response":
-            return .ackResponse(pushID: try need(w.pushId, "push_id"), callActive: try need(w.callActive, "call_active"))
+            return .ackResponse(
+                pushID: try need(w.pushId, "push_id"), callActive: try need(w.callActive, "call_active"))
         case "call_gone": return .callGone(pushID: try need(w.pushId, "push_id"))
         case "token_updated": return .tokenUpdated
         case "token_invalidated": return .tokenInvalidated
@@ -132,7 +133,9 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
         case "end_action": return .endAction(uuid: try uuid(try need(w.uuid, "uuid")))
         case "timer":
             let name = try need(w.timer, "timer")
-            guard let timer = ClientProtocol.timer(named: name) else { throw ClientFault(.badAnswer, "callback timer: unknown timer '\(name)'") }
+            guard let timer = ClientProtocol.timer(named: name) else {
+                throw ClientFault(.badAnswer, "callback timer: unknown timer '\(name)'")
+            }
             return .timer(timer)
         case "connectivity": return .connectivity(online: w.online ?? true)
         default: throw ClientFault(.badAnswer, "unknown callback '\(w.callback.prefix(40))'")
@@ -140,7 +143,9 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
     }
 
     static func uuid(_ text: String) throws(ClientFault) -> Int32 {
-        guard let uuid = Int32(text) else { throw ClientFault(.badAnswer, "uuid '\(text.prefix(40))' is not one of ours") }
+        guard let uuid = Int32(text) else {
+            throw ClientFault(.badAnswer, "uuid '\(text.prefix(40))' is not one of ours")
+        }
         return uuid
     }
 

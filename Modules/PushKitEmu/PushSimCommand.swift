@@ -73,7 +73,8 @@ public enum PushSimCommand {
         } catch {
             throw ScenarioError(
                 .invalidJSON,
-                "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))), and \(error)")
+                "\(argument): not a built-in scenario (\(BuiltInScenarios.names.joined(separator: ", "))), and \(error)"
+            )
         }
         return try Scenario.decode(json: bytes)
     }
@@ -192,7 +193,9 @@ public enum PushSimCommand {
         line.add("ok", report.failingCases == 0)
         if let fault = report.clientFailure { line.add("client_error", fault.detail) }
         out.stdout.append(render(line.string, format))
-        if let fault = report.clientFailure { out.stderr.append("client '\(source.name)': \(fault.detail) (fuzz stopped)") }
+        if let fault = report.clientFailure {
+            out.stderr.append("client '\(source.name)': \(fault.detail) (fuzz stopped)")
+        }
         if report.failingCases > 0 {
             out.exitCode = exitViolation
             out.stderr.append(

@@ -157,7 +157,9 @@ extension EmulatorSettings: Decodable {
         expiredLateDeliveryWindowMs = try c.get("expiredLateDeliveryWindowMs", expiredLateDeliveryWindowMs)
         maxVoIPPayloadBytes = try c.get("maxVoipPayloadBytes", maxVoIPPayloadBytes)
         networkOneWayMs = try c.get("networkOneWayMs", networkOneWayMs)
-        if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("launchFromKilledMs")) { launchFromKilled = .fixed(ms) }
+        if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("launchFromKilledMs")) {
+            launchFromKilled = .fixed(ms)
+        }
         launchFromKilled = try c.get("launchFromKilled", launchFromKilled)
         if let ms = try c.decodeIfPresent(Int64.self, forKey: AnyKey("launchFromSuspendedMs")) {
             launchFromSuspended = .fixed(ms)

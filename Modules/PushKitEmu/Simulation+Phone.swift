@@ -76,9 +76,11 @@ extension Simulation {
         let arrival: PushArrival
         switch phone.app {
         case .killed:
-            arrival = phone.pushArrived(now: now, coldLaunchMs: settings.launchFromKilled.sample(using: &delivery), resumeMs: 0)
+            arrival = phone.pushArrived(
+                now: now, coldLaunchMs: settings.launchFromKilled.sample(using: &delivery), resumeMs: 0)
         case .suspended:
-            arrival = phone.pushArrived(now: now, coldLaunchMs: 0, resumeMs: settings.launchFromSuspended.sample(using: &delivery))
+            arrival = phone.pushArrived(
+                now: now, coldLaunchMs: 0, resumeMs: settings.launchFromSuspended.sample(using: &delivery))
         case .foreground, .background:
             arrival = phone.pushArrived(now: now, coldLaunchMs: 0, resumeMs: 0)
         }
@@ -176,7 +178,9 @@ extension Simulation {
 
     /// R5: once the phone knows the caller left, nothing for that call may still ring.
     mutating func checkCallerLeft(_ c: Int32) {
-        guard clientFailure == nil, c >= 0, !calls[Int(c)].leftFlagged, let uuid = activeCallKitCall(call: c) else { return }
+        guard clientFailure == nil, c >= 0, !calls[Int(c)].leftFlagged, let uuid = activeCallKitCall(call: c) else {
+            return
+        }
         calls[Int(c)].leftFlagged = true
         checker.record(Violation(.callerLeftStillRinging, t: now, call: c, push: calls[Int(c)].push, uuid: uuid))
     }

@@ -45,6 +45,18 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
     /// The state of `call`'s wake decision.
     public func state(of call: Int32) -> WakeDecision.State? { machines[call]?.state }
 
+    /// How many calls the server keeps a machine for (a long run must keep this flat).
+    public var trackedCalls: Int { machines.count }
+
+    /// Drops everything kept for `call` — its machine, timer and deadlines — once the shell is
+    /// done with it (the live gateway calls this when the call's SIP state is freed).
+    public func forget(_ call: Int32) {
+        disarm(call)
+        machines[call] = nil
+        hasToken[call] = nil
+        registerDeadlines[call] = nil
+    }
+
     /// A call for the endpoint arrives.
     public func incomingCall(_ call: Int32, registrationLive: Bool, hasToken: Bool) async {
         var machine = WakeDecision(goneNotice: goneNotice)

@@ -121,7 +121,9 @@ final class ClientProcess: Sendable {
             usleep(5_000)
             status = child.exitStatus()
         }
-        let how = status.map { $0 > 128 ? "was killed by signal \($0 - 128)" : "exited with status \($0)" } ?? "closed its stdout"
+        let how =
+            status.map { $0 > 128 ? "was killed by signal \($0 - 128)" : "exited with status \($0)" }
+            ?? "closed its stdout"
         return ClientFault(.exited, "client '\(command)' (pid \(pid)) \(how) instead of answering \(callback)")
     }
 

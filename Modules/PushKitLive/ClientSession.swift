@@ -99,7 +99,8 @@ public final class ClientSession: Sendable {
         old?.kill()
         if let fault = fault { return fault }
         do throws(ClientFault) {
-            let (process, _) = try ClientProcess.start(command: command, mode: Self.mode(lifetime), timeoutMs: timeoutMs)
+            let (process, _) = try ClientProcess.start(
+                command: command, mode: Self.mode(lifetime), timeoutMs: timeoutMs)
             state.withLock { $0.process = process }
         } catch {
             return record(error)

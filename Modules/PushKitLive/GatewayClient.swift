@@ -21,11 +21,15 @@ public struct GatewayClient: Sendable {
     public var port: UInt16
     /// Per-request timeout.
     public var timeoutMs: Int
+    /// The JWT sent as `Authorization: Bearer` on the token endpoints (never on the ack: the
+    /// push-id is its capability). Never logged.
+    public var bearer: String?
 
-    public init(host: String = "127.0.0.1", port: UInt16, timeoutMs: Int = 2_000) {
+    public init(host: String = "127.0.0.1", port: UInt16, timeoutMs: Int = 2_000, bearer: String? = nil) {
         self.host = host
         self.port = port
         self.timeoutMs = timeoutMs
+        self.bearer = bearer
     }
 
     /// `POST /api/v1/users/voip-push-ack {"push_id":…}`: the one request allowed before reporting.
@@ -62,6 +66,7 @@ public struct GatewayClient: Sendable {
         head += "User-Agent: astra-pushsim-live\r\nAccept: application/json\r\n"
         let body = Array((json ?? "").utf8)
         if json != nil { head += "Content-Type: application/json\r\n" }
+        if let bearer, !path.hasPrefix("/api/v1/users/voip-push-ack") { head += "Authorization: Bearer \(bearer)\r\n" }
         head += "Content-Length: \(body.count)\r\n\r\n"
         let bytes = Array(head.utf8) + body
         let result: Result<Response, LiveError> = await offPool {

@@ -45,6 +45,18 @@ public enum LiveCommand {
         guard let scenario = LiveScenarios.named(name, ackWindowMs: ack) else {
             return usage("unknown live scenario '\(name)' (\(LiveScenarios.names.joined(separator: ", ")))")
         }
+        // The app's code is a process iOS starts at each launch (none while the app is killed):
+        // the user's --client-cmd, or this binary's `client` serving the chosen preset. Started
+        // once here (hello) so an unusable command is a usage error before any peer starts.
+        let command =
+            options.clientCommand ?? (shellQuoted(selfBinary()) + " client --policy " + options.policy.rawValue)
+        let session: ClientSession
+        do throws(ClientFault) {
+            session = try ClientSession(command: command, timeoutMs: options.clientTimeoutMs, lifetime: .perLaunch)
+        } catch {
+            return usage("--client-cmd: \(error.detail)")
+        }
+        defer { session.close() }
         var infrastructure: LiveInfrastructure?
         var environment: LiveEnvironment
         if let external = options.external {
@@ -68,7 +80,10 @@ public enum LiveCommand {
         environment.sipTrace = options.sipTrace
         if let user = options.phoneUser { environment.phoneUser = user }
         if let user = options.callerUser { environment.callerUser = user }
-        let report = await LiveRunner.run(scenario, policy: options.policy, environment: environment)
+        environment.delivery = options.delivery
+        environment.deliveryOverrides = options.overrides
+        environment.deliverySeed = options.seed
+        let report = await LiveRunner.run(scenario, session: session, environment: environment)
         infrastructure?.stop()
         return render(report, format: options.format)
     }
@@ -78,7 +93,7 @@ public enum LiveCommand {
         var out = PushSimOutput()
         for (t, event) in report.timeline { out.stdout.append(PushSimCommand.render(event.jsonLine(t: t), format)) }
         out.stdout.append(PushSimCommand.render(report.verdictLine, format))
-        if report.infrastructureError != nil {
+        if report.infrastructureError != nil && report.clientFailure == nil {
             out.exitCode = exitInfrastructure
             out.stderr.append(report.summary)
         } else if !report.passed {
@@ -94,6 +109,19 @@ public enum LiveCommand {
 
     static func failure(_ reason: String) -> PushSimOutput {
         PushSimOutput(stdout: [], stderr: [reason], exitCode: exitInfrastructure)
+    }
+
+    /// The running executable's path.
+    static func selfBinary() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `text` as one shell word.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// `name` in the directory of the running executable.

@@ -1,3 +1,4 @@
+import PushKitEmu
 import SIPCore
 
 /// Where a live scenario's peers listen (all on loopback): Kamailio (the caller uses UDP, the
@@ -29,6 +30,27 @@ public struct LiveEnvironment: Sendable {
     public var sipTrace = false
     /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param.
     public var rfc8599 = false
+    /// Mints the phone's bearer token for the gateway's token endpoints (the dev key of a gateway
+    /// this tool started; nil = send none).
+    public var gatewayAuth: GatewayDevAuth?
+    /// The device's share of delivery: `.ideal` adds nothing to the gateway's emulator (0 ms,
+    /// no loss, no launch delay); `.field` draws the field model's APNs delay, loss and iOS cold
+    /// launch (PushKitEmu `withFieldDelivery()`) per push and launch.
+    public var delivery: DeliveryModel = .ideal
+    /// `--apns-delay`, `--cold-launch`, `--loss-percent` on top of the model.
+    public var deliveryOverrides = DeliveryOverrides()
+    /// Seed of the delivery draws.
+    public var deliverySeed: UInt64 = 1
+
+    /// The phone's delivery settings: live's ideal is no added delay at all (the real work of a
+    /// fresh process is what is measured, D14), field is PushKitEmu's field model.
+    public var deliverySettings: EmulatorSettings {
+        var s = EmulatorSettings()
+        s.apnsDelay = .fixed(0)
+        s.launchFromKilled = .fixed(0)
+        s.launchFromSuspended = .fixed(0)
+        return delivery.apply(to: s, overrides: deliveryOverrides)
+    }
 
     public init() {}
 

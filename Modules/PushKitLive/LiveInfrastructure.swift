@@ -20,6 +20,8 @@ public final class LiveInfrastructure: Sendable {
         public var registerWaitMs: Int64 = 6_000
         /// `--gone-notice`: announce a caller who left after the ack (INVITE + CANCEL).
         public var goneNotice = false
+        /// More astra-wakegw flags (e.g. the soak's push cap and stats interval).
+        public var extraArguments: [String] = []
         public init() {}
     }
 
@@ -56,7 +58,9 @@ public final class LiveInfrastructure: Sendable {
                 continue
             }
             let gateway: ChildProcess
+            let auth: GatewayDevAuth
             do {
+                auth = try GatewayDevAuth.create(in: runDir)
                 gateway = try ChildProcess(
                     [
                         wakegw, "--sip", "127.0.0.1:\(gatewaySIP)", "--kamailio", "127.0.0.1:\(sip)",
@@ -65,7 +69,9 @@ public final class LiveInfrastructure: Sendable {
                         String(settings.apnsDelayMs),
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
-                    ] + (settings.goneNotice ? ["--gone-notice"] : []), environment: currentEnvironment(),
+                        "--jwt-hs256-secret-file", auth.secretFile,
+                    ] + (settings.goneNotice ? ["--gone-notice"] : []) + settings.extraArguments,
+                    environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")
             } catch {
                 _ = try? ChildProcess.run(
@@ -81,6 +87,7 @@ public final class LiveInfrastructure: Sendable {
             environment.ackWindowMs = settings.ackWindowMs
             environment.apnsDelayMs = settings.apnsDelayMs
             environment.qualifyTimeoutMs = settings.qualifyTimeoutMs
+            environment.gatewayAuth = auth
             let infrastructure = LiveInfrastructure(
                 environment: environment, gateway: gateway, kamailioScript: kamailioScript, kamailioEnv: env,
                 runDir: runDir)
@@ -114,6 +121,9 @@ public final class LiveInfrastructure: Sendable {
         }
         return false
     }
+
+    /// The astra-wakegw process id (its RSS is read from /proc by the soak benchmark).
+    public var gatewayPID: Int32 { gateway.pid }
 
     /// The gateway's event log (JSON Lines).
     public var gatewayLog: String { ChildProcess.readFile(runDir + "/wakegw.log") }

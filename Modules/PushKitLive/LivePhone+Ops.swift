@@ -4,8 +4,21 @@ import PushKitEmu
 /// Executing what the policy recorded, for real: HTTP to the gateway, REGISTER, the emulated
 /// CallKit provider, 180/200/603 on the SIP call, timers.
 extension LivePhone {
-    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check).
+    /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check). A
+    /// callback the client process could not answer is one `CLIENT` violation; the app is dead
+    /// from then on (its process is gone) and the runner stops the scenario.
     func applyOps() {
+        if let fault = ctx.fault {
+            if clientFault == nil {
+                clientFault = fault
+                checker.record(Violation(fault.violationKind, t: now))
+                timeline.record(.live("client_error", [("detail", .text(fault.detail))]))
+                endAppProcess(reason: "client_error")
+                app = .killed
+            }
+            flush()
+            return
+        }
         for op in ctx.ops { apply(op) }
         flush()
     }
@@ -117,7 +130,7 @@ extension LivePhone {
     }
 
     func timerFired(_ timer: PolicyTimer, generation gen: Int) {
-        guard gen == generation, appRunning else { return }
+        guard gen == generation, appRunning, clientFault == nil else { return }
         beginCallback()
         policy.timerFired(timer, &ctx)
         applyOps()

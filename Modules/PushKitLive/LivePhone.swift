@@ -49,6 +49,10 @@ public actor LivePhone<Policy: PushClientPolicy> {
     var generation = 0
     var device: APNsDeviceConnection?
     var launchingUntil: Int64 = -1
+    /// Delivery draws (APNs delay, loss, launch): seeded, so a field run replays.
+    var delivery: SplitMix64
+    /// The client process broke the client protocol: the app is dead, the run should stop.
+    public internal(set) var clientFault: ClientFault?
 
     // Process (gone when killed).
     var sip: LiveSIPStack?
@@ -82,6 +86,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
         pristine = policy
         self.policy = policy
         checker = RuleChecker(settings: config.settings)
+        delivery = SplitMix64(seed: config.deliverySeed ^ 0xA5A5_5A5A_D00D_F00D)
         let (stream, feed) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         io = feed
         tasks.append(
@@ -90,8 +95,10 @@ public actor LivePhone<Policy: PushClientPolicy> {
             })
     }
 
-    /// Stops everything the phone runs (end of scenario): calls hung up, stack stopped.
+    /// Stops everything the phone runs (end of scenario): calls hung up, stack stopped, the
+    /// app's process (if it has one) killed.
     public func shutdown() async {
+        endAppProcess(reason: "end_of_run")
         for call in sipCalls.values { await call.hangUp() }
         sipCalls.removeAll()
         if let sip { await sip.shutdown(within: .milliseconds(500)) }
@@ -215,7 +222,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
     private func listen(to connection: APNsDeviceConnection) {
         tasks.append(
             Task { [weak self] in
-                for await push in connection.pushes { await self?.pushArrived(push) }
+                for await push in connection.pushes { await self?.pushReceived(push) }
             })
     }
 
@@ -240,21 +247,35 @@ public actor LivePhone<Policy: PushClientPolicy> {
 
     // MARK: Process life cycle
 
-    /// A fresh process: fresh policy state, old timers void; PushKit hands over the token.
+    /// A fresh process: fresh policy state, old timers void; PushKit hands over the token. With a
+    /// client process (``ProcessClientPolicy`` in per-launch mode) this is where iOS starts it:
+    /// `app_process_started` with its pid, at the moment before the spawn.
     func startProcess(as state: AppState) {
         policy = pristine
         generation += 1
         app = state
+        let spawnAt = now
         beginCallback()
         policy.launched(&ctx)
+        if let pid = policy.processID {
+            timeline.record(.live("app_process_started", [("pid", .int(pid))]), at: spawnAt)
+        }
         applyOps()
         beginCallback()
         policy.didUpdatePushToken(&ctx)
         applyOps()
     }
 
+    /// The app's OS process (if it has one) is killed now: no process while the app is killed.
+    func endAppProcess(reason: String) {
+        guard let pid = policy.processID else { return }
+        policy.processEnded()
+        timeline.record(.live("app_process_ended", [("pid", .int(pid)), ("reason", .text(reason))]))
+    }
+
     /// The process died: policy state, timers, SIP calls and flow are gone; iOS ends its calls.
     func processDied() async {
+        endAppProcess(reason: "killed")
         policy = pristine
         generation += 1
         for i in callkit.indices where callkit[i].active {
@@ -276,7 +297,25 @@ public actor LivePhone<Policy: PushClientPolicy> {
 
     // MARK: Pushes
 
-    func pushArrived(_ delivered: DevicePush) {
+    /// A push line from the gateway's APNs emulator: the device's share of APNs delivery first —
+    /// loss and an extra delay drawn from ``LivePhoneConfig/apnsDelay`` — then iOS handles it.
+    func pushReceived(_ delivered: DevicePush) {
+        let lost =
+            config.apnsLossPercent > 0
+            && Double(delivery.next() >> 11) / 9_007_199_254_740_992 * 100 < config.apnsLossPercent
+        let delay = config.apnsDelay.sample(using: &delivery)
+        if lost {
+            timeline.record(.live("apns_lost", [("apns_id", .text(delivered.apnsID))]))
+            return
+        }
+        guard delay > 0 else {
+            pushArrived(delivered, delayMs: 0)
+            return
+        }
+        later(delay) { $0.pushArrived(delivered, delayMs: delay) }
+    }
+
+    func pushArrived(_ delivered: DevicePush, delayMs: Int64) {
         let p = Int32(pushes.count)
         let call = delivered.callID.map { directory.index(of: $0) } ?? -1
         let readable = delivered.pushID != nil && delivered.pushType == "voip"
@@ -285,7 +324,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
             origin: delivered.topic == config.topic ? .known : .unknown, sentAt: now, mustReport: nil)
         pushes.append(push)
         pushKeys.append(delivered.pushID ?? "")
-        record(.apnsDelivered(push: p, ageMs: 0))
+        record(.apnsDelivered(push: p, ageMs: delayMs))
         if blackout {
             record(.pushSuppressed(push: p))
             return
@@ -294,7 +333,8 @@ public actor LivePhone<Policy: PushClientPolicy> {
         if !appRunning {
             let from = app
             record(.appLaunch(from: from, push: p))
-            delay = from == .killed ? config.launchFromKilledMs : config.launchFromSuspendedMs
+            delay = (from == .killed ? config.launchFromKilled : config.launchFromSuspended).sample(using: &delivery)
+            timeline.record(.live("launch_delay", [("push_id", .int(p)), ("ms", .int(delay))]))
         }
         if delay <= 0 {
             runHandler(p)
@@ -316,6 +356,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
         let ops = ctx.ops
         let reported = ops.contains { if case .reportNewIncomingCall = $0 { true } else { false } }
         applyOps()
+        guard clientFault == nil else { return }
         let killed = checker.handlerReturned(push, ops: ops, t: now)
         record(.handlerReturn(push: p, reported: reported))
         checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKit(push: p))

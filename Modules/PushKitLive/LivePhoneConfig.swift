@@ -25,11 +25,19 @@ public struct LivePhoneConfig: Sendable {
     public var teamID = "ASTRATEAM1"
     /// Rule settings (placeholder and answer timeouts, staleness, strikes).
     public var settings = EmulatorSettings()
-    /// Emulated cold-launch delay of a killed app before its handler runs (ms). Live default 0:
-    /// the real process work (SIP stack, TLS, REGISTER) is what is measured.
-    public var launchFromKilledMs: Int64 = 0
-    /// Emulated resume delay of a suspended app (ms).
-    public var launchFromSuspendedMs: Int64 = 0
+    /// Emulated cold-launch delay of a killed app before iOS starts its process (drawn per
+    /// launch). Live default 0: the real process start, SIP stack, TLS and REGISTER are what is
+    /// measured; `--delivery field` draws the field model's iOS launch on top.
+    public var launchFromKilled: DelayDistribution = .fixed(0)
+    /// Emulated resume delay of a suspended app (drawn per resume).
+    public var launchFromSuspended: DelayDistribution = .fixed(0)
+    /// Extra APNs delay the device adds to every push from the gateway's emulator (drawn per
+    /// push; the gateway's own `--apns-delay-ms` comes before it). Default 0.
+    public var apnsDelay: DelayDistribution = .fixed(0)
+    /// Percent of pushes the device never sees (APNs loss), drawn per push. Default 0.
+    public var apnsLossPercent: Double = 0
+    /// Seed of the delivery draws (delays, not key material).
+    public var deliverySeed: UInt64 = 1
     /// Emulated network start of a woken app: its REGISTER leaves this long after the policy's
     /// `register` op (ms; 0 = at once).
     public var registerDelayMs: Int64 = 0

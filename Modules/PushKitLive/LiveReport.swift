@@ -22,6 +22,16 @@ public struct LiveReport: Sendable {
     public var callerHeardSeconds: Double?
     /// An infrastructure failure that stopped the run (exit 3), if any.
     public var infrastructureError: String?
+    /// The client process broke the client protocol (a CLIENT violation; the run stopped).
+    public var clientFailure: ClientFault?
+    /// Per app process iOS started (`app_process_started`): spawn → its first CallKit report, and
+    /// spawn → its REGISTER answered (`phone_registered`), ms — the measured cold start.
+    public var spawnToReportMs: [Int64] = []
+    public var spawnToRegisterMs: [Int64] = []
+    /// Per push the phone received: the extra APNs delay the device drew (`apns_delivered`
+    /// `age_ms`), and per launch the iOS launch delay drawn (`launch_delay`), ms.
+    public var apnsDelayMs: [Int64] = []
+    public var launchDelayMs: [Int64] = []
 
     public var expectationMet: Bool { outcomes == expected }
     public var passed: Bool { infrastructureError == nil && violations.isEmpty && expectationMet }
@@ -48,8 +58,13 @@ public struct LiveReport: Sendable {
         line.add("push_to_ring_ms", pushToRingMs.map(String.init))
         line.add("failover_ms", failoverMs.map(String.init))
         line.add("caller_left_to_end_ms", callerLeftToEndMs.map(String.init))
+        line.add("apns_delay_ms", apnsDelayMs.map(String.init))
+        line.add("launch_delay_ms", launchDelayMs.map(String.init))
+        line.add("spawn_to_report_ms", spawnToReportMs.map(String.init))
+        line.add("spawn_to_register_ms", spawnToRegisterMs.map(String.init))
         if let twoWayAudio { line.add("two_way_audio", twoWayAudio) }
         if let infrastructureError { line.add("error", infrastructureError) }
+        if let clientFailure { line.add("client_error", clientFailure.detail) }
         return line.string
     }
 
@@ -57,11 +72,35 @@ public struct LiveReport: Sendable {
     public var summary: String {
         var parts: [String] = []
         if let infrastructureError { parts.append(infrastructureError) }
+        if let clientFailure { parts.append("client: " + clientFailure.detail) }
         if !violations.isEmpty { parts.append("broke " + rulesBroken.map(\.rawValue).joined(separator: ", ")) }
         if !expectationMet {
             parts.append("outcomes \(outcomes.map(\.rawValue)) != expected \(expected.map(\.rawValue))")
         }
         return "\(scenario) (live) with \(policy): " + parts.joined(separator: "; ")
+    }
+
+    /// Fills the cold-start and delivery-draw figures from the timeline.
+    mutating func measureColdStart() {
+        var spawns: [Int64] = []
+        var reports: [Int64] = []
+        var registered: [Int64] = []
+        for (t, event) in timeline {
+            switch event {
+            case .live("app_process_started", _): spawns.append(t)
+            case .live("phone_registered", _): registered.append(t)
+            case .live("launch_delay", let fields):
+                for case ("ms", .number(let ms)) in fields { launchDelayMs.append(ms) }
+            case .emu(.callkitReport): reports.append(t)
+            case .emu(.apnsDelivered(_, let age)): apnsDelayMs.append(age)
+            default: break
+            }
+        }
+        for (i, spawn) in spawns.enumerated() {
+            let next = i + 1 < spawns.count ? spawns[i + 1] : Int64.max
+            if let r = reports.first(where: { $0 >= spawn && $0 < next }) { spawnToReportMs.append(r - spawn) }
+            if let r = registered.first(where: { $0 >= spawn && $0 < next }) { spawnToRegisterMs.append(r - spawn) }
+        }
     }
 
     /// Seconds of `frequency` in 8 kHz audio (``Goertzel/toneSeconds(_:frequency:sampleRate:)``).

@@ -23,10 +23,23 @@ public enum LiveRunner {
         }
     }
 
-    static func run(
-        _ scenario: LiveScenario, policyName: String, environment env: LiveEnvironment, token: PushToken,
-        makePolicy: (EmulatorSettings) -> ReferencePolicy
+    /// Runs `scenario` with the app's code in a client process (``ClientSession`` in
+    /// `perLaunch` mode): iOS starts a new process at each launch and kills it when the app dies,
+    /// so a killed app has no process at all. The session's name is the policy's.
+    /// `timeline` lets a caller watch the run as it happens (a test that inspects processes).
+    public static func run(
+        _ scenario: LiveScenario, session: ClientSession, environment env: LiveEnvironment,
+        token: PushToken = PushToken(0x1111, 0x2222, 0x3333, UInt64.random(in: 1...UInt64.max)),
+        timeline: LiveTimeline = LiveTimeline()
     ) async -> LiveReport {
+        session.begin(scenario: scenario.name, settings: liveSettings(env))
+        return await run(scenario, policyName: session.name, environment: env, token: token, timeline: timeline) { _ in
+            ProcessClientPolicy(session: session)
+        }
+    }
+
+    /// The rule settings of a live run: the gateway's timing, the live WAKE bound.
+    static func liveSettings(_ env: LiveEnvironment) -> EmulatorSettings {
         var settings = EmulatorSettings()
         settings.ackWindowMs = env.ackWindowMs
         settings.qualifyTimeoutMs = env.qualifyTimeoutMs
@@ -35,15 +48,30 @@ public enum LiveRunner {
         // with a final non-2xx at once and the gateway pushes then.
         settings.failoverBoundMs = env.ackWindowMs + 100
         settings.staleAfterMs = env.ackWindowMs
-        let timeline = LiveTimeline()
+        return settings
+    }
+
+    static func run<P: PushClientPolicy>(
+        _ scenario: LiveScenario, policyName: String, environment env: LiveEnvironment, token: PushToken,
+        timeline: LiveTimeline = LiveTimeline(), makePolicy: (EmulatorSettings) -> P
+    ) async -> LiveReport {
+        let settings = liveSettings(env)
         let directory = CallDirectory()
         var config = LivePhoneConfig(
-            line: env.phoneLine, gateway: GatewayClient(host: env.host, port: env.httpPort),
+            line: env.phoneLine,
+            gateway: GatewayClient(host: env.host, port: env.httpPort, bearer: env.gatewayAuth?.bearer(for: env.phoneUser)),
             apnsDevicePort: env.apnsDevicePort, token: token)
         config.apnsHost = env.host
         config.rfc8599 = env.rfc8599
         config.settings = settings
-        config.launchFromKilledMs = scenario.launchFromKilledMs
+        let delivery = env.deliverySettings
+        // A scenario that needs a slow launch (cancel-before-wake) keeps it under any model.
+        config.launchFromKilled =
+            scenario.launchFromKilledMs > 0 ? .fixed(scenario.launchFromKilledMs) : delivery.launchFromKilled
+        config.launchFromSuspended = delivery.launchFromSuspended
+        config.apnsDelay = delivery.apnsDelay
+        config.apnsLossPercent = delivery.apnsLossPercent
+        config.deliverySeed = env.deliverySeed
         config.registerDelayMs = scenario.registerDelayMs
         config.sipTrace = env.sipTrace
         let phone = LivePhone(config: config, policy: makePolicy(settings), timeline: timeline, directory: directory)
@@ -85,6 +113,7 @@ public enum LiveRunner {
         var dialled: Int32 = 0
         do {
             for step in scenario.steps.sorted(by: { $0.at < $1.at }) {
+                if await phone.clientFault != nil { break }
                 let wait = base + step.at - timeline.now
                 if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
                 switch step.action {
@@ -112,13 +141,15 @@ public enum LiveRunner {
             report.infrastructureError = "\(error)"
         }
         let horizon = base + scenario.horizonMs
-        while timeline.now < horizon, !(await caller.allEnded) {
+        while timeline.now < horizon, !(await caller.allEnded), await phone.clientFault == nil {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        // Let the phone finish what it does after the last call ended (a late launch, an ack).
-        let settle = base + (scenario.steps.map(\.at).max() ?? 0) + scenario.settleMs
-        if timeline.now < settle { try? await Task.sleep(for: .milliseconds(settle - timeline.now)) }
-        try? await Task.sleep(for: .milliseconds(200))
+        if await phone.clientFault == nil {
+            // Let the phone finish what it does after the last call ended (a late launch, an ack).
+            let settle = base + (scenario.steps.map(\.at).max() ?? 0) + scenario.settleMs
+            if timeline.now < settle { try? await Task.sleep(for: .milliseconds(settle - timeline.now)) }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
         let placed = await caller.placed
         for c in placed.keys.sorted() {
             let p = placed[c]!
@@ -135,8 +166,10 @@ public enum LiveRunner {
         await caller.shutdown()
         await phone.shutdown()
         report.violations = await phone.violations
+        report.clientFailure = await phone.clientFault
         report.timeline = timeline.events
         report.callerLeftToEndMs = callerLeftToEnd(report.timeline)
+        report.measureColdStart()
         return report
     }
 
@@ -162,7 +195,7 @@ public enum LiveRunner {
     }
 
     /// The phone's starting state.
-    static func setUp(_ phone: LivePhone<ReferencePolicy>, _ scenario: LiveScenario, config: LivePhoneConfig)
+    static func setUp<P: PushClientPolicy>(_ phone: LivePhone<P>, _ scenario: LiveScenario, config: LivePhoneConfig)
         async throws(LiveError)
     {
         if scenario.staleBinding {

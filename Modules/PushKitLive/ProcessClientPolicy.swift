@@ -43,7 +43,9 @@ public struct ProcessClientPolicy: PushClientPolicy {
         call(.launched, &ctx)
     }
 
-    public mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext) { call(.push(push), &ctx) }
+    public mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext) {
+        call(.push(push), &ctx)
+    }
 
     public mutating func didReceiveAckResponse(pushID: Int32, callActive: Bool, _ ctx: inout ClientContext) {
         call(.ackResponse(pushID: pushID, callActive: callActive), &ctx)

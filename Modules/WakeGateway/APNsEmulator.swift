@@ -26,6 +26,12 @@ public enum APNsSendResult: Sendable, Hashable {
 ///
 /// An offline phone has no connection open. Tokens are logged only redacted. Accepted hellos and
 /// closed device connections are events (`device_connected`, `device_disconnected`).
+///
+/// Bounded (THREATS.md): device connections go through a ``ConnectionTable`` (caps with eviction
+/// of the quietest, the hello must arrive within `headerTimeoutMs`); what APNs remembers about
+/// tokens that are offline (last hello, delivery model, retired tokens) is capped at
+/// ``maxRememberedTokens``, oldest first. Like APNs, it answers 429 TooManyRequests when one
+/// device token gets more than ``deviceRateLimit`` pushes in a minute.
 public actor APNsEmulator<C: Clock<Duration>> {
     public typealias Log = @Sendable (String) -> Void
     public typealias Emit = @Sendable (WakeEvent) -> Void
@@ -59,13 +65,26 @@ public actor APNsEmulator<C: Clock<Duration>> {
     private var storedToken: [Int32: String] = [:]
     private var nextPush: Int32 = 0
     private var acceptTask: Task<Void, Never>?
+    private var sweepTask: Task<Void, Never>?
     private var generator = SystemRandomNumberGenerator()
+    private var table: ConnectionTable<ObjectIdentifier>
+    private var open: [ObjectIdentifier: TCPConnection] = [:]
+    /// Insertion order of ``known`` tokens, for the cap.
+    private var knownOrder: [String] = []
+    /// Recent push times per token (ms), for the 429 model.
+    private var recentPushes: [String: [Int64]] = [:]
+    /// Pushes one device token may get per minute before APNs answers 429.
+    public private(set) var deviceRateLimit = 60
+    /// Offline tokens remembered at most (hello, model, retired).
+    public static var maxRememberedTokens: Int { 10_000 }
 
     public init(
-        host: String = "127.0.0.1", devicePort: UInt16 = 0, delayMs: Int64 = 0, clock: C,
+        host: String = "127.0.0.1", devicePort: UInt16 = 0, delayMs: Int64 = 0,
+        limits: ConnectionLimits = ConnectionLimits(headerTimeoutMs: 5_000, idleTimeoutMs: 3_600_000), clock: C,
         log: @escaping Log = { _ in }, emit: @escaping Emit = { _ in }
     ) throws(HTTPLiteError) {
         listener = try TCPListener(host: host, port: devicePort)
+        table = ConnectionTable(limits: limits)
         self.devicePort = listener.port
         self.delayMs = delayMs
         var settings = EmulatorSettings()
@@ -83,13 +102,65 @@ public actor APNsEmulator<C: Clock<Duration>> {
         acceptTask = Task {
             for await connection in listener.connections { self.adopt(connection) }
         }
+        let sweepMs = max(10, min(table.limits.headerTimeoutMs / 4, 1_000))
+        sweepTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(sweepMs))
+                await self?.sweep()
+            }
+        }
     }
 
     public func stop() {
         listener.close()
         acceptTask?.cancel()
-        for device in devices.values { device.connection.close() }
+        sweepTask?.cancel()
+        for connection in open.values { connection.close() }
+        open.removeAll()
         devices.removeAll()
+    }
+
+    /// Sets the 429 model's per-token limit (pushes per minute).
+    public func setDeviceRateLimit(_ perMinute: Int) { deviceRateLimit = max(1, perMinute) }
+
+    /// Device connections open now (with or without a hello).
+    public var openConnections: Int { open.count }
+
+    /// Per-token state held now, by kind (a long run must keep it bounded).
+    public var stateCounts: [String: Int] {
+        [
+            "devices": devices.count, "known": known.count, "models": models.count, "retired": retired.count,
+            "stored": stored.count, "connections": open.count, "recent_push_tokens": recentPushes.count,
+        ]
+    }
+
+    private func sweep() {
+        for (id, _) in table.expired(nowMs: nowMs) {
+            table.remove(id)
+            open.removeValue(forKey: id)?.close()
+        }
+        let cutoff = nowMs - 60_000
+        recentPushes = recentPushes.compactMapValues { times in
+            let kept = times.filter { $0 > cutoff }
+            return kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// Remembers `token`'s hello; past the cap the oldest offline tokens are forgotten.
+    private func remember(_ token: String, _ hello: (topic: String, environment: APNsEnvironment)) {
+        if known.updateValue(hello, forKey: token) == nil { knownOrder.append(token) }
+        guard known.count > Self.maxRememberedTokens else { return }
+        var keep: [String] = []
+        for old in knownOrder {
+            if known.count > Self.maxRememberedTokens, devices[old] == nil, old != token {
+                known[old] = nil
+                models[old] = nil
+                retired.remove(old)
+            } else {
+                keep.append(old)
+            }
+        }
+        knownOrder = keep
     }
 
     /// Whether a device with this token has its connection open.
@@ -116,10 +187,21 @@ public actor APNsEmulator<C: Clock<Duration>> {
         model.environment = environment
         nextPush += 1
         let push = nextPush
+        var times = recentPushes[token] ?? []
+        times = times.filter { $0 > nowMs - 60_000 }
+        guard times.count < deviceRateLimit else {
+            recentPushes[token] = times
+            log("apns: 429 TooManyRequests for \(TokenText.redact(token)) (\(times.count) pushes this minute)")
+            return .rejected(.tooManyRequests)
+        }
+        times.append(nowMs)
+        recentPushes[token] = times
         let action = model.submit(
             request, push: push, now: nowMs, tokenValid: !retired.contains(token), tokenEnvironment: hello?.environment ?? environment,
             deviceOnline: devices[token] != nil)
-        models[token] = model
+        if models.updateValue(model, forKey: token) == nil, known[token] == nil, models.count > Self.maxRememberedTokens {
+            models.removeValue(forKey: models.keys.first { $0 != token && devices[$0] == nil } ?? token)
+        }
         let line = Self.line(apnsID: apnsID, request: request, payload: payload)
         switch action {
         case .reject(let reason):
@@ -179,7 +261,26 @@ public actor APNsEmulator<C: Clock<Duration>> {
     // MARK: Device side
 
     private func adopt(_ connection: TCPConnection) {
-        Task { await self.readHello(connection) }
+        let id = ObjectIdentifier(connection)
+        switch table.admit(id, peer: connection.remoteIP, nowMs: nowMs) {
+        case .refused:
+            connection.close()
+            return
+        case .accepted(let evicted):
+            if let evicted { open.removeValue(forKey: evicted)?.close() }
+        }
+        open[id] = connection
+        // Until its hello, a device connection is "reading": the header timeout applies.
+        table.update(id, .reading(sinceMs: nowMs), nowMs: nowMs)
+        Task {
+            await self.readHello(connection)
+            self.closed(id)
+        }
+    }
+
+    private func closed(_ id: ObjectIdentifier) {
+        table.remove(id)
+        open.removeValue(forKey: id)?.close()
     }
 
     private func readHello(_ connection: TCPConnection) async {
@@ -201,6 +302,7 @@ public actor APNsEmulator<C: Clock<Duration>> {
                 return
             case .success(let hello):
                 token = hello.token
+                table.update(ObjectIdentifier(connection), .idle, nowMs: nowMs)
                 await online(hello, connection)
             }
         }
@@ -216,12 +318,13 @@ public actor APNsEmulator<C: Clock<Duration>> {
         if let old = hello.replaces, old != hello.token {
             // PushKit rotated the device's token: the old one is dead for good (410 Unregistered).
             retired.insert(old)
+            if retired.count > Self.maxRememberedTokens, let any = retired.first(where: { $0 != old }) { retired.remove(any) }
             if let device = devices.removeValue(forKey: old) { device.connection.close() }
             log("apns: token \(TokenText.redact(old)) retired, replaced by \(TokenText.redact(hello.token))")
         }
         retired.remove(hello.token)
         devices[hello.token] = Device(connection: connection, topic: hello.topic, environment: hello.environment)
-        known[hello.token] = (hello.topic, hello.environment)
+        remember(hello.token, (hello.topic, hello.environment))
         log("apns: device \(TokenText.redact(hello.token)) online (\(hello.topic), \(hello.environment.rawValue))")
         emit(
             WakeEvent(

@@ -11,6 +11,8 @@ import SIPCore
 /// | GET | `/api/v1/users/voip-push-status` | `?asterisk_endpoint=&token=` |
 /// | DELETE | `/api/v1/users/voip-push-token` | `?asterisk_endpoint=` |
 /// | POST | `/api/v1/users/voip-push-ack` | `{push_id}` (no auth: the push-id is the capability) |
+///
+/// All but the ack need `Authorization: Bearer <jwt>` (``TokenAPIAuth``).
 public enum WakeAPIRequest: Sendable, Hashable {
     case registerToken(
         endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String)
@@ -21,6 +23,17 @@ public enum WakeAPIRequest: Sendable, Hashable {
     public static let tokenPath = "/api/v1/users/voip-push-token"
     public static let statusPath = "/api/v1/users/voip-push-status"
     public static let ackPath = "/api/v1/users/voip-push-ack"
+
+    /// Whether requests to `path` must carry a valid bearer token (every token endpoint; not the ack).
+    public static func requiresAuthentication(_ path: String) -> Bool { path == tokenPath || path == statusPath }
+
+    /// The `asterisk_endpoint` the request is about (nil for the ack).
+    public var endpoint: String? {
+        switch self {
+        case .registerToken(let endpoint, _, _, _, _), .status(let endpoint, _), .deleteToken(let endpoint): endpoint
+        case .ack: nil
+        }
+    }
 
     /// The request, or the response that refuses it (404 unknown path, 405 wrong method, 400 bad
     /// JSON or fields — each with a one-line reason).

@@ -1,3 +1,4 @@
+import HTTPLite
 import PushKitEmu
 import SIPTransport
 
@@ -9,10 +10,35 @@ public struct WakeGatewayConfiguration: Sendable {
     public var sipPort: UInt16 = 5070
     /// Where Kamailio listens (UDP): released INVITEs, qualifies and CANCELs go there, marked.
     public var kamailio = SocketAddress(ip: "127.0.0.1", port: 5060)!
+    /// HTTP API address: loopback unless told otherwise — in a real deployment a TLS terminator
+    /// on the network side forwards to it (docs/wake-gateway.md "Deployment").
+    public var httpHost = "127.0.0.1"
     /// HTTP API port (token endpoints, push ack); 0 = any.
     public var httpPort: UInt16 = 8088
+    /// APNs emulator device address (loopback unless told otherwise).
+    public var apnsDeviceHost = "127.0.0.1"
     /// APNs emulator device port (phones connect here); 0 = any.
     public var apnsDevicePort: UInt16 = 2197
+    /// Sources whose SIP requests and responses are accepted (`--trust`); empty = the Kamailio
+    /// address only. Anything else is dropped and counted (``WakeGatewayServer/counters``).
+    public var trusted: [TrustedSource] = []
+    /// Bearer-token check of the token endpoints; nil = every token request is refused (401).
+    public var auth: TokenAPIAuth?
+    /// Per-user VoIP push cap.
+    public var pushRateLimit = PushRateLimit()
+    /// After APNs answers 429 TooManyRequests for a device token, no push to it for this long
+    /// (the calls fail over at once instead).
+    public var apnsBackoffMs: Int64 = 60_000
+    /// HTTP API connection bounds.
+    public var httpLimits = ConnectionLimits()
+    /// APNs device port bounds: a hello must arrive within `headerTimeoutMs`; a device with its
+    /// hello done stays connected (it waits for pushes), so its idle timeout is long.
+    public var apnsDeviceLimits = ConnectionLimits(
+        maxConnections: 4_096, maxPerPeer: 4_096, headerTimeoutMs: 5_000, idleTimeoutMs: 3_600_000)
+    /// RFC 3261 T1 (ms): Timer A/G start at T1, double up to T2 = 8·T1, give up at 64·T1; a
+    /// finished call's state is kept 64·T1 for retransmissions, then freed. 500 ms by default;
+    /// smaller only on loopback tests.
+    public var sipT1Ms: Int64 = 500
     /// APNs → device delivery delay (models APNs latency).
     public var apnsDelayMs: Int64 = 0
     /// Environment of RFC 8599 registrations (the Contact carries no environment).
@@ -29,6 +55,11 @@ public struct WakeGatewayConfiguration: Sendable {
     public var decision = EmulatorSettings()
 
     public init() {}
+
+    /// ``trusted``, or the Kamailio address when empty.
+    public var trustedSources: [TrustedSource] {
+        trusted.isEmpty ? [TrustedSource(ip: kamailio.ip, port: kamailio.port)] : trusted
+    }
 
     public var ackWindowMs: Int64 {
         get { decision.ackWindowMs }
@@ -77,4 +108,37 @@ public struct WakeEvent: Sendable, Hashable {
 public struct WakeGatewayError: Error, Sendable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// One trusted SIP source: an IP, and a port when the trust is that narrow. On a shared host
+/// trust the port too — every local process shares 127.0.0.1, but only Kamailio holds its port.
+public struct TrustedSource: Sendable, Hashable, CustomStringConvertible {
+    public var ip: String
+    public var port: UInt16?
+
+    public init(ip: String, port: UInt16? = nil) {
+        self.ip = ip
+        self.port = port
+    }
+
+    /// `IP` or `IP:PORT` (IPv4), or nil.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2, SocketAddress(ip: String(parts[0]), port: 0) != nil else {
+            return nil
+        }
+        ip = String(parts[0])
+        if parts.count == 2 {
+            guard let port = UInt16(parts[1]), port > 0 else { return nil }
+            self.port = port
+        } else {
+            port = nil
+        }
+    }
+
+    public func matches(_ address: SocketAddress) -> Bool {
+        address.ip == ip && (port == nil || port == address.port)
+    }
+
+    public var description: String { port.map { "\(ip):\($0)" } ?? ip }
 }

@@ -45,7 +45,7 @@ extension WakeGatewayServer {
                 "released",
                 [
                     ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
-                    ("direct", .bool(direct)), ("push_id", .string(call.pushID ?? "")),
+                    ("direct", .bool(direct)), ("push_id", .string(call.pushID.map(PushGrants.redacted) ?? "")),
                     ("since_ack_ms", .int(call.ackMs.map { (released.releasedMs ?? nowMs) - $0 } ?? -1)),
                     ("since_invite_ms", .int((released.releasedMs ?? nowMs) - call.arrivedMs)),
                 ]))
@@ -106,15 +106,27 @@ extension WakeGatewayServer {
     // MARK: Push (decision step 2)
 
     /// Sends the VoIP push through the APNs emulator; `nil` = accepted (delivered, stored or
-    /// dropped — a dropped push is still "sent": the ack window decides).
+    /// dropped — a dropped push is still "sent": the ack window decides). Refused without a push:
+    /// over the user's rate limit, or the device token is in its 429 back-off — the call fails
+    /// over at once (a rejection). The push-id is a fresh single-use grant (``PushGrants``),
+    /// valid for the ack window.
     func push(_ id: Int32) async -> APNsRejection? {
         guard var call = calls[id], let registration = store.registration(for: call.user) else { return .unregistered }
-        // The push id is the capability the phone acks with (THREATS.md): never from a seed.
-        let pushID = call.pushID ?? "p-" + KeyMaterial.token(length: 22)
+        let now = nowMs
+        if let until = apnsBackoff[registration.token], until > now {
+            limited(id, call, why: "apns_backoff")
+            return .tooManyRequests
+        }
+        apnsBackoff[registration.token] = nil
+        guard rateLimiter.allow(call.user, nowMs: now) else {
+            limited(id, call, why: "user_rate")
+            return .tooManyRequests
+        }
+        if let old = call.pushID { grants.revoke(old) }
+        let pushID = grants.issue(call: id, expiresMs: now + configuration.ackWindowMs)
         call.pushID = pushID
-        call.pushSentMs = nowMs
+        call.pushSentMs = now
         calls[id] = call
-        byPushID[pushID] = id
         var request = APNsRequest()
         request.topic = registration.topic
         request.expirationSeconds = 0
@@ -138,13 +150,34 @@ extension WakeGatewayServer {
                 "push_sent",
                 [
                     ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
-                    ("push_id", .string(pushID)), ("apns_id", .string(apnsID)), ("apns", .string(outcome)),
+                    ("push_id", .string(PushGrants.redacted(pushID))), ("apns_id", .string(apnsID)),
+                    ("apns", .string(outcome)),
                     ("token", .string(registration.redactedToken)),
                     ("token_source", .string(registration.source.rawValue)),
                     ("topic", .string(registration.topic)), ("since_invite_ms", .int(nowMs - call.arrivedMs)),
                 ]))
-        if case .rejected(let reason) = result { return reason }
+        if case .rejected(let reason) = result {
+            grants.revoke(pushID)
+            if reason == .tooManyRequests {
+                // APNs: too many pushes to this device token — pause it (Apple gives no figure).
+                apnsBackoff[registration.token] = nowMs + configuration.apnsBackoffMs
+                count("apns_429")
+            }
+            return reason
+        }
         return nil
+    }
+
+    /// A push not sent (rate limit or back-off): counted and told, the call fails over.
+    func limited(_ id: Int32, _ call: HeldCall, why: String) {
+        count(why == "user_rate" ? "push_rate_limited" : "apns_backoff")
+        emit(
+            WakeEvent(
+                "push_limited",
+                [
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
+                    ("why", .string(why)),
+                ]))
     }
 
     // MARK: Gone notice (option --gone-notice; decision: sendGoneNotice)
@@ -181,7 +214,8 @@ extension WakeGatewayServer {
                 "gone_notice",
                 [
                     ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("user", .string(call.user)),
-                    ("push_id", .string(call.pushID ?? "")), ("channel", .string("invite_cancel")),
+                    ("push_id", .string(call.pushID.map(PushGrants.redacted) ?? "")),
+                    ("channel", .string("invite_cancel")),
                     ("since_cancel_ms", .int(call.cancelledMs.map { nowMs - $0 } ?? -1)),
                     ("since_register_ms", .int(registerMs.map { nowMs - $0 } ?? -1)),
                     ("since_ack_ms", .int(call.ackMs.map { nowMs - $0 } ?? -1)),
@@ -272,6 +306,7 @@ extension WakeGatewayServer {
         guard var call = calls[id], call.phase != .finished else { return }
         call.failedOver = true
         calls[id] = call
+        if let pushID = call.pushID { grants.revoke(pushID) }  // a late ack finds nothing (404)
         let elapsed = nowMs - call.arrivedMs
         let sinceAck = call.ackMs.map { nowMs - $0 } ?? -1
         if let target = configuration.failoverURI, let uri = try? SIPURI(parsing: target), call.phase == .held,

@@ -8,7 +8,17 @@ extension WakeGatewayServer {
     static var wakeHeader: SIPHeaderName { "X-Astra-Wake" }
     static var pushIDHeader: SIPHeaderName { "X-Astra-Push-Id" }
 
+    /// Only trusted sources (Kamailio) may talk to the gateway: anything else — a REGISTER with
+    /// `pn-*` that would redirect someone's pushes, an INVITE that would push, a response that
+    /// would release a call — is dropped unanswered (no reflection, no oracle) and counted.
     func handle(_ received: ReceivedMessage) async {
+        guard configuration.trustedSources.contains(where: { $0.matches(received.remote) }) else {
+            count("sip_untrusted")
+            if (counters["sip_untrusted"] ?? 0) & 1023 == 1 {
+                log("sip: dropped a message from untrusted \(received.remote) (\(counters["sip_untrusted"] ?? 0) so far)")
+            }
+            return
+        }
         switch received.message {
         case .request(let request):
             switch request.method {
@@ -54,18 +64,23 @@ extension WakeGatewayServer {
         await send(bytes, to: remote)
         retransmissions[key]?.cancel()
         let clock = clock
+        let t1 = configuration.sipT1Ms
         retransmissions[key] = Task { [weak self] in
-            var interval: Int64 = 500
+            var interval = t1
             var total: Int64 = 0
-            while total < 32_000 {
+            while total < 64 * t1 {
                 do { try await clock.sleep(for: .milliseconds(interval)) } catch { return }
                 total += interval
                 guard let self else { return }
                 await self.send(bytes, to: remote)
-                interval = min(interval * 2, 4_000)
+                interval = min(interval * 2, 8 * t1)
             }
+            if !Task.isCancelled { await self?.retransmissionsDone(key) }
         }
     }
+
+    /// Timer B/H ran out (64·T1): the task is gone, so is its entry.
+    func retransmissionsDone(_ key: String) { retransmissions[key] = nil }
 
     func stopRetransmitting(_ key: String) {
         retransmissions.removeValue(forKey: key)?.cancel()
@@ -167,6 +182,7 @@ extension WakeGatewayServer {
         let bytes = response.serialized()
         call.localFinal = bytes
         calls[id] = call
+        settle(id)
         await sendReliably(bytes, to: call.upstream, key: "final-\(id)")
         emit(
             WakeEvent(
@@ -255,6 +271,7 @@ extension WakeGatewayServer {
                     ]))
         }
         calls[id] = call
+        if call.phase == .finished { settle(id) }
         if alreadyFinal { return }
         // 2xx retransmissions are relayed too (§16.7 step 5); non-2xx finals once.
         await send(upstream.serialized(), to: call.upstream)

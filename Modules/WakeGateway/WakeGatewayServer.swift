@@ -1,4 +1,5 @@
 import HTTPLite
+import JWT
 import PushKitEmu
 import SIPCore
 import SIPTransport
@@ -50,8 +51,15 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var byUpstreamBranch: [String: Int32] = [:]
     var byDownstreamBranch: [String: Int32] = [:]
     var byQualifyBranch: [String: Int32] = [:]
-    var byPushID: [String: Int32] = [:]
+    var grants = PushGrants()
+    var rateLimiter: PushRateLimiter
+    /// Device tokens APNs answered 429 for, and until when (gateway ms) no push goes to them.
+    var apnsBackoff: [String: Int64] = [:]
+    var reapTasks: [Int32: Task<Void, Never>] = [:]
     var nextCall: Int32 = 0
+    /// What was refused or dropped, by kind (`sip_untrusted`, `auth_refused`, `push_rate_limited`,
+    /// `apns_backoff`, …) — bounded: one counter per kind.
+    public private(set) var counters: [String: Int] = [:]
 
     public init(
         configuration: WakeGatewayConfiguration, clock: C, ids: any IdentifierSource = SystemIdentifierSource(),
@@ -63,6 +71,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         self.ids = ids
         self.emit = emit
         self.log = log
+        rateLimiter = PushRateLimiter(configuration.pushRateLimit)
         guard let local = SocketAddress(ip: configuration.sipHost, port: configuration.sipPort) else {
             throw WakeGatewayError("bad SIP address \(configuration.sipHost):\(configuration.sipPort)")
         }
@@ -74,10 +83,12 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         sipAddress = udp.local
         do {
             apns = try APNsEmulator(
-                host: configuration.sipHost, devicePort: configuration.apnsDevicePort,
-                delayMs: configuration.apnsDelayMs, clock: clock, log: log, emit: emit)
+                host: configuration.apnsDeviceHost, devicePort: configuration.apnsDevicePort,
+                delayMs: configuration.apnsDelayMs, limits: configuration.apnsDeviceLimits, clock: clock, log: log,
+                emit: emit)
         } catch {
-            throw WakeGatewayError("APNs device port \(configuration.apnsDevicePort): \(error)")
+            throw WakeGatewayError(
+                "APNs device port \(configuration.apnsDeviceHost):\(configuration.apnsDevicePort): \(error)")
         }
     }
 
@@ -88,12 +99,14 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             transport: GatewayTransport(gateway: self))
         let server: HTTPServer
         do {
-            server = try HTTPServer(host: configuration.sipHost, port: configuration.httpPort) { [weak self] request in
+            server = try HTTPServer(
+                host: configuration.httpHost, port: configuration.httpPort, connections: configuration.httpLimits
+            ) { [weak self] request in
                 guard let self else { return .text(503, "gateway stopping") }
                 return await self.handleHTTP(request)
             }
         } catch {
-            throw WakeGatewayError("HTTP port \(configuration.httpPort): \(error)")
+            throw WakeGatewayError("HTTP \(configuration.httpHost):\(configuration.httpPort): \(error)")
         }
         http = server
         await server.start()
@@ -110,9 +123,13 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             WakeEvent(
                 "listening",
                 [
-                    ("sip", .string(sipAddress.description)), ("http_port", .int(Int64(ports.http))),
+                    ("sip", .string(sipAddress.description)), ("http_host", .string(configuration.httpHost)),
+                    ("http_port", .int(Int64(ports.http))),
+                    ("apns_device_host", .string(configuration.apnsDeviceHost)),
                     ("apns_device_port", .int(Int64(ports.apnsDevice))),
                     ("kamailio", .string(configuration.kamailio.description)),
+                    ("trust", .string(configuration.trustedSources.map(\.description).joined(separator: ","))),
+                    ("auth", .string(configuration.auth.map { $0.verifier.algorithms.map(\.rawValue).joined(separator: ",") } ?? "none")),
                     ("ack_window_ms", .int(configuration.ackWindowMs)),
                     ("register_wait_ms", .int(configuration.registerWaitMs)),
                     ("qualify_timeout_ms", .int(configuration.qualifyTimeoutMs)),
@@ -131,6 +148,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         receiveTask?.cancel()
         for task in retransmissions.values { task.cancel() }
         retransmissions.removeAll()
+        for task in reapTasks.values { task.cancel() }
+        reapTasks.removeAll()
         await http?.stop()
         await apns.stop()
         await udp.close()
@@ -151,13 +170,42 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
 
     // MARK: HTTP
 
+    func count(_ kind: String) { counters[kind, default: 0] += 1 }
+
+    /// Live state held now, by kind — what a long run must keep flat (the soak and RSS tests).
+    public var stateCounts: [String: Int] {
+        [
+            "calls": calls.count, "upstream_branches": byUpstreamBranch.count,
+            "downstream_branches": byDownstreamBranch.count, "qualify_branches": byQualifyBranch.count,
+            "push_grants": grants.count, "retransmissions": retransmissions.count, "reap_timers": reapTasks.count,
+            "rate_buckets": rateLimiter.trackedUsers, "apns_backoff": apnsBackoff.count, "bindings": bindings.count,
+        ]
+    }
+
+    // MARK: HTTP
+
+    /// The token endpoints authenticate before anything else (a stranger learns nothing, not even
+    /// whether the body was well-formed), then parse, then authorise the `asterisk_endpoint`.
     func handleHTTP(_ request: HTTPRequest) async -> HTTPResponse {
+        var principal: TokenAPIAuth.Principal?
+        if WakeAPIRequest.requiresAuthentication(request.path) {
+            guard let auth = configuration.auth else {
+                return refuse(.invalid(.algorithmNotAllowed), request)
+            }
+            switch auth.authenticate(request, nowSeconds: WallClock.nowMs() / 1_000) {
+            case .failure(let refusal): return refuse(refusal, request)
+            case .success(let p): principal = p
+            }
+        }
         switch WakeAPIRequest.parse(request) {
         case .reject(let response):
             return response
         case .request(.ack(let pushID)):
             return await acked(pushID)
         case .request(let other):
+            guard let principal, let endpoint = other.endpoint, principal.may(manage: endpoint) else {
+                return refuse(.otherEndpoint, request)
+            }
             let response = store.apply(other, nowMs: WallClock.nowMs())
             if case .registerToken(let endpoint, let token, let environment, _, _) = other {
                 emit(
@@ -166,6 +214,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                         [
                             ("user", .string(endpoint)), ("token", .string(TokenText.redact(token))),
                             ("environment", .string(environment.rawValue)),
+                            ("by", .string(principal.orgAdmin ? "org_admin" : "user")),
                         ]))
             } else if case .deleteToken(let endpoint) = other, response.status == 200 {
                 emit(WakeEvent("token_deleted", [("user", .string(endpoint))]))
@@ -174,28 +223,41 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         }
     }
 
+    /// A refused token request: counted, one event (the reason, never the token), the answer.
+    func refuse(_ refusal: TokenAPIAuth.Refusal, _ request: HTTPRequest) -> HTTPResponse {
+        count("auth_refused")
+        emit(
+            WakeEvent(
+                "auth_refused",
+                [
+                    ("method", .string(request.method)), ("path", .string(request.path)),
+                    ("reason", .string(refusal.reason)), ("status", .int(Int64(refusal.response.status))),
+                ]))
+        return refusal.response
+    }
+
+    /// `POST /voip-push-ack`: the push-id is redeemed once (``PushGrants``); an unknown, replayed or
+    /// expired id is 404 and releases nothing.
     func acked(_ pushID: String) async -> HTTPResponse {
-        guard let id = byPushID[pushID], var call = calls[id] else {
+        guard let id = grants.redeem(pushID, nowMs: nowMs), var call = calls[id] else {
+            count("ack_unknown")
             return .json(404, "{\"error\":\"unknown push_id\"}")
         }
         let now = nowMs
-        let first = call.ackMs == nil
-        if first {
-            call.ackMs = now
-            calls[id] = call
-            emit(
-                WakeEvent(
-                    "ack",
-                    [
-                        ("call", .int(Int64(id))), ("push_id", .string(pushID)), ("user", .string(call.user)),
-                        ("since_push_ms", .int(now - (call.pushSentMs ?? now))),
-                        ("since_invite_ms", .int(now - call.arrivedMs)),
-                    ]))
-            await wake?.ackReceived(id)
-            // The REGISTER may have overtaken the ack (different paths): feed it now.
-            if let seen = lastRegisterMs[call.user], let pushed = call.pushSentMs, seen >= pushed {
-                await wake?.registerReceived(id)
-            }
+        call.ackMs = now
+        calls[id] = call
+        emit(
+            WakeEvent(
+                "ack",
+                [
+                    ("call", .int(Int64(id))), ("push_id", .string(PushGrants.redacted(pushID))),
+                    ("user", .string(call.user)), ("since_push_ms", .int(now - (call.pushSentMs ?? now))),
+                    ("since_invite_ms", .int(now - call.arrivedMs)),
+                ]))
+        await wake?.ackReceived(id)
+        // The REGISTER may have overtaken the ack (different paths): feed it now.
+        if let seen = lastRegisterMs[call.user], let pushed = call.pushSentMs, seen >= pushed {
+            await wake?.registerReceived(id)
         }
         let active = await callActive(id)
         return .json(200, "{\"acked\":true,\"call_active\":\(active)}")

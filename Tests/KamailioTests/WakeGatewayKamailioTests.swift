@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import HTTPLite
 import Testing
@@ -43,6 +44,7 @@ extension KamailioPeer {
             #expect(line.contains(#""push_type":"voip""#) && line.contains(#""topic":"com.example.astra.voip""#))
             #expect(line.contains(#""priority":10,"expiration":0"#) && line.contains(#""caller":"1033""#))
             #expect(try await rig.ack(push) == 200)
+            #expect(try await rig.ack(push) == 404)  // single use: a replay finds nothing
             #expect(try await rig.ack("p-unknown") == 404)
             let callee = try await H.callee(rig.server, .wss, user: "1034", ["--after", "0.1", "--duration", "0.8"])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
@@ -51,7 +53,7 @@ extension KamailioPeer {
             #expect(H.field("call_id", in: incoming) == callID)
             let released = try #require(rig.events("released").first, "\(rig.events)")
             #expect(released.bool("direct") == false)
-            #expect(released.string("push_id") == push)
+            #expect(released.string("push_id") == String(push.prefix(17)) + "…")  // events show the selector only
             #expect(rig.events("failover").isEmpty)
             let pushSent = try #require(rig.instant(of: "push_sent"))
             let registerSeen = try #require(
@@ -101,6 +103,9 @@ extension KamailioPeer {
             let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 5_000 }
             defer { Task { await rig.stop() } }
             try await rig.registerToken(user: "1038")
+            let device = try await APNsDevice(port: rig.ports.apnsDevice)
+            defer { device.close() }
+            #expect(await rig.waitFor("device_connected") != nil)
             let caller = try H.dial(rig.server, .udp, user: "1037", to: "1038", ["--timeout", "0.6"])
             #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
             #expect(await rig.waitFor("call_ended") != nil)
@@ -113,7 +118,8 @@ extension KamailioPeer {
             // No settle delay: the CANCEL disarmed the decision's timer (before `call_ended`), so
             // the ack is the only input left, and the gateway answers it only after the decision
             // stepped on it (a release would be emitted inside that step): its 200 is the signal.
-            let push = try #require(rig.events("push_sent").first?.string("push_id"))
+            let line = try #require(await device.nextPush(), "no push: \(rig.events)")
+            let push = try #require(H.field("push_id", in: line))
             let ack = try await rig.http("POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(push)"}"#)
             #expect(ack.status == 200)
             #expect(String(decoding: ack.body, as: UTF8.self).contains(#""call_active":false"#))
@@ -122,16 +128,21 @@ extension KamailioPeer {
             #expect(H.field("reason", in: caller.events("ended").first ?? "") == "no_answer")
         }
 
+        /// A UDP line whose REGISTER carries RFC 8599 `pn-*` for the rig's device token.
+        static func rfc8599Line(user: String, _ rig: WakeGatewayRig) -> String {
+            """
+            {"v":1,"user":"\(user)","password":"astra\(user)","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
+            "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
+            "push_topic":"ABCDE12345.com.example.astra.voip"}
+            """
+        }
+
         /// (e) RFC 8599: the line registers with pn-provider/pn-prid/pn-param; the gateway pushes
         /// with them (no token endpoint). An unknown provider is refused with 555.
         @Test func rfc8599RegistrationIsUsedAndUnknownProviderGets555() async throws {
             let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 800 }
             defer { Task { await rig.stop() } }
-            let line = """
-                {"v":1,"user":"1040","password":"astra1040","domain":"127.0.0.1","server":"127.0.0.1:\(rig.server.sipPort)",\
-                "transport":"udp","push_provider":"apns","push_token":"\(WakeGatewayRig.token)",\
-                "push_topic":"ABCDE12345.com.example.astra.voip"}
-                """
+            let line = Self.rfc8599Line(user: "1040", rig)
             let (status, stdout, stderr) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: line)
             #expect(status == 0, "\(stdout) \(stderr)")
             let seen = try #require(await rig.waitFor("register_seen"))
@@ -152,5 +163,56 @@ extension KamailioPeer {
             #expect(refused == 1, "\(out555) \(err555)")
             #expect((out555 + err555).contains("555"), "\(out555) \(err555)")
         }
-    }
+    
+        /// (f) SIP trust: a REGISTER with `pn-*` (an attacker's device token) and an INVITE sent
+        /// straight to the gateway's port, not through Kamailio, are dropped unanswered and counted —
+        /// no binding learnt, no call held, no push; the same user registering through Kamailio
+        /// (digest-authenticated) is then woken on its own device, never the attacker's.
+        @Test func untrustedSourcesCannotRegisterOrPush() async throws {
+            let rig = try await WakeGatewayRig.start { $0.ackWindowMs = 800 }
+            defer { Task { await rig.stop() } }
+            let attackerToken = String(repeating: "ee", count: 32)
+            let attacker = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!, log: .discard)
+            let gatewayAddress = SocketAddress(ip: "127.0.0.1", port: rig.ports.sip)!
+            let via = "SIP/2.0/UDP 127.0.0.1:\(attacker.local.port);branch="
+            let register = """
+                REGISTER sip:127.0.0.1 SIP/2.0\r\nVia: \(via)z9hG4bK-evil-r\r\nMax-Forwards: 70\r\n\
+                From: <sip:1042@127.0.0.1>;tag=e1\r\nTo: <sip:1042@127.0.0.1>\r\nCall-ID: evil-reg\r\n\
+                CSeq: 1 REGISTER\r\nContact: <sip:1042@127.0.0.1:\(attacker.local.port);pn-provider=apns;\
+                pn-prid=\(attackerToken);pn-param=ABCDE12345.com.example.astra.voip>;expires=300\r\n\
+                Content-Length: 0\r\n\r\n
+                """
+            let invite = """
+                INVITE sip:1042@127.0.0.1 SIP/2.0\r\nVia: \(via)z9hG4bK-evil-i\r\nMax-Forwards: 70\r\n\
+                From: <sip:1099@127.0.0.1>;tag=e2\r\nTo: <sip:1042@127.0.0.1>\r\nCall-ID: evil-inv\r\n\
+                CSeq: 1 INVITE\r\nContact: <sip:1099@127.0.0.1:\(attacker.local.port)>\r\nContent-Length: 0\r\n\r\n
+                """
+            try await attacker.send(Array(register.utf8), to: gatewayAddress)
+            try await attacker.send(Array(invite.utf8), to: gatewayAddress)
+            // Positive condition: both were seen and dropped (the gateway handles messages in order).
+            #expect(await eventually(timeout: .seconds(10)) { await rig.gateway.counters["sip_untrusted"] == 2 })
+            #expect(rig.events("register_seen").isEmpty)
+            #expect(rig.events("call_held").isEmpty)
+            #expect(await rig.gateway.tokens.registration(for: "1042") == nil)
+
+            // The same user through Kamailio: the binding and its token are learnt, the push goes
+            // to the phone's own device.
+            let evilDevice = try await APNsDevice(port: rig.ports.apnsDevice, token: attackerToken)
+            defer { evilDevice.close() }
+            let device = try await APNsDevice(port: rig.ports.apnsDevice)
+            defer { device.close() }
+            #expect(await eventually { rig.events("device_connected").count == 2 })
+            let line = Self.rfc8599Line(user: "1042", rig)
+            let (status, stdout, stderr) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: line)
+            #expect(status == 0, "\(stdout) \(stderr)")
+            #expect(try #require(await rig.waitFor("register_seen")).bool("pn_used") == true)
+            let caller = try H.dial(rig.server, .udp, user: "1043", to: "1042", [])
+            let push = try #require(await device.nextPush(), "\(rig.events)")
+            #expect(push.contains(#""caller":"1043""#))
+            #expect(await caller.exitStatus(within: .seconds(10)) == 1)  // never acked: failover 480
+            #expect(evilDevice.lines.withLock { $0.isEmpty })
+            #expect(await rig.gateway.counters["sip_untrusted"] == 2)
+            await attacker.close()
+        }
+}
 }

@@ -1,6 +1,8 @@
 import AstraTestSupport
 import Foundation
 import HTTPLite
+import JWT
+import SIPCore
 import Synchronization
 import Testing
 import WakeGateway
@@ -43,6 +45,7 @@ final class WakeGatewayRig: Sendable {
         configuration.kamailio = .init(ip: "127.0.0.1", port: server.sipPort)!
         configuration.httpPort = 0
         configuration.apnsDevicePort = 0
+        configuration.auth = TokenAPIAuth(verifier: JWTVerifier(keys: [try JWTKey.hmac(secret: Self.secret)]))
         tune(&configuration)
         let recorded = Recorded()
         let gateway = try WakeGatewayServer(
@@ -69,11 +72,25 @@ final class WakeGatewayRig: Sendable {
 
     // MARK: HTTP API
 
-    func http(_ method: String, _ target: String, _ body: String = "") async throws -> HTTPResponseHead {
+    /// The rig's HS256 key (fresh per test process, from the CSPRNG).
+    static let secret = KeyMaterial.bytes(32)
+
+    /// A user token for `endpoint`, one hour.
+    static func bearer(_ endpoint: String) throws -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try JWTSigner(key: try JWTKey.hmac(secret: secret)).sign([
+            ("asterisk_endpoint", .string(endpoint)), ("iat", .number(String(now))), ("exp", .number(String(now + 3_600))),
+        ])
+    }
+
+    func http(_ method: String, _ target: String, _ body: String = "", bearer: String? = nil) async throws
+        -> HTTPResponseHead
+    {
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: ports.http)
         defer { connection.close() }
         let text =
             "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + (bearer.map { "Authorization: Bearer \($0)\r\n" } ?? "")
             + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         _ = await connection.write(Array(text.utf8))
         var buffer: [UInt8] = []
@@ -88,7 +105,7 @@ final class WakeGatewayRig: Sendable {
     func registerToken(user: String, token: String = WakeGatewayRig.token) async throws {
         let body =
             #"{"asterisk_endpoint":"\#(user)","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
-        let response = try await http("POST", "/api/v1/users/voip-push-token", body)
+        let response = try await http("POST", "/api/v1/users/voip-push-token", body, bearer: try Self.bearer(user))
         try #require(response.status == 200, "\(response.text)")
     }
 

@@ -40,18 +40,24 @@ import Testing
         mutating func didReceiveAckResponse(pushID: Int32, callActive: Bool, _ ctx: inout ClientContext) {
             call(.ackResponse(pushID: pushID, callActive: callActive), &ctx)
         }
-        mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext) { call(.callGone(pushID: pushID), &ctx) }
+        mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext) {
+            call(.callGone(pushID: pushID), &ctx)
+        }
         mutating func didUpdatePushToken(_ ctx: inout ClientContext) { call(.tokenUpdated, &ctx) }
         mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { call(.tokenInvalidated, &ctx) }
         mutating func registrationFinished(success: Bool, _ ctx: inout ClientContext) {
             call(.registrationFinished(success: success), &ctx)
         }
-        mutating func didReceiveInvite(_ invite: IncomingInvite, _ ctx: inout ClientContext) { call(.invite(invite), &ctx) }
+        mutating func didReceiveInvite(_ invite: IncomingInvite, _ ctx: inout ClientContext) {
+            call(.invite(invite), &ctx)
+        }
         mutating func didReceiveCancel(call c: Int32, _ ctx: inout ClientContext) { call(.cancel(call: c), &ctx) }
         mutating func performAnswerCallAction(uuid: Int32, _ ctx: inout ClientContext) {
             call(.answerAction(uuid: uuid), &ctx)
         }
-        mutating func performEndCallAction(uuid: Int32, _ ctx: inout ClientContext) { call(.endAction(uuid: uuid), &ctx) }
+        mutating func performEndCallAction(uuid: Int32, _ ctx: inout ClientContext) {
+            call(.endAction(uuid: uuid), &ctx)
+        }
         mutating func timerFired(_ timer: PolicyTimer, _ ctx: inout ClientContext) { call(.timer(timer), &ctx) }
         mutating func connectivityChanged(online: Bool, _ ctx: inout ClientContext) {
             call(.connectivity(online: online), &ctx)

@@ -43,7 +43,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("250", DelayDistribution.fixed(250)), ("fixed:40", .fixed(40)), ("uniform:10:20", .uniform(minMs: 10, maxMs: 20)),
+        ("250", DelayDistribution.fixed(250)), ("fixed:40", .fixed(40)),
+        ("uniform:10:20", .uniform(minMs: 10, maxMs: 20)),
         ("lognormal:622:2000", .logNormal(medianMs: 622, p95Ms: 2_000)),
     ])
     func specsParse(_ spec: String, _ expected: DelayDistribution) throws {
@@ -169,7 +170,9 @@ import Testing
     @Test func correctPolicyHoldsUnderFieldDelivery() {
         let checks = ScenarioRunner.checkField(source: PolicyChoice.correct, seed: 11, runs: 50)
         for check in checks {
-            #expect(check.passed, "\(check.scenario): rules \(check.rules) kinds \(check.kinds) seed \(check.firstFailedSeed ?? 0)")
+            #expect(
+                check.passed,
+                "\(check.scenario): rules \(check.rules) kinds \(check.kinds) seed \(check.firstFailedSeed ?? 0)")
             #expect(check.violations == 0)
         }
         let naive = ScenarioRunner.checkField(source: PolicyChoice.naive, seed: 11, runs: 20)

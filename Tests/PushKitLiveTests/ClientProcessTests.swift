@@ -41,14 +41,16 @@ import Testing
     @Test(arguments: [
         ("exit 3", "client_exited", "exited with status 3"),
         ("read line; kill -9 $$", "client_exited", "killed by signal 9"),
-        ("read line; sleep 30", "client_no_answer", "no answer to reset within 300 ms"),
+        ("read line; sleep 30", "client_no_answer", "no answer to reset within 1500 ms"),
         ("read line; echo 'garbage'", "client_bad_answer", "answer to reset: not JSON"),
-        (#"read line; echo '{"ops":[]}'; read line; echo '{"ops":[{"op":"teleport"}]}'"#, "client_bad_answer",
-         "unknown op 'teleport'"),
+        (
+            #"read line; echo '{"ops":[]}'; read line; echo '{"ops":[{"op":"teleport"}]}'"#, "client_bad_answer",
+            "unknown op 'teleport'"
+        ),
         ("read line; head -c 200000 /dev/zero", "client_bad_answer", "longer than 65536 bytes"),
     ])
     func brokenClientIsAClearViolation(_ then: String, _ kind: String, _ says: String) throws {
-        let (out, took) = try Self.check(Self.client(then), timeoutMs: 300)
+        let (out, took) = try Self.check(Self.client(then), timeoutMs: 1_500)
         #expect(out.exitCode == 1)
         #expect(out.stdout.count == 2, "stops after the first scenario")
         #expect(out.stdout[0].contains(#""rules":["CLIENT"]"#))
@@ -66,11 +68,11 @@ import Testing
         ("true", "exited with status 0"),
         (client("", hello: #"{"hello":"astra-pushsim-client","version":7}"#), "speaks protocol version 7"),
         ("read x; echo hi", "not JSON"),
-        ("sleep 30", "no answer to hello within 300 ms"),
+        ("sleep 30", "no answer to hello within 1500 ms"),
     ])
     func unusableCommandIsRefusedAtStart(_ command: String, _ says: String) {
         #expect {
-            _ = try ClientSession(command: command, timeoutMs: 300, lifetime: .perRun)
+            _ = try ClientSession(command: command, timeoutMs: 1_500, lifetime: .perRun)
         } throws: { error in
             (error as? ClientFault)?.detail.contains(says) == true
         }

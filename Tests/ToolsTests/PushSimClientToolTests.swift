@@ -13,7 +13,8 @@ import Testing
             for delivery in ["ideal", "field"] {
                 let common = ["run", scenario, "--delivery", delivery, "--seed", "4"]
                 let direct = try #require(await Self.tool.run(common + ["--policy", policy]))
-                let remote = try #require(await Self.tool.run(common + ["--client-cmd", "\(bin) client --policy \(policy)"]))
+                let remote = try #require(
+                    await Self.tool.run(common + ["--client-cmd", "\(bin) client --policy \(policy)"]))
                 #expect(remote == direct, "\(scenario) \(delivery)")
             }
         }
@@ -26,8 +27,14 @@ import Testing
     /// one-line reason; one that cannot start or speak the protocol → exit 64. Never a hang.
     @Test(arguments: [
         (#"read h; echo '{"hello":"astra-pushsim-client","version":1}'; exit 2"#, Int32(1), "exited with status 2"),
-        (#"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; sleep 120"#, 1, "no answer to reset within 400 ms"),
-        (#"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; echo '{"ops":[]}'; read c; echo '{"ops":[{"op":"ack","push_id":1e99}]}'"#, 1, "number out of range"),
+        (
+            #"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; sleep 120"#, 1,
+            "no answer to reset within 1500 ms"
+        ),
+        (
+            #"read h; echo '{"hello":"astra-pushsim-client","version":1}'; read r; echo '{"ops":[]}'; read c; echo '{"ops":[{"op":"ack","push_id":1e99}]}'"#,
+            1, "number out of range"
+        ),
         ("/nonexistent/client", 64, "--client-cmd: client '/nonexistent/client'"),
         (#"read h; echo '{"hello":"astra-pushsim-client","version":2}'"#, 64, "speaks protocol version 2"),
     ])
@@ -35,7 +42,7 @@ import Testing
         for subcommand in [["check"], ["run", "killed"], ["fuzz", "--count", "50"]] {
             let start = ContinuousClock.now
             let result = try #require(
-                await Self.tool.run(subcommand + ["--client-cmd", command, "--client-timeout-ms", "400"]))
+                await Self.tool.run(subcommand + ["--client-cmd", command, "--client-timeout-ms", "1500"]))
             #expect(result.status == status, "\(subcommand) \(result.stderr)")
             #expect(result.stderr.contains(says), "\(subcommand): \(result.stderr)")
             // The client's own stderr passes through (sh's "not found"); ours is the last line.

@@ -59,11 +59,12 @@ import Testing
         let port = gateway.sipAddress.port
         let pushID = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         // The notice is owed: the decision waits for the REGISTER (its register wait stays armed
-        // beside the 487's Timer G) and the phone's late ack already hears the call is gone.
+        // beside the 487's Timer G and the call's release timer, 64·T1).
         #expect(await gateway.wake?.state(of: 1) == .cancelledNoticeOwed)
-        #expect(await clock.waitForSleepers(2))
-        #expect(clock.sleeperCount == 2)
-        #expect(Rig.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":false}"#)
+        #expect(await clock.waitForSleepers(3))
+        #expect(clock.sleeperCount == 3)
+        // A replayed push-id (the grant was redeemed by the ack above) is unknown: 404, nothing released.
+        #expect(await gateway.acked(pushID).status == 404)
         let requests = kamailio.received.withLock { list in list.contains { $0.request != nil } }
         #expect(!requests)
 
@@ -193,8 +194,8 @@ import Testing
         try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
         #expect(await eventually { await gateway.calls[1]?.goneNoticeProvisional == true })
         // Left: the register wait (kept while the notice was owed, now disarmed) is gone, Timer A
-        // stopped at the 100; the one sleeper is the fallback.
-        #expect(await eventually { clock.sleeperCount == 1 })
+        // stopped at the 100; the sleepers are the fallback and the call's release timer (32 s).
+        #expect(await eventually { clock.sleeperCount == 2 })
         #expect(clock.advance(by: .milliseconds(999)) == 0)  // nothing due: no CANCEL can go out
         #expect(clock.advance(by: .milliseconds(1)) == 1)
         let cancel = try #require(await kamailio.next { $0.request?.method == .cancel }).request!
@@ -226,8 +227,8 @@ import Testing
         let gateway = try await Self.gateway(kamailio, clock: clock, goneNotice: false, events: events)
         _ = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         #expect(await gateway.wake?.state(of: 1) == .cancelled)
-        #expect(await clock.waitForSleepers(1))
-        #expect(clock.sleeperCount == 1)  // only the 487's Timer G: no register wait left
+        #expect(await clock.waitForSleepers(2))
+        #expect(clock.sleeperCount == 2)  // the 487's Timer G and the release timer: no register wait left
         try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "reg@test" } != nil)
         #expect(await eventually { !events.named("register_seen").isEmpty })

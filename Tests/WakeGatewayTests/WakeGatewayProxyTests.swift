@@ -84,6 +84,7 @@ import Testing
         configuration.apnsDevicePort = 0
         configuration.kamailio = kamailio.udp.local
         configuration.ackWindowMs = 2_000
+        configuration.auth = TestAuth.auth
         configure(&configuration)
         let gateway = try WakeGatewayServer(
             configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1), emit: emit)
@@ -93,7 +94,8 @@ import Testing
             #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
         let response = await gateway.handleHTTP(
             try HTTPRequest(
-                method: "POST", target: "/api/v1/users/voip-push-token", headers: [HTTPHeader("Host", "h")],
+                method: "POST", target: "/api/v1/users/voip-push-token",
+                headers: [HTTPHeader("Host", "h"), TestAuth.authorization("1002")],
                 body: Array(body.utf8)))
         #expect(response.status == 200)
         return gateway
@@ -180,9 +182,10 @@ import Testing
         #expect(final.response?.statusCode == 480)
         #expect(final.headers["Reason"]?.contains("no_ack") == true)
         #expect(final.headers.values(.via).count == 2)  // upstream Vias untouched, none of ours
-        // A late ack learns the call is gone (failed over).
+        // A late ack finds no grant (revoked at the failover): 404, which the phone reads as gone.
         let pushID = try #require(await gateway.calls[1]?.pushID)
-        #expect(Self.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":false}"#)
+        let late = await gateway.acked(pushID)
+        #expect(late.status == 404)
         // Timer G: retransmitted at +500 ms until the ACK. Its sleep starts in the transaction's
         // own task, which may not have run yet when the 480 arrives here: wait until it is armed.
         let timerG = clock.now.advanced(by: .milliseconds(500))
@@ -259,10 +262,11 @@ import Testing
         let ack = await gateway.acked(pushID)
         #expect(ack.status == 200)
         #expect(Self.text(ack) == #"{"acked":true,"call_active":false}"#)
-        // The CANCEL disarmed the decision's timer before the 487 went out; the one sleeper left
-        // is the 487's Timer G. Ten seconds wake only it, and its retransmission proves it ran.
-        #expect(await clock.waitForSleepers(1))
-        #expect(clock.sleeperCount == 1)
+        // The CANCEL disarmed the decision's timer before the 487 went out; the sleepers left are
+        // the 487's Timer G and the call's release after 64·T1 (32 s). Ten seconds wake only
+        // Timer G, and its retransmission proves it ran.
+        #expect(await clock.waitForSleepers(2))
+        #expect(clock.sleeperCount == 2)
         #expect(clock.advance(by: .seconds(10)) == 1)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         #expect(

@@ -23,6 +23,8 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.overrides = try deliveryOverrides(arguments)
         options.clientCommand = clientCommand
         options.clientTimeoutMs = clientTimeout
+        options.delivery = DeliveryModel(rawValue: arguments.string("delivery") ?? "") ?? .ideal
+        options.seed = UInt64(truncatingIfNeeded: arguments.int(CommonOptions.Key.seed) ?? 1)
         output = await LiveCommand.execute(scenario: arguments.string("scenario"), options: options)
     } else {
         var options = PushSimOptions()
@@ -34,7 +36,9 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.fieldRuns = arguments.int("field-runs") ?? options.fieldRuns
         options.deliveries = DeliveryModel(rawValue: arguments.string("delivery") ?? "").map { [$0] } ?? []
         options.overrides = try deliveryOverrides(arguments)
-        let load = { (path: String) throws -> [UInt8] in try InputReader.read(path == "-" ? nil : path, limit: .scenario) }
+        let load = { (path: String) throws -> [UInt8] in
+            try InputReader.read(path == "-" ? nil : path, limit: .scenario)
+        }
         let command = context.subcommand ?? ""
         if let clientCommand {
             let session: ClientSession
@@ -48,7 +52,8 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
                 source: ClientProcessSource(session: session), load: load)
             session.close()
         } else {
-            output = PushSimCommand.execute(command, scenario: arguments.string("scenario"), options: options, load: load)
+            output = PushSimCommand.execute(
+                command, scenario: arguments.string("scenario"), options: options, load: load)
         }
     }
     if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }

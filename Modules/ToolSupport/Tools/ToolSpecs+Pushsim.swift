@@ -100,8 +100,14 @@ extension ToolSpecs {
                     the timeline with "t" in wall-clock ms, then a verdict with "mode":"live", \
                     "push_to_ring_ms" (caller INVITE to its 180), "failover_ms" (caller INVITE to the failover \
                     answer), "caller_left_to_end_ms" (caller hang-up to the phone's CallKit end) and \
-                    "two_way_audio". Exit 1 when a \
-                    rule is broken or an outcome differs, 3 when a peer could not be started or reached.
+                    "two_way_audio". The app's code runs as a process of its own that the emulated iOS starts \
+                    at each launch and kills when the app dies — a killed app has no process until a push \
+                    arrives ("app_process_started" with its pid; "spawn_to_report_ms" and \
+                    "spawn_to_register_ms" in the verdict are the measured cold start): --client-cmd, or \
+                    this binary's client --policy P. --delivery field adds, on the device, the field \
+                    model's APNs delay, loss and iOS cold launch ("apns_delay_ms", "launch_delay_ms"). \
+                    Exit 1 when a rule is broken or an outcome differs, 3 when a peer could not be started \
+                    or reached, 64 when the client command cannot start.
                     """,
                 arguments: [ArgumentSpec("scenario", help: "A live scenario name.")],
                 options: [
@@ -126,7 +132,9 @@ extension ToolSpecs {
                            help: "Running astra-wakegw: its APNs device port."),
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
-                ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true),
+                    pushsimDelivery(both: false), CommonOptions.seed,
+                ] + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
+                    + CommonOptions.diagnostics(sipTrace: true),
                 examples: [
                     Example("Wake a killed phone through Kamailio and the gateway:", "astra-pushsim live killed"),
                     Example(

@@ -12,16 +12,25 @@ extension ToolSpecs {
             answers a qualify, and the held INVITE is released to it through Kamailio. No ack within the ack \
             window: the caller gets 480 (or the call goes to --failover-uri).
 
-            HTTP API on --http-port: POST/DELETE /api/v1/users/voip-push-token, GET \
-            /api/v1/users/voip-push-status, POST /api/v1/users/voip-push-ack. APNs device side on \
+            HTTP API on --http-host:--http-port (loopback by default; put a TLS terminator in front for a real \
+            deployment): POST/DELETE /api/v1/users/voip-push-token and GET /api/v1/users/voip-push-status need \
+            Authorization: Bearer <JWT> (HS256 with --jwt-hs256-secret-file, ES256/RS256 with \
+            --jwt-public-key-file; claims asterisk_endpoint, role user|org_admin, org; 401 without a valid token, \
+            403 for another endpoint); POST /api/v1/users/voip-push-ack needs none: its single-use push-id (128 \
+            random bits behind a 64-bit selector, valid for the ack window) is the capability. At least one JWT \
+            key is required; for tests and demos any 32-byte secret file will do (scripts/mint-jwt.py mints \
+            tokens). SIP is accepted only from --trust sources (default: the --kamailio address); anything else \
+            is dropped and counted. APNs device side on \
             --apns-device-port: a phone connects and sends one JSON line {"token","topic","environment"}; each \
             delivered push comes back as one JSON line. RFC 8599: a REGISTER whose Contact carries \
             pn-provider=apns;pn-prid;pn-param is used instead of the token endpoint.
 
             Standard output: JSON Lines events with "event" and "t" (ms since start): listening, call_held, \
             qualify, qualify_result, push_sent, ack, register_seen, released, ringing, answered, failover, \
-            cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, device_connected, device_disconnected. \
-            Tokens appear only redacted (first 4 hex digits and the length). Runs until SIGINT or SIGTERM.
+            cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, \
+            device_connected, device_disconnected, auth_refused, push_limited, stats (every --stats-interval-s and \
+            at the end). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
+            selector; JWTs never. Runs until SIGINT or SIGTERM.
             """,
         options: [
             .value(
@@ -31,11 +40,65 @@ extension ToolSpecs {
                 "kamailio", valueName: "ip:port", default: "127.0.0.1:5060",
                 help: "Kamailio's UDP address: released INVITEs, qualifies and CANCELs go there."),
             .value(
+                "trust", valueName: "ip[:port]", repeating: true,
+                help: "A source allowed to send SIP to the gateway (repeatable; default: the --kamailio address)."),
+            .value(
+                "http-host", valueName: "ip", default: "127.0.0.1",
+                help: "HTTP API address (IPv4); loopback unless a TLS terminator or gateway host needs another."),
+            .value(
                 "http-port", valueName: "port", kind: .listenPort, default: "8088",
-                help: "HTTP API port on the same address (0 = any; see the listening event)."),
+                help: "HTTP API port (0 = any; see the listening event)."),
+            .value(
+                "apns-device-host", valueName: "ip", default: "127.0.0.1",
+                help: "APNs emulator address phones connect to (IPv4)."),
             .value(
                 "apns-device-port", valueName: "port", kind: .listenPort, default: "2197",
                 help: "APNs emulator port phones connect to (0 = any)."),
+            .value(
+                "jwt-hs256-secret-file", valueName: "file",
+                help: "Accept HS256 bearer tokens signed with this secret (the file's bytes, one trailing newline dropped; at least 32)."),
+            .value(
+                "jwt-public-key-file", valueName: "file",
+                help: "Accept bearer tokens signed by this PEM public key: EC P-256 = ES256, RSA >= 2048 bits = RS256."),
+            .value("jwt-issuer", valueName: "iss", help: "Bearer tokens must carry this iss."),
+            .value("jwt-audience", valueName: "aud", help: "Bearer tokens' aud must name this."),
+            .value("jwt-org", valueName: "org", help: "Bearer tokens' org claim must be this."),
+            .value(
+                "jwt-clock-skew-s", valueName: "s", kind: .int(0...300), default: "60",
+                help: "Clock skew allowed on exp, nbf and iat."),
+            .value(
+                "jwt-max-lifetime-s", valueName: "s", kind: .int(60...604_800), default: "86400",
+                help: "Longest token lifetime accepted (exp - iat)."),
+            .value(
+                "push-burst", valueName: "n", kind: .int(1...1_000), default: "5",
+                help: "Per-user push cap: pushes allowed back to back."),
+            .value(
+                "push-per-minute", valueName: "n", kind: .int(1...60_000), default: "10",
+                help: "Per-user push cap: sustained pushes per minute; over it the call fails over."),
+            .value(
+                "apns-backoff-ms", valueName: "ms", kind: .milliseconds(0...3_600_000), default: "60000",
+                help: "After APNs answers 429 for a device token, no push to it for this long."),
+            .value(
+                "http-max-connections", valueName: "n", kind: .int(1...65_536), default: "1024",
+                help: "Open API connections at most; over it the quietest one is closed."),
+            .value(
+                "http-header-timeout-ms", valueName: "ms", kind: .milliseconds(10...600_000), default: "10000",
+                help: "A started request must be complete within this (408 and close)."),
+            .value(
+                "http-idle-timeout-ms", valueName: "ms", kind: .milliseconds(10...3_600_000), default: "30000",
+                help: "An API connection with no request in progress is closed after this long."),
+            .value(
+                "apns-device-max-connections", valueName: "n", kind: .int(1...65_536), default: "4096",
+                help: "Open device connections at most; over it the quietest one is closed."),
+            .value(
+                "apns-hello-timeout-ms", valueName: "ms", kind: .milliseconds(10...600_000), default: "5000",
+                help: "A device connection must send its hello within this."),
+            .value(
+                "sip-t1-ms", valueName: "ms", kind: .milliseconds(10...5_000), default: "500",
+                help: "RFC 3261 T1 (retransmissions from T1 to 8*T1; a finished call is freed after 64*T1)."),
+            .value(
+                "stats-interval-s", valueName: "s", kind: .int(0...86_400), default: "60",
+                help: "Print a stats event (counters, held state, RSS) this often; 0 = only at the end."),
             .value(
                 "apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                 help: "APNs delivery delay (models APNs latency)."),
@@ -69,14 +132,19 @@ extension ToolSpecs {
                 "KAMAILIO_WAKE_GATEWAY=127.0.0.1:5070 scripts/kamailio.sh start && astra-wakegw --kamailio 127.0.0.1:5060"
             ),
             Example(
-                "Register a push token:",
-                #"curl -d '{"asterisk_endpoint":"1002","token":"<64 hex>","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}' -H 'Content-Type: application/json' http://127.0.0.1:8088/api/v1/users/voip-push-token"#
+                "A dev secret, and a token for user 1002 valid one hour (scripts/mint-jwt.py):",
+                #"openssl rand -hex 32 > dev.key && astra-wakegw --jwt-hs256-secret-file dev.key & T=$(scripts/mint-jwt.py HS256 dev.key "{\"asterisk_endpoint\":\"1002\",\"exp\":$(($(date +%s)+3600))}")"#
+            ),
+            Example(
+                "Register a push token with it:",
+                #"curl -H "Authorization: Bearer $T" -H 'Content-Type: application/json' -d '{"asterisk_endpoint":"1002","token":"<64 hex>","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}' http://127.0.0.1:8088/api/v1/users/voip-push-token"#
             ),
         ],
         exitStatuses: [
             ExitStatusDoc(.success, "Stopped by SIGINT or SIGTERM."),
             ExitStatusDoc(.network, "A port could not be bound."),
-            usageStatus, softwareStatus,
+            ExitStatusDoc(.usage, "Bad arguments, no JWT key, or a key file that is unreadable or not a usable key."),
+            softwareStatus,
         ],
         seeAlso: ["astra-pushsim(1)", "astra-call(1)", "astra-register(1)"])
 }

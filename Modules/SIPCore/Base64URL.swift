@@ -1,9 +1,9 @@
-/// RFC 4648 §5 base64url without padding, for sealed passwords (keeps QR payloads free of
-/// characters that need escaping).
-enum Base64URL {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+/// RFC 4648 §5 base64url without padding: sealed passwords (keeps QR payloads free of characters
+/// that need escaping) and JWTs (RFC 7515 §2 `BASE64URL`). One codec for the package.
+package enum Base64URL {
+    package static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var i = 0
@@ -27,7 +27,7 @@ enum Base64URL {
     }
 
     /// Decodes base64url (or standard base64: `+`/`/` and `=` padding are accepted too).
-    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0
         var bits = 0

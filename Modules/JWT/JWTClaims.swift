@@ -1,0 +1,39 @@
+import SIPCore
+
+/// The claims of a verified token: the registered ones typed (RFC 7519 §4.1), the rest as JSON.
+public struct JWTClaims: Sendable, Hashable {
+    /// The whole claims object.
+    public let json: LineJSON
+    public let subject: String?
+    public let issuer: String?
+    /// Seconds since 1970 (NumericDate, RFC 7519 §2), whole seconds (fractions dropped).
+    public let expiresAt: Int64
+    public let issuedAt: Int64?
+    public let notBefore: Int64?
+
+    init(json: LineJSON, expiresAt: Int64, issuedAt: Int64?, notBefore: Int64?) {
+        self.json = json
+        subject = Self.string(json["sub"])
+        issuer = Self.string(json["iss"])
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.notBefore = notBefore
+    }
+
+    /// A string claim, or nil when absent or not a string.
+    public func string(_ name: String) -> String? { Self.string(json[name]) }
+
+    /// A claim that is a string or an array of strings (as `aud` may be, RFC 7519 §4.1.3).
+    public func strings(_ name: String) -> [String] {
+        switch json[name] {
+        case .string(let s)?: return [s]
+        case .array(let items)?: return items.compactMap { Self.string($0) }
+        default: return []
+        }
+    }
+
+    static func string(_ value: LineJSON?) -> String? {
+        if case .string(let s)? = value { return s }
+        return nil
+    }
+}

@@ -1,0 +1,36 @@
+import Glibc
+
+/// The `stats` event: what was refused or dropped (``WakeGatewayServer/counters``), the state held
+/// now (every per-call and per-user table, the APNs emulator's, open connections) and the
+/// process's resident memory — so a long run shows a leak as a growing number, not a hope.
+extension WakeGatewayServer {
+    public func statsEvent() async -> WakeEvent {
+        var fields: [(String, WakeEvent.Value)] = [("rss_kb", .int(Self.residentKB()))]
+        for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
+        for (key, value) in stateCounts.sorted(by: { $0.key < $1.key }) { fields.append(("held_" + key, .int(Int64(value)))) }
+        fields.append(("held_decisions", .int(Int64(await wake?.trackedCalls ?? 0))))
+        for (key, value) in await apns.stateCounts.sorted(by: { $0.key < $1.key }) {
+            fields.append(("apns_" + key, .int(Int64(value))))
+        }
+        if let http {
+            fields.append(("http_connections", .int(Int64(await http.openConnections))))
+            for (key, value) in await http.closedBy.sorted(by: { $0.key < $1.key }) {
+                fields.append(("http_closed_" + key, .int(Int64(value))))
+            }
+        }
+        return WakeEvent("stats", fields)
+    }
+
+    /// Resident set size of this process in KiB (`/proc/self/statm`, field 2 × page size).
+    static func residentKB() -> Int64 {
+        let fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return -1 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return -1 }
+        let fields = buffer[0..<n].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 2, let pages = Int64(String(decoding: fields[1], as: UTF8.self)) else { return -1 }
+        return pages * Int64(sysconf(Int32(_SC_PAGESIZE))) / 1_024
+    }
+}

@@ -1,0 +1,91 @@
+import JWT
+import PushKitEmu
+import SIPTransport
+import ToolSupport
+import WakeGateway
+
+/// astra-wakegw's flags → ``WakeGatewayConfiguration``. Every number was range-checked by the tool
+/// spec (ToolSpecs.wakegw) before this runs.
+extension WakeGatewayConfiguration {
+    init(arguments a: ParsedArguments) throws(ToolError) {
+        self.init()
+        let sip = try Self.address(a.string("sip") ?? "127.0.0.1:5070", "sip")
+        (sipHost, sipPort) = (sip.ip, sip.port)
+        kamailio = try Self.address(a.string("kamailio") ?? "127.0.0.1:5060", "kamailio")
+        for text in a.strings("trust") {
+            for item in text.split(separator: ",") {
+                guard let source = TrustedSource(parsing: String(item)) else {
+                    throw ToolError(.usage, "--trust must be IPv4 or IPv4:PORT, got '\(item)'")
+                }
+                trusted.append(source)
+            }
+        }
+        httpHost = try Self.host(a.string("http-host") ?? "127.0.0.1", "http-host")
+        apnsDeviceHost = try Self.host(a.string("apns-device-host") ?? "127.0.0.1", "apns-device-host")
+        httpPort = UInt16(try Self.int(a, "http-port"))
+        apnsDevicePort = UInt16(try Self.int(a, "apns-device-port"))
+        let ms: [(String, WritableKeyPath<WakeGatewayConfiguration, Int64>)] = [
+            ("apns-delay-ms", \.apnsDelayMs), ("ack-window-ms", \.ackWindowMs), ("register-wait-ms", \.registerWaitMs),
+            ("qualify-timeout-ms", \.qualifyTimeoutMs), ("ring-timeout-ms", \.ringTimeoutMs),
+            ("apns-backoff-ms", \.apnsBackoffMs),
+        ]
+        for (flag, path) in ms { self[keyPath: path] = Int64(try Self.int(a, flag)) }
+        sipT1Ms = Int64(try Self.int(a, "sip-t1-ms"))
+        pushRateLimit = PushRateLimit(
+            burst: try Self.int(a, "push-burst"), perMinute: try Self.int(a, "push-per-minute"))
+        httpLimits.maxConnections = try Self.int(a, "http-max-connections")
+        httpLimits.maxPerPeer = httpLimits.maxConnections
+        httpLimits.headerTimeoutMs = Int64(try Self.int(a, "http-header-timeout-ms"))
+        httpLimits.idleTimeoutMs = Int64(try Self.int(a, "http-idle-timeout-ms"))
+        apnsDeviceLimits.maxConnections = try Self.int(a, "apns-device-max-connections")
+        apnsDeviceLimits.maxPerPeer = apnsDeviceLimits.maxConnections
+        apnsDeviceLimits.headerTimeoutMs = Int64(try Self.int(a, "apns-hello-timeout-ms"))
+        failoverURI = a.string("failover-uri")
+        goneNotice = a.flag("gone-notice")
+        pnEnvironment = a.choice("pn-environment", as: APNsEnvironment.self) ?? .sandbox
+        auth = try Self.auth(a)
+    }
+
+    /// The bearer check from the `--jwt-…` flags; at least one key is required (no open door by default).
+    static func auth(_ a: ParsedArguments) throws(ToolError) -> TokenAPIAuth {
+        var keys: [JWTKey] = []
+        do {
+            if let file = a.string("jwt-hs256-secret-file") { keys.append(try JWTKey.hmac(secretFile: file)) }
+            if let file = a.string("jwt-public-key-file") { keys.append(try JWTKey.publicKey(file: file)) }
+        } catch {
+            throw ToolError(.usage, "JWT key file refused (\(error.detail))")
+        }
+        guard !keys.isEmpty else {
+            throw ToolError(
+                .usage,
+                "no JWT verification key given: use --jwt-hs256-secret-file or --jwt-public-key-file (JWTs guard the token endpoints)")
+        }
+        let policy = JWTPolicy(
+            issuer: a.string("jwt-issuer"), audience: a.string("jwt-audience"),
+            clockSkewSeconds: Int64(try int(a, "jwt-clock-skew-s")),
+            maxLifetimeSeconds: Int64(try int(a, "jwt-max-lifetime-s")))
+        return TokenAPIAuth(verifier: JWTVerifier(keys: keys, policy: policy), org: a.string("jwt-org"))
+    }
+
+    /// The value of an integer flag (the spec gave it a default and checked its range).
+    static func int(_ a: ParsedArguments, _ flag: String) throws(ToolError) -> Int {
+        guard let value = a.int(flag) else { throw ToolError(.usage, "--\(flag) needs a number") }
+        return value
+    }
+
+    static func address(_ text: String, _ flag: String) throws(ToolError) -> SocketAddress {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]), let address = SocketAddress(ip: String(parts[0]), port: port)
+        else {
+            throw ToolError(.usage, "--\(flag) must be IPv4:PORT, got '\(text)'")
+        }
+        return address
+    }
+
+    static func host(_ text: String, _ flag: String) throws(ToolError) -> String {
+        guard let address = SocketAddress(ip: text, port: 0), !address.isIPv6 else {
+            throw ToolError(.usage, "--\(flag) must be a numeric IPv4 address, got '\(text)'")
+        }
+        return text
+    }
+}
