@@ -11,7 +11,10 @@ then it unregisters (REGISTER expires=0 with digest, 200): 6 messages to sipsak'
 The machine's load average is printed beside the figures (other builds share the cores).
 Diagnostics go to stderr; stdout is ONE JSON object. Usage: run.py BIN_DIR
 """
-import json, os, random, statistics, subprocess, sys, tempfile, time
+import json, os, statistics, subprocess, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from kamailio_peer import KamailioPeer  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release")
@@ -22,11 +25,6 @@ USER, PASSWORD = "1001", "astra1001"
 
 def log(*args):
     print("bench-register-sipsak:", *args, file=sys.stderr)
-
-
-def kamailio(command, env):
-    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "kamailio.sh"), command], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
 
 
 def measure(args):
@@ -53,14 +51,12 @@ def main():
     if subprocess.run(["which", "sipsak"], stdout=subprocess.DEVNULL).returncode != 0:
         log("sipsak is not installed (scripts/debian-packages.txt)")
         return 1
-    base = random.randrange(20000, 31000) // 4 * 4
-    run_dir = tempfile.mkdtemp(prefix="astra-bench-sipsak-")
-    env = dict(os.environ, KAMAILIO_SIP_PORT=str(base), KAMAILIO_TLS_PORT=str(base + 1),
-               KAMAILIO_WS_PORT=str(base + 2), KAMAILIO_WSS_PORT=str(base + 3), KAMAILIO_RUN_DIR=run_dir)
-    started = kamailio("start", env)
-    if started.returncode != 0:
-        log("kamailio did not start:", started.stdout)
+    try:
+        peer = KamailioPeer("astra-bench-sipsak-").__enter__()
+    except RuntimeError as error:
+        log(error)
         return 1
+    base = peer.base
     try:
         astra = [os.path.join(BIN, "astra-register"), "--password", PASSWORD, "--server", f"127.0.0.1:{base}",
                  f"sip:{USER}@127.0.0.1"]
@@ -102,7 +98,7 @@ def main():
         print(json.dumps(result))
         return 0 if result["targets"]["met"] else 1
     finally:
-        kamailio("stop", env)
+        peer.__exit__(None, None, None)
 
 
 if __name__ == "__main__":
