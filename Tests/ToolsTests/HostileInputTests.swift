@@ -6,7 +6,7 @@ import ToolSupport
 /// Every tool survives hostile input (docs/decisions.md D26): for every numeric option of every
 /// tool in the one spec, the extremes exit 0 or 64 and never die of a signal; every file and
 /// standard-input input fed `/dev/zero` exits 64 in under 2 s. Runs the built binaries through
-/// `/bin/sh`, which reports a death by signal as 128 + the signal.
+/// `/bin/bash`, which reports a death by signal as 128 + the signal and times the tool.
 @Suite struct HostileInputTests {
     /// A tool run: its exit as the shell saw it (128 + signal for a signal), stderr, seconds.
     struct Run {
@@ -17,19 +17,24 @@ import ToolSupport
 
     static func run(_ tool: String, _ arguments: [String], stdin: String = "/dev/null") async throws -> Run? {
         guard let executable = BuiltTool(name: tool).executable() else { return nil }
-        let start = ContinuousClock.now
+        // The shell times the tool itself: the test process's own scheduling (a busy parallel
+        // phase can hold a finished child's continuation for seconds) is not the tool's time.
         let child = try await ChildProcess.run(
-            URL(fileURLWithPath: "/bin/sh"),
-            ["-c", #""$0" "$@" < "$ASTRA_STDIN"; echo "astra-exit=$?" >&2"#, executable.path] + arguments,
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", #"start=$(date +%s%N); "$0" "$@" < "$ASTRA_STDIN"; status=$?; end=$(date +%s%N); echo "astra-exit=$status $(( (end - start) / 1000000 ))" >&2"#,
+             executable.path] + arguments,
             environment: ["ASTRA_STDIN": stdin])
-        let elapsed = start.duration(to: .now)
         let lines = child.stderr.split(separator: "\n")
-        guard let last = lines.last, last.hasPrefix("astra-exit="), let exit = Int32(last.dropFirst(11)) else {
+        guard let last = lines.last, last.hasPrefix("astra-exit=") else {
             Issue.record("no exit status from \(tool) \(arguments)")
             return nil
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return Run(exit: exit, stderr: lines.dropLast().joined(separator: "\n"), seconds: seconds)
+        let fields = last.dropFirst(11).split(separator: " ")
+        guard fields.count == 2, let exit = Int32(fields[0]), let milliseconds = Double(fields[1]) else {
+            Issue.record("bad status line \(last)")
+            return nil
+        }
+        return Run(exit: exit, stderr: lines.dropLast().joined(separator: "\n"), seconds: milliseconds / 1000)
     }
 
     /// (tool, subcommand path, option) for every numeric option of every command of every tool.

@@ -6,7 +6,8 @@ extension ToolSpecs {
         discussion: """
             One-shot by default: resolve the server, connect, register with digest authentication, \
             report the result as JSON, unregister and exit. With --keep it stays registered and refreshes \
-            until SIGINT/SIGTERM, then unregisters.
+            until SIGINT/SIGTERM, then unregisters. Over UDP a one-shot uses one connected socket: an ICMP port \
+            unreachable ends it at once (exit 3, "port unreachable").
 
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
             """,
