@@ -3,7 +3,8 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 export SWIFT_BACKTRACE ?= enable=no
 SWIFT ?= swift
-FUZZ_SECONDS ?= 600
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
 
 .PHONY: all deps build build-release test demo bench fuzz lint clean
 
@@ -33,9 +34,10 @@ demo: deps build-release
 bench: deps
 	@scripts/bench.sh
 
-## make fuzz: libFuzzer over the SIP parser and framer for FUZZ_SECONDS (default 600).
+## make fuzz: libFuzzer over every parser that takes outside bytes, FUZZ_SECONDS each (default 300),
+## one JSON line per target (docs/fuzzing.md); FUZZ_TARGETS="sdp stun" picks targets.
 fuzz: deps
-	scripts/fuzz.sh $(FUZZ_SECONDS)
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 lint:
 	$(SWIFT) format lint -r Modules Tools Tests Benchmarks

@@ -51,6 +51,8 @@ let package = Package(
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
+        // libFuzzer's driver entry points, declared weak (Fuzz/CFuzzer/shim.h).
+        .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
         module("SIPCore", ["COpenSSL", "CLinux"]),
@@ -98,6 +100,15 @@ let package = Package(
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
+
+        // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):
+        // libFuzzer in the fuzz build, a replayer of inputs in any other build.
+        .executableTarget(
+            name: "astra-fuzz",
+            dependencies: [
+                "CFuzzer", "SIPCore", "SIPTransport", "Media", "HTTPLite", "WakeGateway", "Provisioning", "PushKitEmu",
+            ],
+            path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
         bench("bench-sip", ["SIPCore"]),

@@ -1,26 +1,123 @@
 #!/usr/bin/env bash
-# libFuzzer over the SIPCore parser, typed headers, serializer and stream framer.
-# Usage: scripts/fuzz.sh SECONDS   (make fuzz: FUZZ_SECONDS, default 600)
-# Built outside SwiftPM: swiftc over Modules/SIPCore/*.swift + Fuzz/SIPFuzz.swift in one module.
-# Seeds: the RFC 4475/5118/7118 vectors. New corpus entries go to Fuzz/corpus-work/, crashes to
-# Fuzz/artifacts/ (both git-ignored); add each crash as a regression test in Tests/SIPCoreTests.
-set -euo pipefail
+# libFuzzer over every parser that takes outside bytes (docs/fuzzing.md).
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   each target for SECONDS (make fuzz: FUZZ_SECONDS, 300)
+#        scripts/fuzz.sh --smoke [TARGET...]     each target for FUZZ_SMOKE_SECONDS (10) from its seeds
+#                                                only (CI: phase 5 of scripts/run-tests.sh)
+#        scripts/fuzz.sh --build                 build .build-fuzz/release/astra-fuzz only
+#
+# The fuzz build is a release build of astra-fuzz (Fuzz/astra-fuzz, every target in one binary)
+# in its own scratch path (.build-fuzz): Swift code instrumented for coverage (edges, comparisons)
+# and AddressSanitizer; the C shims over OpenSSL, libsrtp, zbar, libqrencode and libpng also get
+# UndefinedBehaviorSanitizer; libFuzzer's driver without its main (astra-fuzz calls it).
+#
+# Per target: seeds are written fresh to .build-fuzz/seeds/TARGET (from the vectors and golden
+# files); new corpus entries are kept in Fuzz/corpus/TARGET and crashes go to
+# Fuzz/artifacts/TARGET/ (both git-ignored). One JSON line per target on stdout; libFuzzer's own
+# log in .build-fuzz/logs/TARGET.log. Exit 1 when any target crashed or did not run.
+#
+# Environment: FUZZ_JOBS (targets run at once; 1, smoke 2), FUZZ_NICE (19: campaigns yield the
+# CPU to builds and tests), FUZZ_SMOKE_SECONDS (10), FUZZ_FLAGS (extra libFuzzer flags).
+set -uo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-600}
 export PATH=/opt/swift/usr/bin:$PATH
 export SWIFT_BACKTRACE=enable=no
-out=.build-fuzz
-mkdir -p "$out" Fuzz/corpus-work Fuzz/artifacts
-bin="$out/sip-fuzz"
-sources=(Modules/SIPCore/*.swift Fuzz/SIPFuzz.swift)
-if [[ ! -x "$bin" ]] || [[ -n "$(find "${sources[@]}" -newer "$bin" 2>/dev/null)" ]]; then
-    echo "fuzz: building $bin" >&2
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-        -module-name SIPCore -package-name AstraSIP \
-        -I Modules/COpenSSL -lssl -lcrypto -use-ld=lld \
-        "${sources[@]}" -o "$bin"
+# ASan: leaks are reported by libFuzzer itself (-detect_leaks); stop at the first UB report.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+
+mode=campaign
+seconds=300
+case "${1:-}" in
+    --smoke) mode=smoke; shift; seconds=${FUZZ_SMOKE_SECONDS:-10} ;;
+    --build) mode=build; shift ;;
+    [0-9]*) seconds=$1; shift ;;
+esac
+jobs=${FUZZ_JOBS:-$([[ $mode == smoke ]] && echo 2 || echo 1)}
+niceness=${FUZZ_NICE:-19}
+
+out=${FUZZ_SCRATCH:-.build-fuzz}
+runtime=$(dirname "$(command -v swiftc)")/../lib/clang
+runtime=$(ls -d "$runtime"/*/lib/linux | head -1)
+coverage=edge,trace-cmp,inline-8bit-counters,pc-table
+
+build() {
+    echo "fuzz: building $out/release/astra-fuzz (release, coverage, ASan; UBSan in the C shims)" >&2
+    local started=$SECONDS
+    swift build --scratch-path "$out" -c release --product astra-fuzz \
+        --sanitize=address \
+        -Xswiftc -sanitize-coverage=$coverage \
+        -Xcc -fsanitize=address,undefined -Xcc -fno-sanitize-recover=undefined \
+        -Xcc -fsanitize-coverage=$coverage \
+        -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
+        -Xlinker --undefined=LLVMFuzzerRunDriver \
+        -Xlinker "$runtime/libclang_rt.fuzzer_no_main-x86_64.a" \
+        -Xlinker "$runtime/libclang_rt.ubsan_standalone-x86_64.a" \
+        -Xlinker -lstdc++ >&2 || return 1
+    echo "fuzz: built in $((SECONDS - started)) s" >&2
+}
+
+build || { echo '{"target":"build","ok":false}'; exit 1; }
+[[ $mode == build ]] && exit 0
+bin="$out/release/astra-fuzz"
+
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+    mapfile -t targets < <("$bin" list | cut -f1)
 fi
-echo "fuzz: running for ${seconds}s" >&2
-"$bin" Fuzz/corpus-work Tests/SIPCoreTests/Vectors Tests/SIPCoreTests/Vectors/derived/rfc5118_wire \
-    -dict=Fuzz/sip.dict -max_len=8192 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix=Fuzz/artifacts/ -print_final_stats=1
+
+# One target: seeds, libFuzzer, then its JSON line from libFuzzer's final statistics.
+run_target() {
+    local t=$1 seeds="$out/seeds/$1" log="$out/logs/$1.log" artifacts="Fuzz/artifacts/$1/" corpus
+    rm -rf "$seeds"
+    mkdir -p "$out/seeds" "$out/logs" "$artifacts"
+    if [[ $mode == smoke ]]; then
+        corpus="$out/smoke-corpus/$t"
+        rm -rf "$corpus"
+    else
+        corpus="Fuzz/corpus/$t"
+    fi
+    mkdir -p "$corpus"
+    local before after status
+    before=$(ls "$artifacts" | wc -l)
+    "$bin" seeds "$t" "$seeds" 2>"$log" || { echo "{\"target\":\"$t\",\"ok\":false,\"error\":\"no seeds\"}"; return 1; }
+    nice -n "$niceness" "$bin" "$t" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1 \
+        ${FUZZ_FLAGS:-} >>"$log" 2>&1
+    status=$?
+    after=$(ls "$artifacts" | wc -l)
+    awk -v t="$t" -v s="$seconds" -v status="$status" -v crashes="$((after - before))" -v artifacts="$artifacts" '
+        /^#[0-9]+/ { for (i = 1; i <= NF; i++) { if ($i == "cov:") cov = $(i + 1); if ($i == "ft:") ft = $(i + 1); if ($i == "corp:") { split($(i + 1), c, "/"); corp = c[1] } } }
+        /^stat::number_of_executed_units:/ { runs = $2 }
+        /^stat::average_exec_per_sec:/ { eps = $2 }
+        /^stat::new_units_added:/ { added = $2 }
+        /^stat::peak_rss_mb:/ { rss = $2 }
+        /^SUMMARY: / && !finding { finding = substr($0, 10); gsub(/["\\]/, "", finding) }
+        END {
+            ok = (status == 0 && crashes == 0 && runs > 0) ? "true" : "false"
+            printf "{\"target\":\"%s\",\"seconds\":%d,\"executions\":%d,\"exec_per_sec\":%d,\"coverage\":%d,\"features\":%d,\"corpus\":%d,\"new_units\":%d,\"peak_rss_mb\":%d,\"crashes\":%d", t, s, runs, eps, cov, ft, corp, added, rss, crashes
+            if (finding != "") printf ",\"finding\":\"%s\",\"artifacts\":\"%s\"", finding, artifacts
+            printf ",\"exit\":%d,\"ok\":%s}\n", status, ok
+        }' "$log"
+    [[ $status -eq 0 && $after -eq $before ]]
+}
+
+failed=0
+running=0
+for t in "${targets[@]}"; do
+    if [[ $jobs -le 1 ]]; then
+        run_target "$t" || failed=1
+        continue
+    fi
+    run_target "$t" &
+    running=$((running + 1))
+    if [[ $running -ge $jobs ]]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+done
+while [[ $running -gt 0 ]]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+exit $failed

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs the whole test suite in four phases (docs/decisions.md D6):
+# Runs the whole test suite in five phases (docs/decisions.md D6):
 #   1. everything CPU-bound or in virtual time, in parallel;
 #   2. real-time media suites (paced RTP, ICE, DTLS over real UDP sockets), alone, so a busy
 #      CPU does not starve their 20 ms pacing; then (2b) the aiortc interop on its own;
 #   3. transport suites over real sockets (in-test peers: TCP, TLS, WebSocket, UDP);
 #   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves;
+#   5. the fuzz smoke: every libFuzzer target of astra-fuzz for a few seconds from its seeds
+#      (scripts/fuzz.sh --smoke, docs/fuzzing.md), so a target that no longer builds or crashes
+#      at once fails the run;
 # and between 1 and 2 (1b) the client examples: Examples/ built and judged through
 # `astra-pushsim check --client-cmd` (scripts/check-examples.sh).
-# Each phase is a `swift test` run; the script fails if any phase fails.
+# Phases 1-4 are `swift test` runs; the script fails if any phase fails.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The independent WebRTC peer (aiortc) for MediaTests.DTLSInterop, when make deps installed it.
@@ -30,19 +33,22 @@ log=.build/test-output.log
 mkdir -p .build
 : >"$log"
 phase() {
-    echo "== run-tests: phase $1/4: $2" | tee -a "$log" >&2
+    echo "== run-tests: phase $1/5: $2" | tee -a "$log" >&2
     shift 2
     swift test "$@" 2>&1 | tee -a "$log"
     [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
-echo "== run-tests: phase 1b/4: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
+echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
 scripts/check-examples.sh 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
 phase 4 "real peers (Kamailio)" --filter "$peers"
+echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" | tee -a "$log" >&2
+scripts/fuzz.sh --smoke 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 echo "== run-tests: last step: no secret in the test output ($log)" >&2
 scripts/check-test-secrets.sh "$log" || status=1
 exit $status

@@ -9,6 +9,8 @@ struct SoakReport {
     var pushToRing: [(t: Int64, ms: Int64)] = []
     var failover: [(t: Int64, ms: Int64)] = []
     var stats: [String: Int64] = [:]
+    /// Every `stats` event (every 10 s): the gateway's own RSS and table sizes over the run.
+    var series: [[String: Int64]] = []
 
     init(log: String) {
         var pushed: Set<Int64> = []
@@ -29,6 +31,7 @@ struct SoakReport {
             case "stats":
                 if case .object(let members) = json {
                     for (key, value) in members { if case .number(let text) = value { stats[key] = Int64(text) } }
+                    series.append(stats)
                 }
             default: break
             }

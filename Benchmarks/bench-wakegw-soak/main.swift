@@ -146,6 +146,10 @@ log("\(total) calls over \(seconds) s, \(idleCount) idle connections, junk every
 for i in 0..<total {
     try? await Task.sleep(until: startTime.advanced(by: interval * i), clock: .continuous)  // pacing
     if rssWarm < 0, startTime.duration(to: .now) >= .seconds(warmUpSeconds) { rssWarm = rssKB() }
+    if i > 0, i % (120 * rate) == 0 {
+        // The registered lines refresh every 2 minutes (their bindings last 300 s).
+        for phone in registered { Task { _ = await phone.register(expires: 300) } }
+    }
     let kind = pattern[i % pattern.count]
     let pool = kind == .registered ? registered : kind == .woken ? woken : kind == .noAck ? noAck : cancelled
     var phone: SoakPhone?
@@ -213,6 +217,12 @@ let json = object([
     ("load_average", "\"\(load)\""),
 ])
 print(json)
+// The gateway's own view every 10 s (stderr): RSS and the tables a leak would grow.
+for point in report.series {
+    let keys = ["t", "rss_kb", "held_calls", "held_decisions", "held_push_grants", "held_retransmissions", "http_connections",
+        "apns_connections", "apns_models"]
+    log(keys.map { "\($0)=\(point[$0] ?? -1)" }.joined(separator: " "))
+}
 for phone in woken + noAck + cancelled { phone.close() }
 infrastructure.stop()
 exit(failures.isEmpty ? 0 : 1)

@@ -79,7 +79,7 @@ public enum RTCPPacket: Sendable, Hashable {
                     let len = Int(r.u8())
                     guard r.remaining >= len else { throw MediaError(.malformedPacket, "SDES item overruns") }
                     let text = r.bytes(len)
-                    if itemType == 1 { cname = String(decoding: text, as: UTF8.self) }
+                    if itemType == 1 { cname = RTCPText.decode(text) }
                 }
                 r.alignTo4()
                 chunks.append(RTCPSourceChunk(ssrc: ssrc, cname: cname))
@@ -92,7 +92,7 @@ public enum RTCPPacket: Sendable, Hashable {
             if r.remaining > 0 {
                 let len = Int(r.u8())
                 guard r.remaining >= len else { throw MediaError(.malformedPacket, "BYE reason overruns") }
-                reason = String(decoding: r.bytes(len), as: UTF8.self)
+                reason = RTCPText.decode(r.bytes(len))
             }
             return .bye(ssrcs: ssrcs, reason: reason)
         default:
@@ -103,6 +103,7 @@ public enum RTCPPacket: Sendable, Hashable {
     private func append(to out: inout [UInt8]) {
         let start = out.count
         var count = 0
+        var padded = false
         let type: UInt8
         switch self {
         case .senderReport(let sr):
@@ -128,7 +129,7 @@ public enum RTCPPacket: Sendable, Hashable {
             out += [0, 0, 0, 0]
             for chunk in chunks {
                 out.appendBE(chunk.ssrc)
-                let name = Array(chunk.cname.utf8.prefix(255))
+                let name = RTCPText.encode(chunk.cname)
                 out.append(1)
                 out.append(UInt8(name.count))
                 out += name
@@ -141,7 +142,7 @@ public enum RTCPPacket: Sendable, Hashable {
             out += [0, 0, 0, 0]
             for s in ssrcs { out.appendBE(s) }
             if let reason {
-                let text = Array(reason.utf8.prefix(255))
+                let text = RTCPText.encode(reason)
                 out.append(UInt8(text.count))
                 out += text
                 while (out.count - start) % 4 != 0 { out.append(0) }
@@ -150,10 +151,17 @@ public enum RTCPPacket: Sendable, Hashable {
             type = packetType
             out += [0, 0, 0, 0]
             out += body
-            while (out.count - start) % 4 != 0 { out.append(0) }
+            // RFC 3550 §6.4.1: a body that is not a multiple of 4 octets is padded with the P bit
+            // set and the last octet counting the padding, so it reads back exactly (zeros
+            // alone would become part of the body).
+            let pad = (4 - body.count % 4) % 4
+            if pad > 0 {
+                padded = true
+                out += [UInt8](repeating: 0, count: pad - 1) + [UInt8(pad)]
+            }
         }
         let words = (out.count - start) / 4 - 1
-        out[start] = 0x80 | UInt8(count & 0x1F)
+        out[start] = 0x80 | (padded ? 0x20 : 0) | UInt8(count & 0x1F)
         out[start + 1] = type
         out[start + 2] = UInt8(words >> 8)
         out[start + 3] = UInt8(words & 0xFF)
@@ -253,6 +261,29 @@ public struct RTCPReportBlock: Sendable, Hashable {
         out.appendBE(jitter)
         out.appendBE(lastSR)
         out.appendBE(delaySinceLastSR)
+    }
+}
+
+/// The text of an SDES item or a BYE reason: UTF-8 after a one-octet length, so at most 255
+/// octets (RFC 3550 §6.5, §6.6).
+enum RTCPText {
+    /// The received octets as text, invalid UTF-8 replaced by U+FFFD and then cut, at a
+    /// character boundary, to what ``encode(_:)`` can write again — so a parsed packet
+    /// serializes to itself (each replaced octet takes three).
+    static func decode(_ octets: some Collection<UInt8>) -> String {
+        String(decoding: encode(String(decoding: octets, as: UTF8.self)), as: UTF8.self)
+    }
+
+    /// At most 255 octets of UTF-8, cut before a character that would not fit whole (a cut in
+    /// the middle of one would send invalid UTF-8).
+    static func encode(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            let octets = Array(String(scalar).utf8)
+            guard out.count + octets.count <= 255 else { break }
+            out += octets
+        }
+        return out
     }
 }
 

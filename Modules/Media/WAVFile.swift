@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A RIFF/WAVE file with linear PCM (format 1), 8-bit unsigned or 16-bit signed little-endian,
@@ -15,6 +15,10 @@ public struct WAVFile: Sendable, Hashable {
         self.sampleRate = sampleRate
         self.samples = samples
     }
+
+    /// The sample rates a file may declare: real audio lies well inside, and resampling to
+    /// 8 kHz then grows a file's samples at most eightfold.
+    public static let sampleRates = 1_000...384_000
 
     /// Parses a WAV file's bytes. Throws `badWAV`.
     public init(bytes: [UInt8]) throws(MediaError) {
@@ -42,8 +46,16 @@ public struct WAVFile: Sendable, Hashable {
             offset = body + size + (size & 1)
         }
         guard let format, let data else { throw MediaError(.badWAV, "fmt or data chunk missing") }
-        guard format.bits == 8 || format.bits == 16, format.channels >= 1, format.rate > 0 else {
+        guard format.bits == 8 || format.bits == 16, format.channels >= 1 else {
             throw MediaError(.badWAV, "\(format.bits)-bit, \(format.channels) channels unsupported")
+        }
+        // Resampling to 8 kHz multiplies the samples by 8000 / rate: a header claiming 1 Hz made a
+        // 2 KB file 16 MB of audio and seconds of CPU, a 2 MB one an allocation that failed.
+        guard Self.sampleRates.contains(format.rate) else {
+            throw MediaError(
+                .badWAV,
+                "sample rate \(format.rate) Hz unsupported (\(Self.sampleRates.lowerBound)–\(Self.sampleRates.upperBound))"
+            )
         }
         let frameBytes = format.channels * format.bits / 8
         let frames = data.count / frameBytes

@@ -82,7 +82,8 @@ extension Resolver {
     }
 
     /// Parses the SRV answers of a DNS response (RFC 1035 §4.1, RFC 2782); never traps.
-    static func parseSRV(_ message: [UInt8]) -> [SRVRecord] {
+    /// (package: the fuzz target feeds it answers.)
+    package static func parseSRV(_ message: [UInt8]) -> [SRVRecord] {
         guard message.count >= 12 else { return [] }
         let questions = Int(message[4]) << 8 | Int(message[5])
         let answers = Int(message[6]) << 8 | Int(message[7])

@@ -351,19 +351,20 @@ public actor APNsEmulator<C: Clock<Duration>> {
         }
     }
 
-    struct DeviceHello: Sendable, Hashable {
-        var token: String
-        var topic: String
-        var environment: APNsEnvironment
+    package struct DeviceHello: Sendable, Hashable {
+        package var token: String
+        package var topic: String
+        package var environment: APNsEnvironment
         /// The token this one replaces (PushKit rotation), if any.
-        var replaces: String? = nil
+        package var replaces: String? = nil
     }
 
-    struct HelloError: Error {
-        let message: String
+    package struct HelloError: Error {
+        package let message: String
     }
 
-    static func parseHello(_ bytes: [UInt8]) -> Result<DeviceHello, HelloError> {
+    /// A device's first line (package: the fuzz target reads hellos through it).
+    package static func parseHello(_ bytes: [UInt8]) -> Result<DeviceHello, HelloError> {
         guard let json = try? LineJSON.parse(bytes), case .object = json else {
             return .failure(HelloError(message: "hello is not a JSON object"))
         }

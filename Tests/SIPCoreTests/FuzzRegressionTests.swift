@@ -3,8 +3,8 @@ import Testing
 
 @testable import SIPCore
 
-/// Inputs found by scripts/fuzz.sh (Vectors/fuzz/), replayed through the same invariants as
-/// Fuzz/SIPFuzz.swift.
+/// Inputs found by scripts/fuzz.sh (Vectors/fuzz/), replayed through the same invariants as the
+/// sip-message target (Fuzz/astra-fuzz/Targets/SIPMessageTarget.swift, docs/fuzzing.md).
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     static let limits = SIPParserLimits(

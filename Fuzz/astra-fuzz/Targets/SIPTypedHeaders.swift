@@ -1,0 +1,78 @@
+import SIPCore
+
+/// What both SIP targets do with a parsed message: every typed accessor, and the round trips a
+/// user agent relies on when it writes a value it read back into a new message (a Contact into a
+/// REGISTER, a Record-Route into a route set, a Via into a response).
+enum SIPTypedHeaders {
+    /// Touches every typed accessor; errors are fine, traps are not.
+    static func exercise(_ message: SIPMessage) {
+        let h = message.headers
+        _ = try? h.vias()
+        _ = try? h.topVia()?.rport
+        _ = try? h.from()?.description
+        _ = try? h.to()?.tag
+        _ = try? h.cseq()
+        _ = try? h.contacts().map { ($0.expires, $0.instance, $0.regID, $0.pushPRID, $0.description) }
+        _ = try? h.routes().map(\.uri.description)
+        _ = try? h.recordRoutes()
+        _ = try? h.maxForwards()
+        _ = try? h.contentLength()
+        _ = try? h.expires()
+        _ = try? h.minExpires()
+        _ = h.allow
+        _ = h.supported
+        _ = h.callID
+        _ = h.responseVia
+        for field in h { _ = (field.name, field.value, field.rawValue) }
+        if case .request(let r) = message { _ = (r.uri.description, r.rawURI) }
+        if case .response(let r) = message { _ = r.reasonPhrase }
+    }
+
+    /// Every typed value re-serialized and read back gives the same value (RFC 3261 §20: the
+    /// canonical forms our serializers write must parse to what was read).
+    static func checkRoundTrips(_ message: SIPMessage) {
+        let h = message.headers
+        if let vias = try? h.vias() {
+            for via in vias {
+                let again = try? SIPHeaders([(.via, via.description)]).vias()
+                invariant(
+                    again == [via], "Via \(via.description) does not read back as itself: \(String(describing: again))")
+            }
+        }
+        for name in [SIPHeaderName.from, .to] {
+            guard let address = try? (name == .from ? h.from() : h.to()) else { continue }
+            checkAddress(address, as: name)
+        }
+        for address in (try? h.routes()) ?? [] { checkAddress(address, as: .route) }
+        for address in (try? h.recordRoutes()) ?? [] { checkAddress(address, as: .recordRoute) }
+        if let contacts = try? h.contacts() {
+            for contact in contacts {
+                let again = try? SIPHeaders([(.contact, contact.description)]).contacts()
+                invariant(
+                    again == [contact],
+                    "Contact \(contact.description) does not read back as itself: \(String(describing: again))")
+            }
+        }
+        if let cseq = try? h.cseq() {
+            let again = try? SIPHeaders([(.cseq, cseq.description)]).cseq()
+            invariant(again == cseq, "CSeq \(cseq.description) does not read back as itself")
+        }
+        if case .request(let r) = message { checkURI(r.uri) }
+    }
+
+    static func checkAddress(_ address: SIPNameAddress, as name: SIPHeaderName) {
+        checkURI(address.uri)
+        let again = try? SIPHeaders([(name, address.description)]).addresses(name)
+        invariant(
+            again == [address],
+            "\(name.canonicalName) \(address.description) does not read back as itself: \(String(describing: again))")
+    }
+
+    /// A URI's canonical text parses to the same URI, and every URI is equivalent to itself
+    /// (RFC 3261 §19.1.4).
+    static func checkURI(_ uri: SIPURI) {
+        invariant(uri.isEquivalent(to: uri), "URI \(uri.description) is not equivalent to itself")
+        let again = try? SIPURI(parsing: uri.description)
+        invariant(again == uri, "URI \(uri.description) does not read back as itself: \(String(describing: again))")
+    }
+}
