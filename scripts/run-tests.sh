@@ -10,7 +10,9 @@
 #      at once fails the run;
 # and between 1 and 2 (1b) the client examples: Examples/ built and judged through
 # `astra-pushsim check --client-cmd` (scripts/check-examples.sh).
-# Phases 1-4 are `swift test` runs; the script fails if any phase fails.
+# Phases 1-4 are `swift test` runs; the script fails if any phase fails. Last, the whole output
+# (every phase tees into .build/test-output.log) is checked for secrets: the test passwords and
+# tokens, and keys, ICE passwords, digest responses in clear (scripts/check-test-secrets.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The independent WebRTC peer (aiortc) for MediaTests.DTLSInterop, when make deps installed it.
