@@ -70,9 +70,11 @@ let package = Package(
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
+        // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
+        module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
-        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog"]),
+        module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT"]),
 
@@ -80,7 +82,7 @@ let package = Package(
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
@@ -91,22 +93,25 @@ let package = Package(
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner"]),
-        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner", "Capture"]),
+        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
+        tool("astra-trace", ["ToolSupport", "Capture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):
         // libFuzzer in the fuzz build, a replayer of inputs in any other build.
         .executableTarget(
             name: "astra-fuzz",
             dependencies: [
-                "CFuzzer", "SIPCore", "SIPTransport", "Media", "HTTPLite", "WakeGateway", "Provisioning", "PushKitEmu",
+                "CFuzzer", "COpenSSL", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
+                "PushKitEmu",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 

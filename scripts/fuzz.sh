@@ -3,11 +3,11 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   each target for SECONDS (make fuzz: FUZZ_SECONDS, 300)
 #        scripts/fuzz.sh --smoke [TARGET...]     each target for FUZZ_SMOKE_SECONDS (10) from its seeds
-#                                                only (CI: phase 5 of scripts/run-tests.sh)
+#                                                only, debug build (CI: phase 5 of scripts/run-tests.sh)
 #        scripts/fuzz.sh --build                 build .build-fuzz/release/astra-fuzz only
 #
-# The fuzz build is a release build of astra-fuzz (Fuzz/astra-fuzz, every target in one binary)
-# in its own scratch path (.build-fuzz): Swift code instrumented for coverage (edges, comparisons)
+# The fuzz build is a release (smoke: debug) build of astra-fuzz (Fuzz/astra-fuzz, every target
+# in one binary) in its own scratch path (.build-fuzz): Swift code instrumented for coverage (edges, comparisons)
 # and AddressSanitizer; the C shims over OpenSSL, libsrtp, zbar, libqrencode and libpng also get
 # UndefinedBehaviorSanitizer; libFuzzer's driver without its main (astra-fuzz calls it).
 #
@@ -17,7 +17,8 @@
 # log in .build-fuzz/logs/TARGET.log. Exit 1 when any target crashed or did not run.
 #
 # Environment: FUZZ_JOBS (targets run at once; 1, smoke 2), FUZZ_NICE (19: campaigns yield the
-# CPU to builds and tests), FUZZ_SMOKE_SECONDS (10), FUZZ_FLAGS (extra libFuzzer flags).
+# CPU to builds and tests), FUZZ_SMOKE_SECONDS (10), FUZZ_FLAGS (extra libFuzzer flags),
+# FUZZ_CONFIG (release; smoke: debug), FUZZ_SCRATCH (.build-fuzz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -34,6 +35,9 @@ case "${1:-}" in
     [0-9]*) seconds=$1; shift ;;
 esac
 jobs=${FUZZ_JOBS:-$([[ $mode == smoke ]] && echo 2 || echo 1)}
+# The smoke builds -Onone (a third of the release build's CPU; ~5x fewer executions, enough to
+# run every seed and mutate from it); campaigns build release.
+config=${FUZZ_CONFIG:-$([[ $mode == smoke ]] && echo debug || echo release)}
 niceness=${FUZZ_NICE:-19}
 
 out=${FUZZ_SCRATCH:-.build-fuzz}
@@ -42,9 +46,9 @@ runtime=$(ls -d "$runtime"/*/lib/linux | head -1)
 coverage=edge,trace-cmp,inline-8bit-counters,pc-table
 
 build() {
-    echo "fuzz: building $out/release/astra-fuzz (release, coverage, ASan; UBSan in the C shims)" >&2
+    echo "fuzz: building $out/$config/astra-fuzz ($config, coverage, ASan; UBSan in the C shims)" >&2
     local started=$SECONDS
-    swift build --scratch-path "$out" -c release --product astra-fuzz \
+    swift build --scratch-path "$out" -c "$config" --product astra-fuzz \
         --sanitize=address \
         -Xswiftc -sanitize-coverage=$coverage \
         -Xcc -fsanitize=address,undefined -Xcc -fno-sanitize-recover=undefined \
@@ -59,7 +63,7 @@ build() {
 
 build || { echo '{"target":"build","ok":false}'; exit 1; }
 [[ $mode == build ]] && exit 0
-bin="$out/release/astra-fuzz"
+bin="$out/$config/astra-fuzz"
 
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then

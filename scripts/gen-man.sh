@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
-tools=(astra-register astra-call astra-qr astra-pushsim astra-wakegw)
+tools=(astra-register astra-call astra-qr astra-pushsim astra-wakegw astra-trace)
 if [[ $# -ge 1 ]]; then
     bin=$1
 else

@@ -34,11 +34,23 @@ status=0
 log=.build/test-output.log
 mkdir -p .build
 : >"$log"
+# Each phase has a time limit, so a hung test fails the run with its phase named instead of
+# holding CI until its own cut-off (docs/decisions.md D29). The test process runs in its own
+# session so that the limit kills the test binary too, not only `swift test`.
+phase_timeout="${ASTRA_PHASE_TIMEOUT:-900}"
 phase() {
-    echo "== run-tests: phase $1/5: $2" | tee -a "$log" >&2
+    local name="$1"
+    echo "== run-tests: phase $name/5: $2" | tee -a "$log" >&2
     shift 2
-    swift test "$@" 2>&1 | tee -a "$log"
-    [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+    setsid timeout --kill-after=15 "$phase_timeout" swift test "$@" > >(tee -a "$log") 2>&1 &
+    local pid=$!
+    wait "$pid"
+    local rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        echo "== run-tests: phase $name did not finish within ${phase_timeout} s (a hung test); killed" | tee -a "$log" >&2
+        pkill -KILL -s "$pid" 2>/dev/null
+    fi
+    [ "$rc" -eq 0 ] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
 echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
@@ -51,6 +63,7 @@ phase 4 "real peers (Kamailio)" --filter "$peers"
 echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" | tee -a "$log" >&2
 scripts/fuzz.sh --smoke 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+wait  # the phases' tee processes have written the whole log
 echo "== run-tests: last step: no secret in the test output ($log)" >&2
 scripts/check-test-secrets.sh "$log" || status=1
 exit $status

@@ -15,6 +15,7 @@ enum FuzzTargets {
         SRTPTarget.target,
         DTLSTarget.target,
         HTTPRequestTarget.target,
+        JWTTarget.target,
         LineJSONTarget.target,
         QRPayloadTarget.target,
         SealedCodeTarget.target,

@@ -12,6 +12,9 @@
 #include <net/if.h>
 #include <poll.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 /* recvmmsg/sendmmsg and struct mmsghdr need _GNU_SOURCE, which Glibc's module does not set:
@@ -34,4 +37,20 @@ static inline long astra_getrandom(void *buffer, unsigned long length, unsigned 
 static inline int astra_sendmmsg(int fd, struct astra_mmsghdr *vector, unsigned int count, int flags) {
     return (int)syscall(SYS_sendmmsg, fd, vector, count, flags);
 }
+/* A pseudo-terminal master (posix_openpt and friends need _XOPEN_SOURCE, which Glibc's module
+   does not set): /dev/ptmx, unlocked (TIOCSPTLCK), its slave's path from TIOCGPTN. Returns the
+   master descriptor, or -1. The tests drive interactive tools through it. */
+static inline int astra_open_pty(char *slave_path, size_t length) {
+    int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    int unlock = 0;
+    unsigned int number = 0;
+    if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || ioctl(master, TIOCGPTN, &number) != 0) {
+        close(master);
+        return -1;
+    }
+    snprintf(slave_path, length, "/dev/pts/%u", number);
+    return master;
+}
+
 #endif

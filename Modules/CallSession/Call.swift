@@ -182,7 +182,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
             configuration.rtcpMux = true
         }
         do {
-            return try MediaSession(configuration: configuration, clock: clock, ids: ids)
+            return try MediaSession(configuration: configuration, clock: clock, ids: ids, tap: options.mediaTap)
         } catch {
             throw CallError(.media, "media: \(error)")
         }
@@ -411,9 +411,9 @@ public actor Call<C: Clock> where C.Duration == Duration {
         }
     }
 
-    /// Stops media and timers and reports the end with the statistics (once).
-    private func finish() async {
-        await media.stop(reason: nil)
+    /// The statistics so far (media counters, setup time, talk time since the answer): what
+    /// `ended` reports at the end, and astra-call's `s` key during the call.
+    public func statistics() async -> CallStatistics {
         var stats = CallStatistics(media: await media.statistics)
         if let answeredAt {
             stats.setupMilliseconds = CallStatistics.milliseconds(createdAt.duration(to: answeredAt))
@@ -421,6 +421,13 @@ public actor Call<C: Clock> where C.Duration == Duration {
             stats.durationSeconds = CallStatistics.milliseconds(talk) / 1000
         }
         stats.firstRTPMilliseconds = firstRTPAt.map { CallStatistics.milliseconds(createdAt.duration(to: $0)) }
+        return stats
+    }
+
+    /// Stops media and timers and reports the end with the statistics (once).
+    private func finish() async {
+        await media.stop(reason: nil)
+        let stats = await statistics()
         for task in timers.values where usage.isTerminated { task.cancel() }
         sink.yield(.ended(machine.pendingReason ?? .localHangUp, stats))
         sink.finish()

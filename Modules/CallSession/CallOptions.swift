@@ -26,5 +26,7 @@ public struct CallOptions: Sendable {
     public var invite = InviteSettings()
     /// Media engine settings (jitter buffer, RTCP interval…); codec, keys and peer come from SDP.
     public var media = MediaSessionConfiguration()
+    /// A plaintext copy of every RTP/RTCP packet (astra-call `--pcap`); nil: none.
+    public var mediaTap: MediaTap?
     public init() {}
 }

@@ -37,12 +37,21 @@ public final class TCPConnection: @unchecked Sendable {
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         (events, sink) = AsyncStream.makeStream(of: Event.self)
         let sink = sink
+        // Each wake-up reads until EAGAIN, EOF or an error: libdispatch's epoll backend turns
+        // EPOLLHUP (both halves shut, e.g. after ``finishWriting()`` and the peer's FIN) into one
+        // last event and then deletes the source, so a read left for "the next event" — the EOF
+        // behind the last bytes — would never come (docs/decisions.md D29).
         source.setEventHandler { [self] in
             var buffer = [UInt8](repeating: 0, count: 16_384)
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                sink.yield(.data(Array(buffer[0..<n])))
-            } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            while !readEnded {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    sink.yield(.data(Array(buffer[0..<n])))
+                    continue
+                }
+                let e = errno
+                if n < 0 && e == EINTR { continue }
+                if n < 0 && (e == EAGAIN || e == EWOULDBLOCK) { return }
                 // EOF is only the peer's half (RFC 9112 §9.6): a request that came with its FIN
                 // is still answered — writes stay possible until ``close()``.
                 endRead()

@@ -38,6 +38,11 @@ public struct LineSetup: Sendable {
     /// Connection options: TLS verification on unless the line turns it off, the line's CA file,
     /// WebSocket path, keep-alive, and the redacting SIP trace on stderr when asked for.
     public func connectionOptions(sipTrace: Bool, verbosity: Int, diagnostics: Diagnostics) -> ConnectionOptions {
+        connectionOptions(trace: sipTrace ? .standardError : nil, verbosity: verbosity, diagnostics: diagnostics)
+    }
+
+    /// The same, with the trace hook a tool built (a `CaptureHub`'s: ladder, file, pcap, HEP).
+    public func connectionOptions(trace: SIPTrace?, verbosity: Int, diagnostics: Diagnostics) -> ConnectionOptions {
         var options = ConnectionOptions()
         if line.effectiveTLSVerify {
             options.tls = TLSOptions(caFile: line.caFile, serverName: line.tlsServerName)
@@ -48,7 +53,7 @@ public struct LineSetup: Sendable {
             }
         }
         options.webSocketPath = line.effectiveWSPath ?? "/ws"
-        options.trace = sipTrace ? .standardError : nil
+        options.trace = trace
         let minimum: TransportLog.Level = verbosity >= 2 ? .debug : (verbosity == 1 ? .info : .error)
         options.log = .standardError(minimum: minimum)
         return options

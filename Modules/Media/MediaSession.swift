@@ -33,6 +33,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     nonisolated(unsafe) private var readSources: [any DispatchSourceRead] = []
     var tasks: [Task<Void, Never>] = []
     private let ids: any IdentifierSource
+    /// `--pcap`: a plaintext copy of every RTP/RTCP packet.
+    private let tap: MediaTap?
 
     private var sender: RTPSender
     var remote: UDPSocket.Address?
@@ -70,10 +72,12 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
 
     /// Binds the socket(s). `ids` supplies the SSRC, initial sequence number and timestamp.
     public init(
-        configuration: MediaSessionConfiguration, clock: C, ids: some IdentifierSource = SystemIdentifierSource()
+        configuration: MediaSessionConfiguration, clock: C, ids: some IdentifierSource = SystemIdentifierSource(),
+        tap: MediaTap? = nil
     )
         throws(MediaError)
     {
+        self.tap = tap
         let rtp = try UDPSocket(bindHost: configuration.localHost, port: configuration.localPort)
         let rtcp = configuration.rtcpMux ? nil : try UDPSocket(bindHost: configuration.localHost, port: 0)
         var contexts: (SRTPContext, SRTPContext)?
@@ -378,6 +382,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             let h = header.write(into: raw)
             fill(UnsafeMutableRawBufferPointer(rebasing: raw[h..<(h + count)]))
             var length = h + count
+            tap?.record(.rtp, .sent, local: localAddress, remote: remote, bytes: Array(raw[0..<length]))
             if let outbound {
                 guard let n = try? outbound.protect(raw.baseAddress!, length: length, capacity: raw.count) else {
                     return nil
@@ -412,7 +417,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         let kind = datagram.onRTCPSocket ? PacketKind.rtcp : PacketDemultiplexer.classify(bytes)
         switch kind {
         case .rtp where webrtc == nil || inbound != nil: receiveRTP(&bytes, from: datagram.source)
-        case .rtcp where webrtc == nil || inbound != nil: receiveRTCP(&bytes)
+        case .rtcp where webrtc == nil || inbound != nil:
+            receiveRTCP(&bytes, from: datagram.source, local: datagram.onRTCPSocket ? localRTCPAddress : localAddress)
         case .rtp, .rtcp: break  // WebRTC: not keyed yet (DTLS still running)
         case .stun where webrtc != nil, .dtls where webrtc != nil, .turnChannel where webrtc != nil:
             receiveWebRTC(bytes, kind: kind, from: datagram.source)
@@ -441,6 +447,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
                 return
             }
         }
+        tap?.record(.rtp, .received, local: localAddress, remote: source, bytes: bytes)
         let parsed: (RTPHeader, Range<Int>)
         do { parsed = try bytes.withUnsafeBytes { raw throws(MediaError) in try RTPHeader.parse(raw) } } catch {
             stats.malformedPackets += 1
@@ -489,13 +496,14 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func receiveRTCP(_ bytes: inout [UInt8]) {
+    private func receiveRTCP(_ bytes: inout [UInt8], from source: UDPSocket.Address?, local: UDPSocket.Address) {
         if let inbound {
             do { bytes = try inbound.unprotectRTCP(bytes) } catch {
                 countSRTPFailure(error)
                 return
             }
         }
+        tap?.record(.rtcp, .received, local: local, remote: source, bytes: bytes)
         guard let packets = try? RTCPPacket.parseCompound(bytes) else {
             stats.malformedPackets += 1
             return
@@ -564,6 +572,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         packets.append(.sourceDescription([RTCPSourceChunk(ssrc: sender.ssrc, cname: configuration.cname)]))
         if let reason { packets.append(.bye(ssrcs: [sender.ssrc], reason: reason.isEmpty ? nil : reason)) }
         var bytes = RTCPPacket.serialize(packets)
+        tap?.record(.rtcp, .sent, local: localRTCPAddress, remote: remoteRTCP, bytes: bytes)
         if let outbound {
             guard let protected = try? outbound.protectRTCP(bytes) else { return }
             bytes = protected

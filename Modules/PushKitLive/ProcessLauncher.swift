@@ -1,9 +1,9 @@
 import Glibc
 import Synchronization
+import ToolSupport
 
-/// A child process started with posix_spawn (empty signal mask: a Swift parent's Dispatch
-/// threads block signals, and the child would inherit that): the project's one launcher of
-/// peers (Kamailio's script, astra-wakegw) and client processes (`--client-cmd`).
+/// A child process (started by ``ProcessSpawn``: empty signal mask, default dispositions):
+/// live mode's peers (Kamailio's script, astra-wakegw) and client processes (`--client-cmd`).
 final class ChildProcess: Sendable {
     /// Where the child's standard streams go.
     enum Stdio: Sendable {
@@ -27,48 +27,24 @@ final class ChildProcess: Sendable {
     }
 
     init(_ argv: [String], environment: [String: String], stdio: Stdio) throws(LiveError) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        let streams: (ProcessSpawn.Stream, ProcessSpawn.Stream, ProcessSpawn.Stream)
         switch stdio {
         case .log(let path):
             logPath = path
             ownGroup = false
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            streams = (.null, .file(path, truncate: true), .standardOutput)
         case .socket(let fd):
             logPath = ""
             ownGroup = true
-            posix_spawn_file_actions_adddup2(&actions, fd, 0)
-            posix_spawn_file_actions_adddup2(&actions, fd, 1)
+            streams = (.descriptor(fd), .descriptor(fd), .inherit)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for arg in cArgs { free(arg) }
-            for entry in cEnv { free(entry) }
+        do {
+            pid = try ProcessSpawn.spawn(
+                argv, environment: environment, stdin: streams.0, stdout: streams.1, stderr: streams.2,
+                ownGroup: ownGroup)
+        } catch {
+            throw LiveError(.infrastructure, error.description)
         }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-        guard rc == 0 else {
-            throw LiveError(.infrastructure, "cannot start \(argv[0]): \(String(cString: strerror(rc)))")
-        }
-        self.pid = pid
     }
 
     /// Whether it still runs.
@@ -82,7 +58,7 @@ final class ChildProcess: Sendable {
             var rc: pid_t
             repeat { rc = waitpid(pid, &status, block ? 0 : WNOHANG) } while rc < 0 && errno == EINTR
             guard rc == pid else { return nil }
-            reaped = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            reaped = ProcessSpawn.exitStatus(status)
             return reaped
         }
     }

@@ -33,6 +33,13 @@ public enum SIPTraceFormatter {
         return text + body + "\n"
     }
 
+    /// The trace block of one recorded message.
+    public static func format(_ message: SIPTrace.Message) -> String {
+        format(
+            direction: message.direction, transport: message.transport, local: message.local,
+            remote: message.remote, timestamp: message.timestamp, message: message.bytes)
+    }
+
     /// The wall-clock time now (CLOCK_REALTIME), for trace stamps.
     public static func now() -> (seconds: Int, nanoseconds: Int) {
         var ts = timespec()
@@ -56,12 +63,43 @@ public enum SIPTraceFormatter {
     }
 }
 
-/// The `--sip-trace` sink: formats each message with ``SIPTraceFormatter`` and writes it
-/// (stderr by default). Transports call it for every SIP message sent and received.
+/// The `--sip-trace` hook of every transport: each SIP message sent and received, where it
+/// crosses the socket and after TLS/WebSocket decoding, goes to one sink. The default sink
+/// formats it with ``SIPTraceFormatter`` (stderr); others export it (a ladder, a JSON trace
+/// file, pcap, HEP — the Capture module), always through the one redactor.
 public struct SIPTrace: Sendable {
-    private let write: @Sendable (String) -> Void
+    /// One SIP message as a transport saw it: the decoded message (not yet redacted), both
+    /// socket addresses and the wall-clock time.
+    public struct Message: Sendable {
+        public let direction: SIPTraceFormatter.Direction
+        public let transport: TransportKind
+        public let local: SocketAddress?
+        public let remote: SocketAddress?
+        public let timestamp: (seconds: Int, nanoseconds: Int)
+        public let bytes: [UInt8]
 
-    public init(write: @escaping @Sendable (String) -> Void) { self.write = write }
+        public init(
+            direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
+            remote: SocketAddress?, timestamp: (seconds: Int, nanoseconds: Int), bytes: [UInt8]
+        ) {
+            self.direction = direction
+            self.transport = transport
+            self.local = local
+            self.remote = remote
+            self.timestamp = timestamp
+            self.bytes = bytes
+        }
+    }
+
+    private let sink: @Sendable (Message) -> Void
+
+    /// A trace that hands every message to `sink`.
+    public init(sink: @escaping @Sendable (Message) -> Void) { self.sink = sink }
+
+    /// A trace that writes the formatted text of every message with `write`.
+    public init(write: @escaping @Sendable (String) -> Void) {
+        self.sink = { write(SIPTraceFormatter.format($0)) }
+    }
 
     public static let standardError = SIPTrace { StandardError.write($0) }
 
@@ -69,9 +107,9 @@ public struct SIPTrace: Sendable {
         _ direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
         remote: SocketAddress?, message: [UInt8]
     ) {
-        write(
-            SIPTraceFormatter.format(
+        sink(
+            Message(
                 direction: direction, transport: transport, local: local, remote: remote,
-                timestamp: SIPTraceFormatter.now(), message: message))
+                timestamp: SIPTraceFormatter.now(), bytes: message))
     }
 }

@@ -90,17 +90,26 @@ final class SocketChannel: @unchecked Sendable {
                 }
                 return
             }
-            let n = read(fd, buffer.baseAddress, buffer.count)
-            if n > 0 {
-                handler(.data(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))))
-            } else if n == 0 {
-                handler(.eof)
-                readSource.cancel()
-            } else {
+            // A stream is read until EAGAIN, EOF or an error on every wake-up: libdispatch's epoll
+            // backend delivers EPOLLHUP (both halves shut) as one last event and then deletes the
+            // source, so bytes or an EOF left for a later event would never arrive (D29).
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n > 0 {
+                    handler(.data(Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))))
+                    continue
+                }
+                if n == 0 {
+                    handler(.eof)
+                    readSource.cancel()
+                    return
+                }
                 let e = errno
-                if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return }
+                if e == EINTR { continue }
+                if e == EAGAIN || e == EWOULDBLOCK { return }
                 handler(.error(e))
                 readSource.cancel()
+                return
             }
         }
         readSource.setCancelHandler { [self] in

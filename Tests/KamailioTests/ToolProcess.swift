@@ -1,9 +1,10 @@
 import AstraTestSupport
 import Foundation
+import ToolSupport
 
 /// A built tool (e.g. `astra-register`) run as a child process with stdout and stderr in files,
 /// so a test can read its JSON Lines while it runs, signal it, and wait for its exit status.
-/// posix_spawn, like ``KamailioServer/script(_:natping:)``.
+/// Started by ``ProcessSpawn`` (empty signal mask), like ``KamailioServer/script(_:natping:)``.
 final class ToolProcess: @unchecked Sendable {
     let pid: pid_t
     let stdoutPath: String
@@ -34,32 +35,14 @@ final class ToolProcess: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ToolProcessError(message: "\(path) is missing: run `swift build` first")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin == nil ? "/dev/null" : inputPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_APPEND, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_APPEND, 0)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = [path] + arguments
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for arg in cArgs { free(arg) }
-            for entry in cEnv { free(entry) }
+        do {
+            pid = try ProcessSpawn.spawn(
+                [path] + arguments, environment: ProcessInfo.processInfo.environment,
+                stdin: stdin == nil ? .null : .file(inputPath, truncate: false),
+                stdout: .file(stdoutPath, truncate: false), stderr: .file(stderrPath, truncate: false))
+        } catch {
+            throw ToolProcessError(message: error.description)
         }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, cArgs, cEnv)
-        guard spawned == 0 else {
-            throw ToolProcessError(message: "posix_spawn \(path) failed: \(String(cString: strerror(spawned)))")
-        }
-        self.pid = pid
     }
 
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
@@ -87,7 +70,7 @@ final class ToolProcess: @unchecked Sendable {
             waitpid(pid, &raw, 0)
             return nil
         }
-        status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        status = ProcessSpawn.exitStatus(raw)
         return status
     }
 

@@ -223,3 +223,26 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         for spec in ToolSpecs.all { check(spec, spec.name) }
     }
 }
+
+/// `--sip-trace` and `--sip-trace=ladder`: a flag with an optional attached value.
+@Suite struct OptionalValueTests {
+    static let spec = CommandSpec(
+        name: "demo", abstract: "A demo.",
+        options: CommonOptions.diagnostics(sipTrace: true))
+
+    @Test func bareAttachedAndBad() throws {
+        let parser = CommandLineParser(Self.spec)
+        guard case .run(let bare) = try parser.parse(["--sip-trace"]) else { Issue.record("no run"); return }
+        #expect(bare.flag("sip-trace") && bare.string("sip-trace") == "")
+        guard case .run(let ladder) = try parser.parse(["--sip-trace=ladder"]) else { Issue.record("no run"); return }
+        #expect(ladder.string("sip-trace") == "ladder")
+        guard case .run(let none) = try parser.parse([]) else { Issue.record("no run"); return }
+        #expect(!none.flag("sip-trace"))
+        #expect(throws: ToolError.self) { try parser.parse(["--sip-trace=pretty"]) }
+        do { _ = try parser.parse(["--sip-trace=pretty"]) } catch {
+            #expect(error.message == "option --sip-trace: expected one of full, ladder, got 'pretty'")
+        }
+        // The value must be attached: a following word is an argument, not the style.
+        #expect(throws: ToolError.self) { try parser.parse(["--sip-trace", "ladder"]) }
+    }
+}

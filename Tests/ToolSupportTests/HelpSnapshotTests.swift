@@ -70,8 +70,11 @@ import ToolSupport
                                           when not given. (values: json, text)
                   -v, --verbose           Print more diagnostics to standard error; repeat (-vv)
                                           for debug.
-                  --sip-trace             Print every SIP message sent and received to standard
-                                          error, with secrets redacted.
+                  --sip-trace[=<style>]   Print every SIP message sent and received to standard
+                                          error, with secrets redacted: in full (--sip-trace),
+                                          or one ladder line each, arrows between the addresses
+                                          with the method or status (--sip-trace=ladder).
+                                          (values: full, ladder)
                   -h, --help              Show help information.
 
                 EXAMPLES:

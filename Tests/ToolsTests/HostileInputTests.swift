@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import ToolSupport
 
-/// Every tool survives hostile input (docs/decisions.md D26): for every numeric option of every
+/// Every tool survives hostile input (docs/decisions.md D30): for every numeric option of every
 /// tool in the one spec, the extremes exit 0 or 64 and never die of a signal; every file and
 /// standard-input input fed `/dev/zero` exits 64 in under 2 s. Runs the built binaries through
 /// `/bin/bash`, which reports a death by signal as 128 + the signal and times the tool.

@@ -9,7 +9,7 @@ import enum ToolSupport.AstraVersion
 @Suite struct ToolsGoldenTests {
     static let version = AstraVersion.current
 
-    static let common: [GoldenCase] = ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].flatMap { tool in
+    static let common: [GoldenCase] = ["astra-register", "astra-call", "astra-qr", "astra-pushsim", "astra-trace"].flatMap { tool in
         [
             GoldenCase(tool: tool, arguments: ["--help"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),
             GoldenCase(tool: tool, arguments: ["-h"], status: 0, stdout: .golden("\(tool).help.txt"), stderr: ""),

@@ -32,6 +32,11 @@ struct CallReport {
         output.emit("dtmf_sent", ["digits": .string(digits.map(\.description).joined())])
     }
 
+    /// The `s` key: the statistics so far, as `ended` will report them.
+    func statistics(_ stats: CallStatistics) {
+        output.emit("stats", Self.json(stats))
+    }
+
     func toneCheck(frequency: Double, heard: Double, tone: Double, ok: Bool) {
         output.emit(
             "tone_check",

@@ -67,11 +67,11 @@ extension CallRun.Options {
                     .usage, "--\(key) needs WebRTC media (dial: --media webrtc; answer: webrtc or auto)")
             }
         }
+        options.interactive = try interactive(arguments)
         options.mediaAddress = arguments.string("media-address")
         // 1…65535 (the spec's range): the conversions cannot fail.
         options.call.media.localPort = UInt16(clamping: arguments.int("rtp-port") ?? 0)
         options.call.advertisedMediaPort = arguments.int("sdp-port").map { UInt16(clamping: $0) }
-        options.sipTrace = context.diagnostics.sipTrace
         options.verbosity = arguments.count("verbose")
         options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
         audio = try CallAudio(
@@ -80,6 +80,19 @@ extension CallRun.Options {
             expectTone: arguments.double("expect-tone"))
         options.expectToneShare = arguments.double("expect-tone-share") ?? 0.5
         return (setup, options, audio)
+    }
+
+    /// Keys on when asked, or by default when standard input is a terminal.
+    static func interactive(_ arguments: ParsedArguments) throws(ToolError) -> Bool {
+        let terminal = InputReader.standardInputIsTerminal
+        if arguments.flag("interactive") {
+            guard !arguments.flag("no-interactive") else {
+                throw ToolError(.usage, "--interactive contradicts --no-interactive")
+            }
+            guard terminal else { throw ToolError(.usage, "--interactive needs a terminal on standard input") }
+            return true
+        }
+        return terminal && !arguments.flag("no-interactive")
     }
 
     /// `--turn`, `--turn-user`, `--turn-password-file`, `--ice-policy` (RFC 8656, RFC 7065 URI).

@@ -1,4 +1,5 @@
 import CallSession
+import Capture
 import LineRunner
 import Media
 import SIPCore
@@ -33,10 +34,13 @@ struct CallRun {
         var turn: (host: String, port: UInt16, user: String, password: String)?
         var call = CallOptions()
         var mediaAddress: String?
-        var sipTrace = false
+        /// `--sip-trace`, `--sip-trace-file`, `--pcap` (with the call's RTP), `--hep`.
+        var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
         var expectToneShare = 0.5
+        /// Single-key commands on the terminal (``CallKey``) and a status line.
+        var interactive = false
     }
 
     /// A scheduled step of the call script.
@@ -49,6 +53,9 @@ struct CallRun {
         case step(Step)
         case deadline(String)
         case signal(ToolSignal)
+        /// Interactive mode: a key typed, and the status line's clock.
+        case key(CallKey)
+        case tick
     }
 
     let setup: LineSetup
@@ -77,7 +84,7 @@ struct CallRun {
         let flow = SIPFlow(
             target: setup.target,
             options: setup.connectionOptions(
-                sipTrace: options.sipTrace, verbosity: options.verbosity,
+                trace: options.capture?.sipTrace, verbosity: options.verbosity,
                 diagnostics: context.diagnostics),
             clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
@@ -90,11 +97,26 @@ struct CallRun {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         let (callTraffic, callFeed) = AsyncStream.makeStream(of: EndpointEvent.self)
         let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock, calls: callFeed)
+        // Interactive: SIGHUP (the terminal closed) hangs up like SIGINT.
+        let signals: [ToolSignal] = options.interactive ? [.interrupt, .terminate, .hangup] : [.interrupt, .terminate]
         var tasks = [
             Task { for await event in registration.events { feed.yield(.line(event)) } },
             Task { for await event in callTraffic { feed.yield(.endpoint(event)) } },
-            Task { for await signal in await SignalEvents.stream() { feed.yield(.signal(signal)) } },
+            Task { for await signal in await SignalEvents.stream(signals) { feed.yield(.signal(signal)) } },
         ]
+        let terminal = options.interactive ? RawTerminal.enter(0) : nil
+        let statusLine = StatusLine()
+        var console = CallConsole()
+        if terminal != nil {
+            tasks.append(Task { for await byte in TerminalKeys.stream(0) { if let key = CallKey(byte: byte) { feed.yield(.key(key)) } } })
+            tasks.append(
+                Task {
+                    while !Task.isCancelled {
+                        do { try await clock.sleep(for: .seconds(1)) } catch { return }
+                        feed.yield(.tick)
+                    }
+                })
+        }
         func schedule(_ input: Input, after delay: Duration) {
             tasks.append(
                 Task {
@@ -111,6 +133,8 @@ struct CallRun {
         var interrupted = false
         var outcome: (ExitCode, String?)?
         loop: for await input in inputs {
+            // The status line is redrawn each second (.tick) and cleared before anything else prints.
+            if case .tick = input {} else { statusLine.clear() }
             switch input {
             case .line(.registration(.registered(let info))) where !registered:
                 registered = true
@@ -185,8 +209,10 @@ struct CallRun {
                 }
             case .call(let event):
                 report.note(event)
+                console.note(event, at: clock.now)
                 switch event {
                 case .answered:
+                    if terminal != nil { await console.draw(on: statusLine, call: call, now: clock.now) }
                     if !options.dtmf.isEmpty { schedule(.step(.dtmf), after: options.dtmfAfter) }
                     if let duration = options.duration { schedule(.step(.hangUp), after: duration) }
                     if let hold = options.holdAfter { schedule(.step(.hold), after: hold) }
@@ -240,8 +266,41 @@ struct CallRun {
                     registered ? .success : .network, registered ? nil : "interrupted by \(signal) before registering"
                 )
                 break loop
+            case .tick:
+                await console.draw(on: statusLine, call: call, now: clock.now)
+            case .key(let key):
+                switch key {
+                case .dtmf(let digit):
+                    guard let call, console.answered else {
+                        context.diagnostics.warning("no call in progress for DTMF \(digit)")
+                        continue
+                    }
+                    report.dtmfSent([digit])
+                    await call.sendDTMF([digit])
+                case .hangUp, .quit:
+                    if key == .quit { interrupted = true }  // --auto: no next call
+                    if let call {
+                        await call.hangUp()
+                        schedule(.deadline("hang-up"), after: .seconds(5))
+                    } else if key == .quit || registered {
+                        outcome = (registered ? .success : .network, registered ? nil : "quit before registering")
+                        break loop
+                    }
+                case .holdToggle:
+                    guard let call, console.answered else { continue }
+                    if console.heldByUs { await call.resume() } else { await call.hold() }
+                case .statistics:
+                    guard let call else { continue }
+                    report.statistics(await call.statistics())
+                case .help:
+                    FileDescriptorSink.standardError.write(CallKey.keyList + "\n")
+                }
+                await console.draw(on: statusLine, call: call, now: clock.now)
             }
         }
+        // The terminal is the user's again before anything else can end the process.
+        statusLine.clear()
+        terminal?.restore()
         // Our BYE (or CANCEL, or 200 to their BYE) must leave before the flow closes: an exit
         // right after `ended` could drop it, leaving the peer in the call.
         await call?.settle(within: .seconds(2))

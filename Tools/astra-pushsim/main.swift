@@ -7,7 +7,10 @@ import ToolSupport
 
 await ToolMain.run(ToolSpecs.pushsim) { context in
     let arguments = context.arguments
-    let format: PushSimCommand.Format = context.output.format == .text ? .text : .json
+    // --format svg: run as JSON, then draw the timeline (WakeDiagram).
+    let svg = arguments.string(CommonOptions.Key.format) == "svg" && !arguments.flag(CommonOptions.Key.json)
+    let format: PushSimCommand.Format = context.output.format == .text && !svg ? .text : .json
+    if arguments.wasGiven("output") && !svg { throw ToolError(.usage, "-o/--output needs --format svg") }
     if context.subcommand == "client" {
         // The reference policy served over the client protocol (stdin/stdout): the built-in
         // client process of live mode, and the protocol's reference implementation.
@@ -57,7 +60,18 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         }
     }
     if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }
-    for line in output.stdout { context.output.write(line + "\n") }
+    if svg {
+        let title = "astra-pushsim \(context.subcommand ?? "") \(arguments.string("scenario") ?? "")"
+            + " --policy \(arguments.string("policy") ?? "correct")"
+        let picture = SequenceDiagramSVG().renderFitting(WakeDiagram.diagram(lines: output.stdout, title: title))
+        if let path = arguments.string("output"), path != "-" {
+            try OutputFile.save(Array(picture.utf8), to: path, option: "-o")
+        } else {
+            context.output.write(picture)
+        }
+    } else {
+        for line in output.stdout { context.output.write(line + "\n") }
+    }
     for line in output.stderr { context.diagnostics.error(line) }
     return ExitCode(output.exitCode)
 }

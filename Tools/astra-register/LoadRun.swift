@@ -51,7 +51,7 @@ struct LoadRun {
         var endpoints: [FlowTarget: SIPEndpoint] = [:]
         var bindings: [FlowTarget: LocalBinding] = [:]
         for setup in setups where endpoints[setup.target] == nil {
-            var connection = setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+            var connection = setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
                                                      diagnostics: context.diagnostics)
             connection.keepAlive = nil
             let endpoint = SIPEndpoint(channel: SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids),
@@ -112,7 +112,7 @@ struct LoadRun {
         let socket: UDPBatchSocket
         do {
             let addresses = try await Resolver.resolve(server: target.host, port: target.port, transport: .udp)
-            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: options.sipTrace ? .standardError : nil)
+            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: options.capture?.sipTrace)
         } catch {
             context.diagnostics.error("\(target): \(error)")
             return .network

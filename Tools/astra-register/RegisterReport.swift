@@ -143,24 +143,41 @@ struct RegisterReport {
         return fields
     }
 
-    /// One Nagios plugin line (`SIP OK - …|time=…s`), plugin guidelines' format.
-    func nagiosLine(exit: ExitCode, message: String?) -> String {
-        let state = exit == .success ? "OK" : (exit == .usage ? "UNKNOWN" : "CRITICAL")
-        let elapsed = registeredAt.map { Double(($0 - start).microseconds) / 1_000_000 }
-        let detail = exit == .success
-            ? "\(setup.aor) registered over \(setup.transport.rawValue), expires \(result?.grantedExpires ?? 0) s"
-            : (message ?? failure?.description ?? "failed")
-        let perf = elapsed.map { "|time=\(($0 * 1000).rounded() / 1000)s" } ?? ""
-        return "SIP \(state) - \(detail)\(perf)"
-    }
-
-    /// Nagios exit codes: 0 OK, 2 CRITICAL, 3 UNKNOWN.
-    func nagiosExit(_ exit: ExitCode) -> ExitCode {
-        switch exit {
-        case .success: .success
-        case .usage: ExitCode(3)
-        default: ExitCode(2)
+    /// The monitoring plugin result (Monitoring Plugins guidelines): the state from the
+    /// outcome and the thresholds on the registration time, the status text, and perfdata
+    /// `time=…s;warn;crit;0;timeout` plus the connect and register phases.
+    func monitoringStatus(
+        exit: ExitCode, message: String?, warning: MonitoringRange?, critical: MonitoringRange?, timeout: Duration
+    ) -> MonitoringStatus {
+        func seconds(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> Double? {
+            guard let from, let to else { return nil }
+            return Double((to - from).microseconds) / 1_000_000
         }
+        let elapsed = seconds(start, registeredAt)
+        var performance: [MonitoringStatus.Datum] = []
+        if let elapsed {
+            performance.append(
+                .init("time", elapsed, unit: "s", warning: warning, critical: critical, minimum: 0,
+                      maximum: Double(timeout.microseconds) / 1_000_000))
+        }
+        if let connect = seconds(start, flowUpAt) { performance.append(.init("connect", connect, unit: "s", minimum: 0)) }
+        if let register = seconds(firstRequestAt, registeredAt) {
+            performance.append(.init("register", register, unit: "s", minimum: 0))
+        }
+        guard exit == .success, let elapsed else {
+            let state: MonitoringStatus.State = exit == .usage ? .unknown : .critical
+            return MonitoringStatus(
+                service: "SIP", state: state, text: message ?? failure?.description ?? "failed", performance: performance)
+        }
+        let state = MonitoringStatus.state(of: elapsed, warning: warning, critical: critical)
+        var text = "\(setup.aor) registered over \(setup.transport.rawValue) in \(MonitoringStatus.Datum.number((elapsed * 1000).rounded() / 1000)) s"
+            + ", expires \(result?.grantedExpires ?? 0) s"
+        switch state {
+        case .critical: text += " (critical range \(critical?.text ?? ""))"
+        case .warning: text += " (warning range \(warning?.text ?? ""))"
+        default: break
+        }
+        return MonitoringStatus(service: "SIP", state: state, text: text, performance: performance)
     }
 }
 

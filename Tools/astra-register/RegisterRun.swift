@@ -1,3 +1,4 @@
+import Capture
 import SIPCore
 import SIPDialog
 import LineRunner
@@ -13,7 +14,11 @@ struct RegisterRun {
         var timeout: Duration = .seconds(10)
         var expires: Int?
         var nagios = false
-        var sipTrace = false
+        /// `-w`/`-c` on the registration time (seconds), with --nagios.
+        var warning: MonitoringRange?
+        var critical: MonitoringRange?
+        /// `--sip-trace`, `--sip-trace-file`, `--pcap`, `--hep`.
+        var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
     }
@@ -41,7 +46,7 @@ struct RegisterRun {
         let start = clock.now
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
         let flow = SIPFlow(target: setup.target,
-                           options: setup.connectionOptions(sipTrace: options.sipTrace, verbosity: options.verbosity,
+                           options: setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
                                                             diagnostics: context.diagnostics),
                            clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
@@ -101,8 +106,11 @@ struct RegisterRun {
     /// stderr, the exit code.
     func conclude(_ report: RegisterReport, _ final: Outcome) -> ExitCode {
         if options.nagios {
-            context.output.write(report.nagiosLine(exit: final.exit, message: final.message) + "\n")
-            return report.nagiosExit(final.exit)
+            let status = report.monitoringStatus(
+                exit: final.exit, message: final.message, warning: options.warning, critical: options.critical,
+                timeout: options.timeout)
+            context.output.write(Redaction.redact(status.line) + "\n")
+            return status.state.exitCode
         }
         context.output.emit("result", report.result(exit: final.exit, message: final.message))
         if let message = final.message { context.diagnostics.error(message) }

@@ -1,5 +1,6 @@
 // astra-register — verify a SIP line: register, report, unregister (docs/man/astra-register.md).
 // Thin main: ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
+import Capture
 import SIPDialog
 import LineRunner
 import ToolSupport
@@ -12,10 +13,20 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.timeout = arguments.duration("timeout") ?? .seconds(10)
     options.expires = arguments.int("expires")
     options.nagios = arguments.flag("nagios")
-    options.sipTrace = context.diagnostics.sipTrace
+    for (key, short) in [("warning", "w"), ("critical", "c")] {
+        guard let text = arguments.string(key) else { continue }
+        guard options.nagios else { throw ToolError(.usage, "-\(short)/--\(key) needs --nagios") }
+        guard let range = MonitoringRange(text) else {
+            throw ToolError(
+                .usage, "option -\(short): '\(text)' is not a range of seconds (10, 10:, ~:10, 10:20 or @10:20)")
+        }
+        if key == "warning" { options.warning = range } else { options.critical = range }
+    }
+    options.capture = try await CaptureHub.make(context)
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
     if let load = arguments.string("load") {
+        if options.nagios { throw ToolError(.usage, "--nagios checks one line, not --load") }
         let concurrency = arguments.int("concurrency") ?? 10  // 1…10000 (the spec's range)
         return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }

@@ -3,7 +3,8 @@ import SIPCore
 /// The one redactor (``Redaction``), on what reaches traces and logs: our own secret-carrying
 /// lines (digest response, SDES keys, ICE password, push token, bearer token, JSON password, URI
 /// password) surrounded by lines a peer controls. Byte 0 picks the secret line; the rest is split
-/// at its first NUL into the text before and after it. Seeds: SIP vectors around each secret line.
+/// at its first NUL into the text before and after it. Seeds: the redaction corpus of real traces
+/// and the SIP vectors, around each secret line.
 ///
 /// Invariants: the secret never survives redaction, whatever the peer's lines around it hold
 /// (no state leaks from one line into the next); redacting twice changes nothing (documented);
@@ -51,9 +52,11 @@ enum RedactionTarget {
     }
 
     static func seeds() -> [[UInt8]] {
-        let messages = SeedFiles.sipMessages()
+        let traces = SeedFiles.paths(in: "Tests/SIPCoreTests/Vectors/redaction")
+            .filter { !$0.hasSuffix(".redacted") && !$0.hasSuffix(".json") }.map(SeedFiles.read)
+        let messages = traces + SeedFiles.sipMessages()
         var seeds: [[UInt8]] = []
-        for (i, message) in messages.prefix(40).enumerated() {
+        for (i, message) in messages.prefix(48).enumerated() {
             let half = message.count / 2
             seeds.append([UInt8(i % lines.count)] + message[..<half].filter { $0 != 0 } + [0] + message[half...])
         }

@@ -98,6 +98,7 @@ public struct ManualFormatter: Sendable {
             if let long = option.long { names.append("\\fB\\-\\-\(escape(long).replacingHyphens())\\fR") }
             var label = names.joined(separator: ", ")
             if option.takesValue { label += " \\fI\(escape(option.valueName))\\fR" }
+            if case .optionalValue = option.kind { label += "[=\\fI\(escape(option.valueName))\\fR]" }
             out.append(label)
             out.append(escape(option.helpText))
         }

@@ -7,16 +7,27 @@ extension OptionSpec {
         if let long { names.append("--\(long)") }
         var label = names.joined(separator: ", ")
         if takesValue { label += " <\(valueName)>" }
+        if case .optionalValue = kind { label += "[=<\(valueName)>]" }
         return label
     }
 
     /// The help sentence plus `(values: …)`, `(range: …)` and `(default: …)` hints.
     var helpText: String {
         var text = help
-        if case .value(let kind) = kind, let choices = kind.choicesText { text += " (values: \(choices))" }
-        if case .value(let kind) = kind, let range = kind.rangeText { text += " (range: \(range))" }
+        if let kind = valueKind, let choices = kind.choicesText { text += " (values: \(choices))" }
+        if let kind = valueKind, let range = kind.rangeText { text += " (range: \(range))" }
         if let defaultValue { text += " (default: \(defaultValue))" }
         if isRepeatable { text += " (repeatable)" }
         return text
+    }
+}
+
+extension OptionSpec {
+    /// The kind of value the option takes, required or optional.
+    var valueKind: ValueKind? {
+        switch kind {
+        case .value(let kind), .optionalValue(let kind): kind
+        case .flag, .counter: nil
+        }
     }
 }

@@ -102,6 +102,10 @@ public struct CommandLineParser: Sendable {
             throw .usage("unknown option \(token.prefix { $0 != "=" })\(suggestion(for: name, in: state.command))")
         }
         let spelled = "--" + name
+        if case .optionalValue(let kind) = option.kind {
+            state.record(option, try inline.map { raw throws(ToolError) in try validated(raw, kind, "option \(spelled)") } ?? "")
+            return
+        }
         guard case .value(let kind) = option.kind else {
             if inline != nil { throw .usage("option \(spelled): does not take a value") }
             state.record(option, "")
@@ -237,6 +241,7 @@ private struct ParseState {
         switch option.kind {
         case .flag: values[option.key] = [""]
         case .counter: values[option.key, default: []].append("")
+        case .optionalValue: values[option.key] = [value]
         case .value:
             if option.isRepeatable {
                 values[option.key, default: []].append(value)

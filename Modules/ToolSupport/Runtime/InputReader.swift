@@ -36,6 +36,8 @@ public enum InputReader {
         public static let image = Limit(32 * 1024 * 1024, "image")
         /// One line of a `--load` file: 64 KiB (the file itself is read line by line).
         public static let loadLine = Limit(64 * 1024, "load file line")
+        /// One line of a `--sip-trace-file` (a whole SIP message, JSON-escaped): 2 MiB.
+        public static let traceLine = Limit(2 * 1024 * 1024, "trace file line")
 
         /// `64 KiB`, `1 MiB`, `100 bytes`.
         public var sizeText: String {

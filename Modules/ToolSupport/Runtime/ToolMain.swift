@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+import SIPCore
+
 /// The entry point of every tool: parse, handle `--help`/`--version`/`--generate-manual`, run the
 /// body, map any error to one `<tool>: <message>` line on stderr and the documented exit code.
 ///
@@ -31,10 +33,13 @@ public enum ToolMain {
         stderr: any OutputSink = FileDescriptorSink.standardError, _ body: Body
     ) async -> ExitCode {
         let plain = Diagnostics(tool: spec.name, sink: stderr)
+        // A monitoring plugin run (`--nagios`): errors become one status line on stdout.
+        let plugin = spec.monitoring.flatMap { $0.isRequested(in: arguments) ? $0 : nil }
         let outcome: ParseOutcome
         do {
             outcome = try CommandLineParser(spec).parse(arguments)
         } catch {
+            if let plugin { return report(plugin.status(for: error), stdout) }
             plain.error(error.message)
             return error.exitCode
         }
@@ -63,10 +68,20 @@ public enum ToolMain {
                 return try await body(context)
             } catch {
                 let mapped = ToolError(mapping: error)
+                if let plugin {
+                    diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
+                    return report(plugin.status(for: mapped), stdout)
+                }
                 diagnostics.error(mapped.message)
                 diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
                 return mapped.exitCode
             }
         }
+    }
+
+    /// Writes a monitoring status line (redacted, like every diagnostic) and returns its exit code.
+    private static func report(_ status: MonitoringStatus, _ stdout: any OutputSink) -> ExitCode {
+        stdout.write(Redaction.redact(status.line) + "\n")
+        return status.state.exitCode
     }
 }

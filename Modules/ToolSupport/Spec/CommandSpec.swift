@@ -17,12 +17,16 @@ public struct CommandSpec: Sendable {
     public var exitStatuses: [ExitStatusDoc]
     /// Related manual pages (`astra-call(1)`).
     public var seeAlso: [String]
+    /// Root only: the flag that makes the tool a monitoring plugin (`--nagios`), whose errors
+    /// are then status lines (UNKNOWN 3 for usage) rather than the tool's exit codes.
+    public var monitoring: MonitoringPlugin?
 
     public init(
         name: String, abstract: String, discussion: String? = nil, arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [], subcommands: [CommandSpec] = [], examples: [Example] = [],
-        exitStatuses: [ExitStatusDoc] = [], seeAlso: [String] = []
+        exitStatuses: [ExitStatusDoc] = [], seeAlso: [String] = [], monitoring: MonitoringPlugin? = nil
     ) {
+        self.monitoring = monitoring
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

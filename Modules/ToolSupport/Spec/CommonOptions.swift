@@ -7,6 +7,12 @@ public enum CommonOptions {
         public static let format = "format"
         public static let verbose = "verbose"
         public static let sipTrace = "sip-trace"
+        public static let sipTraceFile = "sip-trace-file"
+        public static let pcap = "pcap"
+        public static let pcapRTPPayload = "pcap-rtp-payload"
+        public static let hep = "hep"
+        public static let hepID = "hep-id"
+        public static let hepPasswordFile = "hep-password-file"
         public static let seed = "seed"
         public static let line = "line"
         public static let user = "user"
@@ -40,12 +46,35 @@ public enum CommonOptions {
         ]
         if sipTrace {
             options.append(
-                .flag(
-                    Key.sipTrace,
-                    help: "Print every SIP message sent and received to standard error, with secrets redacted."))
+                .optionalValue(
+                    Key.sipTrace, valueName: "style", kind: .choice(["full", "ladder"]),
+                    help: "Print every SIP message sent and received to standard error, with secrets redacted: "
+                        + "in full (--sip-trace), or one ladder line each, arrows between the addresses with the "
+                        + "method or status (--sip-trace=ladder)."))
         }
         return options
     }
+
+    /// Exports of what a SIP tool sent and received, each redacted like `--sip-trace`.
+    public static let capture: [OptionSpec] = [
+        .value(
+            Key.sipTraceFile, valueName: "file",
+            help: "Write every SIP message to a file, one JSON object per message (read it with astra-trace)."),
+        .value(
+            Key.pcap, valueName: "file",
+            help: "Write every SIP message (after TLS/WebSocket decoding) and the call's RTP/RTCP headers to a "
+                + "pcap file, as UDP/TCP between the real addresses, for Wireshark and tshark."),
+        .flag(Key.pcapRTPPayload, help: "With --pcap: keep the RTP payload (the audio) too."),
+        .value(
+            Key.hep, valueName: "udp:host:port",
+            help: "Send every SIP message to a Homer/HEP collector (HEP version 3 over UDP), e.g. sngrep -L."),
+        .value(
+            Key.hepID, valueName: "n", kind: .int(0...Int(UInt32.max)), default: "2001",
+            help: "With --hep: the capture agent id."),
+        .value(
+            Key.hepPasswordFile, valueName: "file",
+            help: "With --hep: read the collector's auth key (password) from the first line of a file."),
+    ]
 
     /// The range of `--seed` (and of `astra-pushsim fuzz --seed`).
     public static let seedRange = 0...Int.max

@@ -11,6 +11,9 @@ public struct OptionSpec: Sendable {
         case counter
         /// Takes a value (`--name value`, `--name=value`, `-o value`, `-ovalue`).
         case value(ValueKind)
+        /// Present or absent, with an optional attached value (`--sip-trace`,
+        /// `--sip-trace=ladder`); the bare form stores an empty value.
+        case optionalValue(ValueKind)
     }
 
     /// The long name without dashes (`output`), if any.
@@ -61,6 +64,13 @@ public struct OptionSpec: Sendable {
     /// A counted flag: `-v`, `-vv`.
     public static func counter(_ long: String?, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(long: long, short: short, kind: .counter, help: help)
+    }
+
+    /// A flag that may carry an attached value: `--sip-trace` or `--sip-trace=ladder`.
+    public static func optionalValue(
+        _ long: String, valueName: String, kind: ValueKind, help: String
+    ) -> OptionSpec {
+        OptionSpec(long: long, short: nil, kind: .optionalValue(kind), valueName: valueName, help: help)
     }
 
     /// An option with a typed value.

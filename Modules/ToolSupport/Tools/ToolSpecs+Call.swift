@@ -1,4 +1,14 @@
 extension ToolSpecs {
+    /// Single-key commands on a terminal (both subcommands).
+    static let callInteractiveOptions: [OptionSpec] = [
+        .flag(
+            "interactive",
+            help: "Take single-key commands from the terminal on standard input (the default when it is one): "
+                + "0-9 * # A-D send DTMF, h hangs up, H holds/resumes, s prints statistics (a stats event), q quits, "
+                + "? lists the keys; a status line on standard error while the call runs."),
+        .flag("no-interactive", help: "Do not read keys, even when standard input is a terminal."),
+    ]
+
     /// Media, DTMF and security options shared by `dial` and `answer`.
     static let callMediaOptions: [OptionSpec] = [
         .value("play", valueName: "file", help: "Send this WAV file (G.711-compatible, 8 kHz mono)."),
@@ -93,7 +103,8 @@ extension ToolSpecs {
                     .value(
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
                         help: "Give up (exit 3) if not answered in time.")
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + callInteractiveOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true)
+                    + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [
@@ -119,7 +130,8 @@ extension ToolSpecs {
                         "timeout", valueName: "seconds", kind: .seconds(),
                         help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
-                ] + callMediaOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [
+                ] + callMediaOptions + callInteractiveOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true)
+                    + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
                 examples: [

@@ -42,6 +42,17 @@ extension ToolSpecs {
             help: "Wall-clock bound on each client answer; a client that does not answer in time breaks CLIENT."),
     ]
 
+    /// `run` and `live`: JSON Lines, text, or the timeline as an SVG sequence diagram.
+    static let pushsimTimelineOutput: [OptionSpec] = [
+        .flag(CommonOptions.Key.json, help: "Write JSON Lines to standard output (the default when it is not a terminal)."),
+        .value(
+            CommonOptions.Key.format, valueName: "format", kind: .choice(["json", "text", "svg"]),
+            help: "Output format: json, text, or svg (the timeline as a sequence diagram with one lane per actor — "
+                + "caller, Kamailio, gateway, APNs, iOS, app — and rule violations in red); text on a terminal "
+                + "and json otherwise when not given."),
+        .value("output", short: "o", valueName: "file", help: "With --format svg: write the picture to a file."),
+    ]
+
     /// `astra-pushsim`: exercise the push wake-decision rules (PUSH-RULES.md) in virtual time.
     public static let pushsim = CommandSpec(
         name: "astra-pushsim",
@@ -73,10 +84,13 @@ extension ToolSpecs {
                         help: "A built-in scenario name, fuzz:SEED, or a scenario JSON file ('-' = standard input).")
                 ],
                 options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: false)]
-                    + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
+                    + pushsimDeliveryOverrides + pushsimClient + pushsimTimelineOutput
                     + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example("Replay the killed-app scenario:", "astra-pushsim run killed | jq ."),
+                    Example(
+                        "Draw the naive client's broken wake:",
+                        "astra-pushsim run killed --policy naive --format svg -o wake.svg && rsvg-convert -o wake.png wake.svg"),
                     Example(
                         "The same under field delivery (seed 7's delays):",
                         "astra-pushsim run killed --delivery field --seed 7 --format text"),
@@ -133,7 +147,7 @@ extension ToolSpecs {
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
                     pushsimDelivery(both: false), CommonOptions.seed,
-                ] + pushsimDeliveryOverrides + pushsimClient + CommonOptions.output
+                ] + pushsimDeliveryOverrides + pushsimClient + pushsimTimelineOutput
                     + CommonOptions.diagnostics(sipTrace: true),
                 examples: [
                     Example("Wake a killed phone through Kamailio and the gateway:", "astra-pushsim live killed"),

@@ -18,14 +18,25 @@ extension ToolSpecs {
             .value(
                 "timeout", valueName: "seconds", kind: .seconds(), default: "10", help: "Give up (exit 3) after this long."
             ),
-            .flag("nagios", help: "Print one Nagios plugin status line instead of events."),
+            .flag(
+                "nagios",
+                help: "Be a monitoring plugin (Monitoring Plugins guidelines): one status line "
+                    + "'SIP OK|WARNING|CRITICAL|UNKNOWN - …|perfdata' instead of events; exit 0 OK, 1 WARNING, "
+                    + "2 CRITICAL, 3 UNKNOWN (usage and configuration errors included)."),
+            .value(
+                "warning", short: "w", valueName: "range",
+                help: "With --nagios: WARNING when the registration time in seconds (connect to 200 OK) is outside "
+                    + "this range (10 = 0…10, 10: = at least 10, ~:10, 10:20, @10:20 = inside)."),
+            .value(
+                "critical", short: "c", valueName: "range",
+                help: "With --nagios: CRITICAL when the registration time in seconds is outside this range."),
             .value(
                 "load", valueName: "file",
                 help: "Load mode: register every line of a JSON Lines file ('-' = standard input)."),
             .value(
                 "concurrency", valueName: "n", kind: .int(1...10_000), default: "10",
                 help: "Load mode: registrations in flight at once."),
-        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + [CommonOptions.seed],
+        ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),
             Example("Verify the line in a provisioning code:", "astra-qr decode line.png | astra-register"),
@@ -33,6 +44,9 @@ extension ToolSpecs {
                 "Stay registered over WSS and answer qualifies:",
                 "astra-register --line line.json --transport wss --keep --expect-qualify"),
             Example("Load test 500 lines, 50 at a time:", "astra-register --load lines.jsonl --concurrency 50"),
+            Example(
+                "A Nagios/Icinga check: WARNING above 0.5 s, CRITICAL above 2 s:",
+                "astra-register --nagios -w 0.5 -c 2 --line line.json"),
         ],
         exitStatuses: [
             ExitStatusDoc(.success, "Registered (and, with --expect-qualify, the qualify was answered)."),
@@ -42,6 +56,11 @@ extension ToolSpecs {
                 "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response, ICMP port unreachable)."),
             certificateStatus,
             usageStatus, softwareStatus,
+            ExitStatusDoc(
+                ExitCode(2),
+                "With --nagios, the plugin states instead: 0 OK, 1 WARNING, 2 CRITICAL (rejected, network error, "
+                    + "timeout, or over -c), 3 UNKNOWN (usage or configuration error), each with its status line."),
         ],
-        seeAlso: seeAlso(except: "astra-register") + ["sipsak(1)"])
+        seeAlso: seeAlso(except: "astra-register") + ["sipsak(1)"],
+        monitoring: MonitoringPlugin(flag: "nagios", service: "SIP"))
 }

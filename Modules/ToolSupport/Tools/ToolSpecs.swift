@@ -1,9 +1,9 @@
-/// The command-line definitions of the five AstraSIP tools (TOOLS.md), one extension per tool.
+/// The command-line definitions of the six AstraSIP tools (TOOLS.md), one extension per tool.
 ///
 /// They live here rather than in `Tools/` so that help, manual and parser tests can use them.
 public enum ToolSpecs {
     /// Every tool, for `scripts/gen-man.sh`-style loops and tests.
-    public static var all: [CommandSpec] { [register, call, qr, pushsim, wakegw] }
+    public static var all: [CommandSpec] { [register, call, qr, pushsim, wakegw, trace] }
 
     /// Exit statuses every tool shares.
     static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
@@ -16,6 +16,6 @@ public enum ToolSpecs {
 
     /// The other tools' manual pages.
     static func seeAlso(except name: String) -> [String] {
-        ["astra-register", "astra-call", "astra-qr", "astra-pushsim"].filter { $0 != name }.map { "\($0)(1)" }
+        ["astra-register", "astra-call", "astra-qr", "astra-pushsim", "astra-trace"].filter { $0 != name }.map { "\($0)(1)" }
     }
 }
