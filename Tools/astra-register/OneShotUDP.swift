@@ -39,7 +39,7 @@ struct OneShotUDP {
         do throws(TransportError) {
             let port = setup.target.port ?? TransportKind.udp.defaultPort
             let addresses = try Resolver.resolveNow(host: setup.target.host, port: port, transport: .udp)
-            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: options.sipTrace ? .standardError : nil)
+            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: options.capture?.sipTrace)
         } catch {
             report.finish(at: clock.now)
             return owner.conclude(report, RegisterRun.Outcome(exit: error.exitCode, message: error.toolMessage))
