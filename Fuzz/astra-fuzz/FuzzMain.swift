@@ -25,15 +25,24 @@ enum FuzzMain {
         case "-h", "--help", "help":
             usage(status: 0)
         default:
-            guard let target = FuzzTargets.named(args[1]) else {
+            // libFuzzer's -minimize_crash, -merge and -fork run this binary again with its own
+            // flags only: the target then comes from ASTRA_FUZZ_TARGET, which the first run sets.
+            var rest = Array(args.dropFirst(2))
+            var target = FuzzTargets.named(args[1])
+            if target == nil, let name = getenv("ASTRA_FUZZ_TARGET").map({ String(cString: $0) }) {
+                target = FuzzTargets.named(name)
+                rest = Array(args.dropFirst(1))
+            }
+            guard let target else {
                 printError("astra-fuzz: no target '\(args[1])' (astra-fuzz list)")
                 exit(64)
             }
             FuzzDriver.active = target
             if astra_fuzzer_linked() != 0 {
-                exit(FuzzDriver.runLibFuzzer(target, arguments: Array(args.dropFirst(2))))
+                setenv("ASTRA_FUZZ_TARGET", target.name, 1)
+                exit(FuzzDriver.runLibFuzzer(target, arguments: rest))
             }
-            exit(FuzzDriver.replay(target, paths: args.dropFirst(2).filter { !$0.hasPrefix("-") }))
+            exit(FuzzDriver.replay(target, paths: rest.filter { !$0.hasPrefix("-") }))
         }
     }
 

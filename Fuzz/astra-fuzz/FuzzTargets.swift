@@ -20,11 +20,13 @@ enum FuzzTargets {
         QRPayloadTarget.target,
         SealedCodeTarget.target,
         QRImageTarget.target,
+        QREncodeTarget.target,
         ScenarioTarget.target,
         DeviceHelloTarget.target,
         PlatformResponseTarget.target,
         WAVTarget.target,
         DNSTarget.target,
+        TraceFileTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -9,10 +9,11 @@ import SIPCore
 /// pure cores of this module. Events arrive on ``events``.
 public actor MediaSession<C: Clock> where C.Duration == Duration {
     public private(set) var configuration: MediaSessionConfiguration
-    /// Where RTP (and RTCP with rtcp-mux) is received.
+    /// Where RTP (and RTCP once rtcp-mux is in use) is received.
     public nonisolated let localAddress: UDPSocket.Address
-    /// Where RTCP is received (same as ``localAddress`` with rtcp-mux).
-    public nonisolated let localRTCPAddress: UDPSocket.Address
+    /// Where RTCP is received: RTP port + 1 until rtcp-mux is agreed (RFC 5761 §5.1.3), then
+    /// ``localAddress``.
+    public var localRTCPAddress: UDPSocket.Address { rtcpSocket?.localAddress ?? localAddress }
     public nonisolated let events: AsyncStream<MediaEvent>
     /// WebRTC mode: our ICE credentials, host candidates and certificate fingerprint as of
     /// creation, for an SDP offer or answer built before the session starts (no STUN
@@ -23,7 +24,10 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
     private let clock: C
     private let startInstant: C.Instant
     let rtpSocket: UDPSocket
-    private let rtcpSocket: UDPSocket?
+    /// RTP port + 1 (RFC 3550 §11), bound at creation unless mux is required from the start,
+    /// released once an answer agrees to rtcp-mux (RFC 5761 §5.1.3).
+    private var rtcpSocket: UDPSocket?
+    nonisolated(unsafe) private var rtcpReadSource: (any DispatchSourceRead)?
     var outbound: SRTPContext?
     var inbound: SRTPContext?
     let eventContinuation: AsyncStream<MediaEvent>.Continuation
@@ -78,8 +82,18 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         throws(MediaError)
     {
         self.tap = tap
-        let rtp = try UDPSocket(bindHost: configuration.localHost, port: configuration.localPort)
-        let rtcp = configuration.rtcpMux ? nil : try UDPSocket(bindHost: configuration.localHost, port: 0)
+        // RFC 5761 §5.1.3: until an answer confirms rtcp-mux the offerer must take RTCP on its
+        // RTCP port, so the pair is bound now (WebRTC requires mux from the start: one socket).
+        var configuration = configuration
+        if configuration.webRTC != nil { configuration.rtcpMux = true }  // RFC 8829 §5.1.1: mux-only
+        let rtp: UDPSocket
+        let rtcp: UDPSocket?
+        if configuration.rtcpMux {
+            rtp = try UDPSocket(bindHost: configuration.localHost, port: configuration.localPort)
+            rtcp = nil
+        } else {
+            (rtp, rtcp) = try UDPSocket.bindPair(host: configuration.localHost, port: configuration.localPort)
+        }
         var contexts: (SRTPContext, SRTPContext)?
         if let keys = configuration.srtp {
             contexts = (
@@ -94,7 +108,6 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         rtpSocket = rtp
         rtcpSocket = rtcp
         localAddress = rtp.localAddress
-        localRTCPAddress = rtcp?.localAddress ?? rtp.localAddress
         outbound = contexts?.0
         inbound = contexts?.1
         (events, eventContinuation) = AsyncStream.makeStream(
@@ -113,7 +126,6 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         sendBuffer = [UInt8](repeating: 0, count: 12 + 4 * 1920 + SRTPContext.maxRTCPTrailer)
         frame = [Int16](repeating: 0, count: configuration.samplesPerFrame)
         if let w = configuration.webRTC {
-            guard configuration.rtcpMux else { throw MediaError(.invalidState, "WebRTC media needs rtcp-mux") }
             do { webrtc = try WebRTCTransport(configuration: w, local: rtp.localAddress, ids: ids) } catch {
                 throw MediaError(.srtpSetupFailed, error.description)
             }
@@ -124,6 +136,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
 
     deinit {
         for source in readSources { source.cancel() }
+        rtcpReadSource?.cancel()
         for task in tasks { task.cancel() }
         datagramContinuation.finish()
         eventContinuation.finish()
@@ -178,12 +191,24 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             try applyWebRTC(negotiated)
             return
         }
+        if negotiated.rtcpMux { releaseRTCPPort() }
         // RFC 3264 §8.4: a null address means "do not send" (legacy hold).
         if negotiated.remoteAddress != "0.0.0.0" && negotiated.remoteAddress != "::" {
             remote = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remotePort)
-            remoteRTCP = UDPSocket.Address(host: negotiated.remoteAddress, port: negotiated.remoteRTCPPort)
+            // RFC 3605: a=rtcp may name another address too.
+            remoteRTCP = UDPSocket.Address(
+                host: negotiated.remoteRTCPAddress ?? negotiated.remoteAddress, port: negotiated.remoteRTCPPort)
             if running { connectIfConfigured() }
         }
+    }
+
+    /// rtcp-mux was agreed (RFC 5761 §5.1.3): RTCP moves to the RTP socket, RTP port + 1 is
+    /// given back.
+    private func releaseRTCPPort() {
+        guard rtcpSocket != nil else { return }
+        rtcpReadSource?.cancel()
+        rtcpReadSource = nil
+        rtcpSocket = nil
     }
 
     /// ``MediaSessionConfiguration/connectSocket``: (re)connects the RTP socket to the remote.
@@ -213,7 +238,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         if let remote {
             self.remote = remote
             self.remoteRTCP =
-                remoteRTCP ?? (configuration.rtcpMux ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
+                remoteRTCP ?? (rtcpSocket == nil ? remote : UDPSocket.Address(host: remote.host, port: remote.port &+ 1))
         }
         self.source = source
         self.sink = sink
@@ -231,7 +256,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             }
             readSource.setCancelHandler { _ = socket }
             readSource.resume()
-            readSources.append(readSource)
+            if isRTCP { rtcpReadSource = readSource } else { readSources.append(readSource) }
         }
         let stream = datagrams
         tasks.append(
@@ -284,6 +309,8 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         tasks.removeAll()
         for s in readSources { s.cancel() }
         readSources.removeAll()
+        rtcpReadSource?.cancel()
+        rtcpReadSource = nil
         datagramContinuation.finish()
         eventContinuation.finish()
     }
@@ -418,7 +445,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         switch kind {
         case .rtp where webrtc == nil || inbound != nil: receiveRTP(&bytes, from: datagram.source)
         case .rtcp where webrtc == nil || inbound != nil:
-            receiveRTCP(&bytes, from: datagram.source, local: datagram.onRTCPSocket ? localRTCPAddress : localAddress)
+            receiveRTCP(&bytes, from: datagram.source, onRTCPSocket: datagram.onRTCPSocket)
         case .rtp, .rtcp: break  // WebRTC: not keyed yet (DTLS still running)
         case .stun where webrtc != nil, .dtls where webrtc != nil, .turnChannel where webrtc != nil:
             receiveWebRTC(bytes, kind: kind, from: datagram.source)
@@ -454,16 +481,19 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             return
         }
         let (header, range) = parsed
-        guard direction.receives || header.payloadType == configuration.telephoneEventPayloadType else { return }
+        // While we hold (sendonly/inactive) the peer's packets still arrive: they count for the
+        // RTP statistics (RFC 3550 A.3 — they were not lost) but are not played.
+        let playing = direction.receives || header.payloadType == configuration.telephoneEventPayloadType
         stats.packetsReceived += 1
         stats.octetsReceived += range.count
+        if !playing { stats.packetsIgnoredOnHold += 1 }
         if configuration.latchRemote, let source, source != remote,
             header.payloadType == configuration.payloadType || header.payloadType == configuration.telephoneEventPayloadType
         {
             // Symmetric RTP (RFC 4961): answer where the media comes from (after SRTP
             // authentication when SRTP is on).
             remote = source
-            if configuration.rtcpMux { remoteRTCP = source }
+            if rtcpSocket == nil { remoteRTCP = source }  // RTCP shares the RTP port (mux)
             eventContinuation.yield(.remoteLatched(source))
         }
         let now = elapsed
@@ -474,6 +504,7 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
         let arrival = UInt32(truncatingIfNeeded: Int64(now / .microseconds(125)))
         reception?.update(sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, arrival: arrival)
+        guard playing else { return }
         if header.payloadType == configuration.payloadType {
             let samples = G711.decode(configuration.law, Array(bytes[range]))
             jitterBuffer.insert(
@@ -496,7 +527,10 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
         }
     }
 
-    private func receiveRTCP(_ bytes: inout [UInt8], from source: UDPSocket.Address?, local: UDPSocket.Address) {
+    /// `onRTCPSocket`: it arrived on the RTCP port (RTP + 1, mux not in use).
+    private func receiveRTCP(_ bytes: inout [UInt8], from source: UDPSocket.Address?, onRTCPSocket: Bool) {
+        let local = onRTCPSocket ? localRTCPAddress : localAddress
+        let rtcpSource = onRTCPSocket ? source : nil
         if let inbound {
             do { bytes = try inbound.unprotectRTCP(bytes) } catch {
                 countSRTPFailure(error)
@@ -509,6 +543,11 @@ public actor MediaSession<C: Clock> where C.Duration == Duration {
             return
         }
         stats.rtcpReceived += 1
+        if let rtcpSource {
+            stats.rtcpReceivedOnRTCPPort += 1
+            // Symmetric RTCP (RFC 4961 §3): answer where a valid report came from.
+            if configuration.latchRemote, rtcpSource != remoteRTCP { remoteRTCP = rtcpSource }
+        }
         let now = elapsed
         let arrivalCompact = UInt32(truncatingIfNeeded: NTPTime.advance(ntpBase, by: now) >> 16)
         for packet in packets {

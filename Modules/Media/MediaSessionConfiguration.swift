@@ -4,9 +4,11 @@ public struct MediaSessionConfiguration: Sendable, Hashable {
     public var localHost: String = "127.0.0.1"
     /// RTP port to bind (0 = ephemeral).
     public var localPort: UInt16 = 0
-    /// RFC 5761: RTP and RTCP on one socket. When false a second socket is bound for RTCP
-    /// (advertise it with `a=rtcp`, RFC 3605).
-    public var rtcpMux: Bool = true
+    /// RFC 5761 / RFC 8858 mux-only: RTP and RTCP on one socket from the start (WebRTC, or an
+    /// already negotiated mux). When false (the default for an offer or answer still to be
+    /// negotiated) RTP port + 1 is bound for RTCP (RFC 3550 §11) and given back as soon as an
+    /// applied answer agrees to rtcp-mux (RFC 5761 §5.1.3).
+    public var rtcpMux: Bool = false
     public var law: G711.Law = .aLaw
     /// RTP payload type of the audio codec (8 PCMA, 0 PCMU by RFC 3551).
     public var payloadType: UInt8 = 8
@@ -84,6 +86,8 @@ public struct MediaStatistics: Sendable, Hashable {
     public var dtmfPacketsSent = 0
     public var packetsReceived = 0
     public var octetsReceived = 0
+    /// Of ``packetsReceived``, those that arrived while we held the call (not played; not lost).
+    public var packetsIgnoredOnHold = 0
     public var dtmfPacketsReceived = 0
     /// SRTP/SRTCP packets that failed authentication (tampered, wrong key).
     public var srtpAuthenticationFailures = 0
@@ -94,6 +98,8 @@ public struct MediaStatistics: Sendable, Hashable {
     public var unknownPayloadType = 0
     public var rtcpSent = 0
     public var rtcpReceived = 0
+    /// Of ``rtcpReceived``, those that came on the RTCP port (RTP + 1: mux not in use).
+    public var rtcpReceivedOnRTCPPort = 0
     /// From our reception statistics (RFC 3550 A.3).
     public var cumulativeLost: Int64 = 0
     public var extendedHighestSequence: UInt32 = 0

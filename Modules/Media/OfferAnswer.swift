@@ -51,6 +51,8 @@ public struct NegotiatedAudio: Sendable, Hashable, CustomStringConvertible {
     public var remotePort: UInt16
     /// RTCP destination (RFC 3605 a=rtcp, or port + 1, or the RTP port with rtcp-mux).
     public var remoteRTCPPort: UInt16
+    /// The `a=rtcp` address when it names one (RFC 3605 §2.1), else the c= address is used.
+    public var remoteRTCPAddress: String?
     public var rtcpMux: Bool
     /// The codec we send (first common codec of the answer).
     public var codec: AudioCodec
@@ -188,6 +190,7 @@ public enum OfferAnswer {
             localKey: localKey, remoteKey: remoteKey, remoteFingerprint: m.fingerprints.first, remoteSetup: m.setup,
             remoteICE: ice(m), mid: m.mid)
         negotiated.remoteICELite = answer.attributes.contains { $0.name == "ice-lite" }
+        if !mux { negotiated.remoteRTCPAddress = m.rtcp?.address }
         return negotiated
     }
 
@@ -260,12 +263,13 @@ public enum OfferAnswer {
         if let cryptoLine { m.attributes.append(SDPAttribute("crypto", cryptoLine)) }
         if let mid = offered.mid { m.setAttributes("mid", [mid]) }
 
-        let audio = NegotiatedAudio(
+        var audio = NegotiatedAudio(
             remoteAddress: connection.host, remotePort: offered.port,
             remoteRTCPPort: mux ? offered.port : (offered.rtcp?.port ?? offered.port &+ 1), rtcpMux: mux, codec: codec,
             payloadType: pt, telephoneEventPayloadType: te, ptime: ptime, direction: ourDirection, localKey: localKey,
             remoteKey: remoteKey, remoteFingerprint: offered.fingerprints.first, remoteSetup: offered.setup,
             remoteICE: ice(offered), mid: offered.mid)
+        if !mux { audio.remoteRTCPAddress = offered.rtcp?.address }
         return (m, audio)
     }
 

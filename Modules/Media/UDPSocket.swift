@@ -52,6 +52,27 @@ public final class UDPSocket: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// RFC 3550 §11: an RTP socket on an even port and its RTCP socket on the next (odd) one.
+    /// With `port` 0 the kernel picks the RTP port and a pair is searched (a few tries: the
+    /// odd neighbour may be taken); a given `port` must have its neighbour free.
+    public static func bindPair(host: String, port: UInt16) throws(MediaError) -> (rtp: UDPSocket, rtcp: UDPSocket) {
+        if port != 0 {
+            guard port < UInt16.max else { throw MediaError(.socket, "no RTCP port after \(port)") }
+            let rtp = try UDPSocket(bindHost: host, port: port)
+            do { return (rtp, try UDPSocket(bindHost: host, port: port + 1)) } catch {
+                throw MediaError(.socket, "RTCP port \(port + 1) (RTP port + 1, RFC 3550 §11): \(error)")
+            }
+        }
+        var lastError = MediaError(.socket, "no free RTP/RTCP port pair")
+        for _ in 0..<32 {
+            let rtp = try UDPSocket(bindHost: host, port: 0)
+            let p = rtp.localAddress.port
+            guard p % 2 == 0, p < UInt16.max else { continue }
+            do { return (rtp, try UDPSocket(bindHost: host, port: p + 1)) } catch { lastError = error }
+        }
+        throw lastError
+    }
+
     /// Sends one datagram; returns false if the kernel would block or refused it.
     @discardableResult
     public func send(_ bytes: UnsafeRawBufferPointer, to peer: Address) -> Bool {

@@ -56,13 +56,18 @@ public enum CompactPayload {
                 "payload version \"\(version)\" is not supported (this build reads astra1)")
         }
         var members: [(String, LineJSON)] = [("v", .number("1"))]
-        for part in text.dropFirst(prefix.count).split(separator: ";") {
-            guard let eq = part.firstIndex(of: "=") else {
+        // Split on the scalars `;` and `=`, not on Characters: Swift compares Characters by
+        // canonical equivalence, and U+037E GREEK QUESTION MARK is equivalent to `;`, so a
+        // value holding it (left unescaped by ``escape(_:)``) was cut in two.
+        let fields = Substring(text).unicodeScalars.dropFirst(prefix.unicodeScalars.count)
+        for scalars in fields.split(separator: ";") {
+            let part = Substring(scalars)
+            guard let eq = scalars.firstIndex(of: "=") else {
                 throw ProvisioningError(.notALine, "payload field \"\(part.prefix(20))\" has no '='")
             }
-            let key = String(part[..<eq])
+            let key = String(Substring(scalars[..<eq]))
             guard let field = keys.first(where: { $0.1 == key })?.0 else { continue }
-            let value = try unescape(part[part.index(after: eq)...])
+            let value = try unescape(Substring(scalars[scalars.index(after: eq)...]))
             switch field {
             case .expires: members.append((field.rawValue, .number(value)))
             case .tlsVerify: members.append((field.rawValue, .bool(value != "0" && value.lowercased() != "false")))

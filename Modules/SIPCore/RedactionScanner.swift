@@ -12,6 +12,8 @@ struct RedactionScanner {
         var resume: Int
         /// A bare JSON value (`"key":123`) is replaced by a quoted placeholder so the text stays JSON.
         var quote = false
+        /// False: nothing to replace (a PEM key already redacted), only skip to `resume`.
+        var replace = true
     }
 
     static let placeholder: StaticString = "<redacted>"
@@ -37,6 +39,11 @@ struct RedactionScanner {
             let b = input[i]
             let isWord = t.words[Int(b)]
             if !previousIsWord, t.starts[Int(b)], i + 1 < n, t.mayStart(b, input[i + 1]), let match = match(at: i) {
+                guard match.replace else {
+                    i = max(match.resume, i + 1)
+                    previousIsWord = t.words[Int(input[i - 1])]
+                    continue
+                }
                 if out == nil {
                     out = []
                     out!.reserveCapacity(n + 32)
@@ -191,6 +198,9 @@ struct RedactionScanner {
     }
 
     /// `-----BEGIN … PRIVATE KEY-----` body up to `-----END` (or to the end of a cut-off text).
+    /// The header line is never scanned for other secrets, also when the body is empty or already
+    /// redacted: otherwise a second pass would find what the first skipped (redacting twice must
+    /// change nothing).
     func pemPrivateKey(at i: Int) -> Match? {
         let begin: StaticString = "-----BEGIN "
         let keyEnd: StaticString = "PRIVATE KEY-----"
@@ -201,7 +211,9 @@ struct RedactionScanner {
         let bodyStart = j + keyEnd.utf8CodeUnitCount
         var k = bodyStart
         while k < input.count, !hasPrefix(at: k, "-----END ", caseSensitive: true) { k += 1 }
-        if k == bodyStart || hasPrefix(at: bodyStart, Self.placeholder) { return nil }
+        if k == bodyStart || hasPrefix(at: bodyStart, Self.placeholder) {
+            return Match(value: bodyStart..<bodyStart, resume: bodyStart, replace: false)
+        }
         return Match(value: bodyStart..<k, resume: k)
     }
 

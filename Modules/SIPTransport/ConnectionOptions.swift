@@ -6,6 +6,9 @@ public struct ConnectionOptions: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// TLS + WebSocket handshakes must finish within this.
     public var handshakeTimeout: Duration = .seconds(10)
+    /// The closing handshake (WebSocket Close ↔ Close, TLS close_notify, the server's FIN) may
+    /// wait this long for the peer before the socket is closed anyway (RFC 6455 §7.1.1).
+    public var closeTimeout: Duration = .seconds(2)
     public var tls = TLSOptions()
     /// RFC 7118: the WebSocket resource path (a line's `ws_path`).
     public var webSocketPath = "/ws"

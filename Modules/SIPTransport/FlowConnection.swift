@@ -27,6 +27,8 @@ public struct FlowInfo: Sendable, Hashable {
     public var viaSentBy: String
     /// The host to put in a Contact URI on this flow (RFC 7118 §5.2: the same `.invalid` host).
     public var contactHost: String
+    /// When the connection (with its TLS and WebSocket handshakes) was up, on the trace's clock.
+    public var connectedAt: WireTime?
 
     public init(
         transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String

@@ -49,6 +49,8 @@ public actor SIPFlow {
     private var timer: Task<Void, Never>?
     private var viaHost: String
     private var running = false
+    /// When the current connection came up (``FlowInfo/connectedAt``).
+    private var connectedAt: WireTime?
 
     /// - Parameters:
     ///   - options: TLS, WebSocket, keep-alive and trace settings of every connection.
@@ -137,9 +139,11 @@ public actor SIPFlow {
         let ws = connection.transport.isWebSocket
         let sentBy = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
         let contactHost = ws ? viaHost : (connection.local.map { "\($0.uriHost):\($0.port)" } ?? "invalid")
-        return FlowInfo(
+        var info = FlowInfo(
             transport: connection.transport, local: connection.local, remote: connection.remote,
             viaSentBy: sentBy, contactHost: contactHost)
+        info.connectedAt = connectedAt
+        return info
     }
 
     private func perform(_ actions: [ReconnectMachine.Action]) {
@@ -193,6 +197,7 @@ public actor SIPFlow {
             perform(machine.connectFailed())
         case .success(let established):
             connection = established
+            connectedAt = WireTime.now()
             perform(machine.connectSucceeded())
             // Messages go straight from the transport into `events` when it can: no hop through
             // this actor per message (the generation check is the same as `forward`'s).

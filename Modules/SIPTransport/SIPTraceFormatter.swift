@@ -42,9 +42,8 @@ public enum SIPTraceFormatter {
 
     /// The wall-clock time now (CLOCK_REALTIME), for trace stamps.
     public static func now() -> (seconds: Int, nanoseconds: Int) {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return (ts.tv_sec, ts.tv_nsec)
+        let t = WireTime.now()
+        return (t.seconds, t.nanoseconds)
     }
 
     /// `2026-11-30T07:05:01.123456Z`.
@@ -103,13 +102,26 @@ public struct SIPTrace: Sendable {
 
     public static let standardError = SIPTrace { StandardError.write($0) }
 
+    /// `base` (nil: none) with `observe` seeing every message first, with the same stamp
+    /// (``WireTime``): timings measured on the wire agree with the trace (astra-register's
+    /// `timings_ms`). Nothing is formatted for the observer.
+    public static func observing(_ base: SIPTrace?, _ observe: @escaping @Sendable (Message) -> Void) -> SIPTrace {
+        guard let base else { return SIPTrace(sink: observe) }
+        return SIPTrace { message in
+            observe(message)
+            base.sink(message)
+        }
+    }
+
+    /// `at`: when the message crossed the socket (taken before a send, so its answer can never
+    /// be stamped earlier than the request).
     public func record(
         _ direction: SIPTraceFormatter.Direction, transport: TransportKind, local: SocketAddress?,
-        remote: SocketAddress?, message: [UInt8]
+        remote: SocketAddress?, message: [UInt8], at: WireTime = .now()
     ) {
         sink(
             Message(
                 direction: direction, transport: transport, local: local, remote: remote,
-                timestamp: SIPTraceFormatter.now(), bytes: message))
+                timestamp: (at.seconds, at.nanoseconds), bytes: message))
     }
 }

@@ -12,10 +12,18 @@ extension StreamConnection {
     }
 
     /// Writes the queue; one task at a time (the others' bytes are written by it, in order).
+    /// A caller that finds a write in progress returns at once: the read loop must never wait for
+    /// a writer a peer is not draining (both sides would stop reading). Closing waits with
+    /// ``flushBeforeClosing(within:)`` instead.
     func flush() async throws(TransportError) {
         guard !writing else { return }
         writing = true
-        defer { writing = false }
+        defer {
+            writing = false
+            let waiters = flushWaiters
+            flushWaiters = []
+            for waiter in waiters { waiter.resume() }
+        }
         while !writeQueue.isEmpty && phase != .closed {
             let chunk = writeQueue
             writeQueue = []
@@ -33,11 +41,16 @@ extension StreamConnection {
     /// Ends the connection once: logs why, reports `.closed` (or fails the opener), closes the socket.
     func fail(_ error: TransportError) {
         guard phase != .closed else { return }
-        let opening = phase != .open
+        let opening = phase == .tlsHandshake || phase == .webSocketHandshake
         phase = .closed
         keepAliveTimer?.cancel()
         keepAliveTimer = nil
         keepAlive?.stop()
+        closeTimer?.cancel()
+        closeTimer = nil
+        let waiters = closeWaiters
+        closeWaiters = []
+        defer { for waiter in waiters { waiter.resume() } }
         switch error.code {
         case .closed:
             options.log(.info, "\(transport) \(remote): \(error.detail)")
@@ -55,6 +68,83 @@ extension StreamConnection {
             eventSink.yield(.closed(error))
         }
         eventSink.finish()
+    }
+
+    // MARK: Closing (RFC 6455 §7.1, RFC 8446 §6.1)
+
+    /// Writes what is queued (a Close frame, a close_notify) and returns once it is on the wire:
+    /// when another task is writing, waits for it — at most `bound`, so a peer that stopped
+    /// reading cannot hold the close.
+    func flushBeforeClosing(within bound: Duration) async {
+        guard writing else {
+            try? await flush()
+            return
+        }
+        let once = OnceResumer()
+        let clock = clock
+        let timer = Task {
+            try? await clock.sleep(for: bound)
+            once.resume()
+        }
+        await withCheckedContinuation { continuation in
+            once.set(continuation)
+            flushWaiters.append(once)
+        }
+        timer.cancel()
+    }
+
+    /// Enters ``Phase/closing``: keep-alive stops, only closing frames are written from now on.
+    func beginClosing() {
+        phase = .closing
+        keepAliveTimer?.cancel()
+        keepAliveTimer = nil
+        keepAlive?.stop()
+    }
+
+    /// Performs the close machine's actions in order; `.closeSocket` ends the connection with
+    /// ``closeOutcome``.
+    func performClose(_ actions: [ConnectionCloseMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .sendWebSocketClose:
+                if var ws = webSocket, let frame = ws.close(code: .normal, reason: "bye") {
+                    webSocket = ws
+                    try? writeWire(frame)
+                }
+                await flushBeforeClosing(within: options.closeTimeout)
+            case .sendCloseNotify:
+                if let tls {
+                    tls.shutdown()
+                    writeQueue += tls.drainOutbound()
+                }
+                await flushBeforeClosing(within: options.closeTimeout)
+            case .armTimer(let bound):
+                closeTimer?.cancel()
+                let clock = clock
+                closeTimer = Task { [weak self] in
+                    do { try await clock.sleep(for: bound) } catch { return }
+                    await self?.closeTimerFired()
+                }
+            case .closeSocket:
+                fail(closeOutcome
+                     ?? TransportError(.closed, transport: transport, peer: remote.description, "closed"))
+            }
+        }
+    }
+
+    private func closeTimerFired() async {
+        guard phase == .closing else { return }
+        let waitedFor = closer.state == .awaitingPeerClose ? "the peer's WebSocket Close" : "the peer to close TCP"
+        options.log(.info, "\(transport) \(remote): closing without \(waitedFor) after \(options.closeTimeout)")
+        // A write the peer never drains must not hold the last close_notify either: one more
+        // bound, then the socket is closed under it (which ends the blocked write).
+        let clock = clock, bound = options.closeTimeout
+        let force = Task { [weak self] in
+            do { try await clock.sleep(for: bound) } catch { return }
+            await self?.performClose([.closeSocket])
+        }
+        await performClose(closer.timerFired())
+        force.cancel()
     }
 
     // MARK: Keep-alive (RFC 5626 §4.4)

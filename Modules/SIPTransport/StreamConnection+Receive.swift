@@ -23,13 +23,25 @@ extension StreamConnection {
                 writeQueue += tls.drainOutbound()
             }
             if !plain.isEmpty { await handlePlaintext(plain) }
-            if let tls, tls.peerClosed, phase != .closed {
+            if let tls, tls.peerClosed, phase == .open || phase == .closing {
+                // RFC 8446 §6.1: answer with our close_notify before closing (the machine
+                // knows whether ours went out already).
+                if phase == .open {
+                    closeOutcome = peerClosedError("TLS close_notify")
+                    beginClosing()
+                }
+                await performClose(closer.peerClosedTransport(closeNotify: true))
+            } else if let tls, tls.peerClosed, phase != .closed {
                 fail(peerClosedError("TLS close_notify"))
             }
         case .datagram:
             return
         case .eof:
-            fail(peerClosedError("connection closed by the peer"))
+            if phase == .closing {
+                await performClose(closer.peerClosedTransport(closeNotify: false))
+            } else {
+                fail(peerClosedError("connection closed by the peer"))
+            }
         case .error(let code):
             fail(
                 TransportError(
@@ -69,6 +81,9 @@ extension StreamConnection {
             } else {
                 await receiveStream(bytes)
             }
+        case .closing:
+            // Only the peer's Close matters now (§7.1.2); a closed TLS stream expects nothing.
+            if webSocket != nil { await receiveWebSocket(bytes) }
         case .tlsHandshake, .closed:
             return
         }
@@ -87,18 +102,17 @@ extension StreamConnection {
             case .pong:
                 await keepAliveEvent { $0.pongReceived() }
             case .closed(let code, let reason):
-                try? await flush()
+                try? await flush()  // our echo of a Close the peer started (§5.5.1)
                 if closingLocally {
-                    fail(
-                        TransportError(
-                            .closed, transport: transport, peer: remote.description,
-                            "WebSocket close handshake completed"))
-                    return
-                }
-                fail(
-                    TransportError(
+                    closeOutcome = TransportError(
+                        .closed, transport: transport, peer: remote.description, "WebSocket close handshake completed")
+                } else {
+                    closeOutcome = TransportError(
                         .peerClosed, transport: transport, peer: remote.description,
-                        "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")"))
+                        "WebSocket Close \(code)\(reason.isEmpty ? "" : " \"\(reason)\"")")
+                    beginClosing()
+                }
+                await performClose(closer.peerWebSocketClosed())
                 return
             case .failed(let error):
                 try? await flush()

@@ -15,6 +15,9 @@ public actor StreamConnection {
         case webSocketHandshake
         /// Messages flow; keep-alive runs.
         case open
+        /// The closing handshake runs (``ConnectionCloseMachine``): nothing is sent but the
+        /// closing frames, reads go on until the peer's Close and FIN.
+        case closing
         /// Finished; `.closed` was reported.
         case closed
     }
@@ -44,8 +47,17 @@ public actor StreamConnection {
     var opener: CheckedContinuation<TransportError?, Never>?
     var writeQueue: [UInt8] = []
     var writing = false
+    /// Closing steps waiting for the write in progress to put their bytes on the wire.
+    var flushWaiters: [OnceResumer] = []
     /// True once ``close()`` started: the peer's Close is then the expected answer.
     var closingLocally = false
+    /// The orderly close, both directions (RFC 6455 §7.1, TLS close_notify, TCP).
+    var closer: ConnectionCloseMachine
+    /// How the connection is reported once the closing handshake has closed the socket.
+    var closeOutcome: TransportError?
+    var closeTimer: Task<Void, Never>?
+    /// ``close()`` callers waiting for the socket to be closed.
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
     /// Why the connection ended while opening, when no opener was waiting yet.
     var openFailure: TransportError?
     /// True once every handshake finished (even if the connection ended right after).
@@ -99,6 +111,8 @@ public actor StreamConnection {
         self.clock = clock
         self.ids = ids
         framer = SIPStreamFramer(limits: options.parserLimits)
+        closer = ConnectionCloseMachine(
+            webSocket: transport.isWebSocket, tls: transport.isSecure, bound: options.closeTimeout)
         (events, eventSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
         (readEvents, readSink) = AsyncStream.makeStream(of: ReadEvent.self)
     }
@@ -106,6 +120,7 @@ public actor StreamConnection {
     deinit {
         channel.close()
         keepAliveTimer?.cancel()
+        closeTimer?.cancel()
         eventSink.finish()
         readSink.finish()
     }
@@ -135,23 +150,24 @@ public actor StreamConnection {
         try await send(message.serialized())
     }
 
-    /// Closes gracefully: WebSocket Close 1000 (RFC 6455 §7.1.2), TLS close_notify, then FIN.
+    /// Closes gracefully and returns once the socket is closed: WebSocket Close 1000 and the
+    /// peer's Close (RFC 6455 §7.1.2), TLS close_notify, then the server's FIN and ours
+    /// (``ConnectionCloseMachine``), waiting at most ``ConnectionOptions/closeTimeout``.
     public func close() async {
-        guard phase == .open else {
+        switch phase {
+        case .open:
+            closingLocally = true
+            closeOutcome = TransportError(.closed, transport: transport, peer: remote.description, "closed locally")
+            beginClosing()
+            await performClose(closer.closeLocally())
+        case .closing:
+            closingLocally = true
+        case .tlsHandshake, .webSocketHandshake, .closed:
             fail(TransportError(.closed, transport: transport, peer: remote.description, "closed locally"))
             return
         }
-        closingLocally = true
-        if var ws = webSocket, let frame = ws.close(code: .normal, reason: "bye") {
-            webSocket = ws
-            try? writeWire(frame)
-        }
-        if let tls {
-            tls.shutdown()
-            writeQueue += tls.drainOutbound()
-        }
-        try? await flush()
-        fail(TransportError(.closed, transport: transport, peer: remote.description, "closed locally"))
+        if phase == .closed { return }
+        await withCheckedContinuation { closeWaiters.append($0) }
     }
 
     // MARK: Opening

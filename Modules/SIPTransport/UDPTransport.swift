@@ -80,8 +80,9 @@ public actor UDPTransport {
     /// was sent: use ``send(_:to:)``, which waits for writability and reports errors).
     nonisolated func sendImmediately(_ message: [UInt8], to remote: SocketAddress) -> Bool {
         guard !closed.withLock({ $0 }), message.count <= 65_507, remote.isIPv6 == local.isIPv6 else { return false }
+        let at = WireTime.now()  // before the datagram leaves: its answer may be traced before we are back
         guard channel.trySendDatagram(message, to: remote) else { return false }
-        trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message)
+        trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message, at: at)
         return true
     }
 

@@ -140,7 +140,8 @@ import Testing
             return
         }
         #expect(reason == .remoteHangUp)
-        #expect(stats.packetsReceived > 30 && stats.mos > 4)
+        #expect(stats.packetsReceived > 30 && stats.mos! > 4)
+        #expect(stats.packetsLost == 0, "a clean loopback call held and resumed: \(stats)")
         guard case .ended(.localHangUp, _) = calleeEvents.last else {
             Issue.record("callee: \(calleeEvents)")
             return

@@ -74,6 +74,48 @@ extension KamailioPeer {
             }
         }
 
+        /// sipp answers with an SDP without `a=rtcp-mux` (as linphonec and baresip do): astra-call
+        /// keeps RTCP on its RTP port + 1, sends its reports from there to sipp's media port + 1
+        /// (where an independent RTCP peer answers them, RFC 3550 §6.4.1), receives the answers
+        /// on its + 1 and reports `rtt_ms` (RFC 3550 §11, RFC 5761 §5.1.3).
+        @Test func rtcpOnPortPlusOneWhenThePeerDeclinesMux() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let port = Self.freePort(), mediaPort = UInt16(Self.freePort())! + 1000
+            let (registered, _, regErr) = try await ToolProcess.run(
+                Self.sipp,
+                [
+                    "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1044", "-au", "1044",
+                    "-ap", "astra1044", "-p", port, "-i", "127.0.0.1", "-m", "1", "-nostdin",
+                ], timeout: .seconds(10))
+            try #require(registered == 0, "sipp REGISTER: \(regErr)")
+            let rtcpPeer = try RTCPTestPeer(port: mediaPort + 1)
+            defer { rtcpPeer.stop() }
+            let uas = try ToolProcess(
+                Self.sipp,
+                [
+                    "-sf", Self.scenario("uas"), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp",
+                    String(mediaPort), "-rtp_echo", "-m", "1", "-nostdin",
+                ])
+            #expect(
+                await uas.waitFor(.seconds(5)) { Self.udpPortTaken(UInt16(port)!) && Self.udpPortTaken(mediaPort) },
+                "sipp UAS not listening")
+            let callerRTP = TestPorts.random(alignment: 2, span: 2)
+            // RTCP every 5 s × 0.5…1.5 (RFC 3550 §6.2): a 9 s call carries at least one report.
+            let caller = try H.dial(
+                server, .udp, user: "1045", to: "1044",
+                ["--tone", "440", "--duration", "9", "--rtp-port", String(callerRTP)])
+            #expect(await caller.exitStatus(within: .seconds(25)) == 0, "caller: \(caller.stderr)")
+            #expect(await uas.exitStatus(within: .seconds(10)) == 0, "sipp: \(uas.stdout)")
+            let ended = try #require(caller.events("ended").first, "\(caller.stdout)")
+            print("RTCP on + 1 with sipp declining mux: peer got \(rtcpPeer.reports) reports from \(rtcpPeer.sources); "
+                  + "astra-call: \(ended)")
+            #expect(rtcpPeer.reports >= 1 && rtcpPeer.answered >= 1, "reports at sipp's + 1: \(rtcpPeer.reports)")
+            #expect(rtcpPeer.sources == ["127.0.0.1:\(callerRTP + 1)"], "RTCP sent from: \(rtcpPeer.sources)")
+            #expect(Int(H.field("rtcp_received", in: ended) ?? "") ?? 0 >= 1, "\(ended)")
+            #expect(Double(H.field("rtt_ms", in: ended) ?? "") != nil, "no rtt_ms: \(ended)")
+        }
+
         /// A sipp UAC (1042, digest on the INVITE's 407) calls astra-call answering over WSS; sipp hangs up.
         @Test func sippUACCallsAstraCall() async throws {
             let server = try KamailioServer.start()

@@ -140,13 +140,36 @@ extension KamailioPeer {
             #expect(caller.events("answered").isEmpty)
         }
 
+        /// `dial --timeout` bounds the whole set-up, registration included: against a silent
+        /// server the caller prints a `timeout` event and exits 3 after 2 s (not after the 10 s
+        /// registration wait), with one line on stderr.
+        @Test func dialTimeoutBoundsTheRegistrationToo() async throws {
+            let silent = try KamailioPeer.LoadModeRunControlTests.SilentUDPPort()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let caller = try ToolProcess(
+                "astra-call",
+                ["dial", "--password", "x", "--server", "127.0.0.1:\(silent.port)", "--transport", "udp",
+                 "--user", "1013", "--domain", "127.0.0.1", "--timeout", "2", "sip:1014@127.0.0.1"])
+            #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
+            let took = clock.now - start
+            #expect(took >= .seconds(2) && took < .seconds(5), "\(took)")
+            let timeout = try #require(caller.events("timeout").first, "\(caller.stdout)")
+            #expect(H.field("waiting_for", in: timeout) == "registration", "\(timeout)")
+            #expect(caller.stderr.split(separator: "\n").count == 1, "\(caller.stderr)")
+        }
+
         /// Not answered within --timeout: CANCEL, "no_answer", exit 3; the callee sees the cancel.
         @Test func noAnswer() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
             let callee = try await H.callee(server, .udp, user: "1012", ["--after", "30"])
+            let clock = ContinuousClock()
+            let start = clock.now
             let caller = try H.dial(server, .wss, user: "1011", to: "1012", ["--timeout", "1.5"])
             #expect(await caller.exitStatus(within: .seconds(10)) == 3, "caller: \(caller.stderr)")
+            // One bound for registration + INVITE (not 1.5 s after the INVITE).
+            #expect(clock.now - start < .seconds(3), "\(clock.now - start)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 1, "callee: \(callee.stderr)")
             #expect(
                 caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "no_answer", "\(caller.stdout)")

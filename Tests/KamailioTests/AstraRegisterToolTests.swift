@@ -181,6 +181,52 @@ extension KamailioPeer {
             }
         }
 
+        /// `timings_ms` are stamped where the messages cross the wire, on the trace's clock: over
+        /// UDP `first_response` and `register` equal what the `--sip-trace` timestamps say
+        /// (first REGISTER sent → first response / the registering 200 received), within 1 ms.
+        @Test func timingsAgreeWithTheSIPTrace() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            for user in ["1051", "1052", "1053"] {
+                let (status, out, err) = try await ToolProcess.run(
+                    "astra-register", ["--sip-trace"] + lineArguments(server, .udp, user: user))
+                #expect(status == 0, "\(err)")
+                let trace = Self.traceStamps(err)
+                let sent = try #require(trace.first { $0.sent && $0.startLine.hasPrefix("REGISTER ") })
+                let firstResponse = try #require(trace.first { !$0.sent && $0.startLine.hasPrefix("SIP/2.0 ") })
+                let ok = try #require(trace.first { !$0.sent && $0.startLine.hasPrefix("SIP/2.0 200") })
+                let result = try #require(out.split(separator: "\n").last.map(String.init))
+                let reported = try #require(Self.number("first_response", in: result))
+                let registered = try #require(Self.number("register", in: result))
+                let traced = (firstResponse.micros - sent.micros) / 1000, tracedOK = (ok.micros - sent.micros) / 1000
+                #expect(abs(reported - traced) < 1, "first_response \(reported) ms, trace says \(traced) ms")
+                #expect(abs(registered - tracedOK) < 1, "register \(registered) ms, trace says \(tracedOK) ms")
+                #expect(reported > 0 && registered >= reported)
+            }
+        }
+
+        /// The `----- <ISO time> SENT|RECV …` headers of a `--sip-trace`, with each message's
+        /// start line and its time of day in microseconds.
+        static func traceStamps(_ trace: String) -> [(sent: Bool, startLine: String, micros: Double)] {
+            let lines = trace.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var stamps: [(Bool, String, Double)] = []
+            for (index, line) in lines.enumerated() where line.hasPrefix("----- ") && index + 1 < lines.count {
+                let parts = line.split(separator: " ")
+                guard parts.count > 2, let t = parts[1].split(separator: "T").last else { continue }
+                let clock = t.dropLast().split(separator: ":")  // HH MM SS.ffffff (Z dropped)
+                guard clock.count == 3, let h = Double(clock[0]), let m = Double(clock[1]), let s = Double(clock[2])
+                else { continue }
+                stamps.append((parts[2] == "SENT", lines[index + 1], ((h * 60 + m) * 60 + s) * 1_000_000))
+            }
+            return stamps
+        }
+
+        /// A number field of a JSON line (test helper, not a JSON parser).
+        static func number(_ key: String, in line: String) -> Double? {
+            guard let range = line.range(of: "\"\(key)\":") else { return nil }
+            return Double(line[range.upperBound...].prefix { "0123456789.-".contains($0) })
+        }
+
         @Test func noSecretAppearsInOutputOrTrace() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }

@@ -128,17 +128,19 @@ import Testing
         Self.checkTone(sink.samples, frames: 30)
     }
 
-    /// Separate RTP and RTCP sockets (no rtcp-mux): RTCP reaches the RTCP port and RTT is known.
+    /// Separate RTP and RTCP sockets (no rtcp-mux): RTP on an even port, RTCP on the next one
+    /// (RFC 3550 §11); RTCP reaches the RTCP port and RTT is known.
     @Test func rtpAndRTCPOnSeparatePorts() async throws {
         var c = Self.configuration()
         c.rtcpMux = false
         let a = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 21))
         let b = try MediaSession(configuration: c, clock: ContinuousClock(), ids: SeededIdentifierSource(seed: 22))
-        #expect(a.localRTCPAddress != a.localAddress)
+        #expect(a.localAddress.port % 2 == 0)
+        #expect(await a.localRTCPAddress.port == a.localAddress.port + 1)
         let sink = RecordingSink()
-        await b.start(remote: a.localAddress, remoteRTCP: a.localRTCPAddress, sink: sink)
+        await b.start(remote: a.localAddress, remoteRTCP: await a.localRTCPAddress, sink: sink)
         await a.start(
-            remote: b.localAddress, remoteRTCP: b.localRTCPAddress,
+            remote: b.localAddress, remoteRTCP: await b.localRTCPAddress,
             source: ToneGenerator(frequencies: [1000], amplitude: 10000, duration: .milliseconds(400)))
         try await Self.wait(for: a) { $0.roundTripTime != nil }
         try await Self.wait(for: b) { $0.packetsReceived >= 20 }
@@ -147,7 +149,38 @@ import Testing
         await a.stop()
         await b.stop()
         #expect(sa.roundTripTime != nil && sb.rtcpReceived >= 1 && sa.rtcpReceived >= 1)
+        #expect(sa.rtcpReceivedOnRTCPPort == sa.rtcpReceived && sb.rtcpReceivedOnRTCPPort == sb.rtcpReceived)
         #expect(sb.packetsReceived == 20 && sb.malformedPackets == 0)
+    }
+
+    /// RFC 5761 §5.1.3: both ends bind RTP + 1 before offer/answer; `mux` says whether the
+    /// answerer accepts rtcp-mux. Declined: RTCP flows between the + 1 ports both ways and each
+    /// side knows the round trip. Accepted: + 1 is given back and RTCP shares the RTP port.
+    @Test(arguments: [false, true]) func rtcpMuxDeclinedOrAgreedByTheAnswer(mux: Bool) async throws {
+        let ids = SeededIdentifierSource(seed: 53)
+        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        #expect(await a.localRTCPAddress.port == a.localAddress.port + 1)
+        let alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)  // offers rtcp-mux
+        var bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
+        bob.rtcpMux = mux
+        let origin = SDPOrigin(sessionID: "9", sessionVersion: 1, address: "127.0.0.1")
+        let (aliceAudio, bobAudio) = try await Self.negotiate(alice, a, bob, b, origin: origin)
+        #expect(aliceAudio.rtcpMux == mux && bobAudio.rtcpMux == mux)
+        #expect(aliceAudio.remoteRTCPPort == (mux ? b.localAddress.port : b.localAddress.port + 1))
+        #expect(await a.localRTCPAddress.port == (mux ? a.localAddress.port : a.localAddress.port + 1))
+        if mux {  // + 1 was released: it can be bound again
+            _ = try UDPSocket(bindHost: "127.0.0.1", port: a.localAddress.port + 1)
+        }
+        await b.start(remote: nil)
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        try await Self.wait(for: a) { $0.roundTripTime != nil }
+        try await Self.wait(for: b) { $0.roundTripTime != nil }
+        let sa = await a.statistics, sb = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(sa.rtcpReceivedOnRTCPPort == (mux ? 0 : sa.rtcpReceived) && sa.rtcpReceived >= 1)
+        #expect(sb.rtcpReceivedOnRTCPPort == (mux ? 0 : sb.rtcpReceived) && sb.rtcpReceived >= 1)
     }
 
     /// Symmetric RTP: A starts with no destination (media before the answer) and answers to
@@ -254,6 +287,34 @@ import Testing
         #expect(after.played >= before.played + 15, "B did not play A's audio after the resume")
         #expect(after.late == before.late && after.overflow == before.overflow, "resumed packets dropped: \(after)")
         #expect(after.resyncs == before.resyncs + 1)
+    }
+
+    /// B holds (sendonly) but A goes on sending: B does not play those packets, yet they
+    /// arrived — they are not loss (RFC 3550 A.3), so a clean call stays at 0 % after resume.
+    @Test func packetsArrivingWhileHeldAreNotCountedAsLost() async throws {
+        let ids = SeededIdentifierSource(seed: 54)
+        let a = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let b = try MediaSession(configuration: Self.configuration(), clock: ContinuousClock(), ids: ids)
+        let alice = AudioCapabilities(address: "127.0.0.1", port: a.localAddress.port)
+        let bob = AudioCapabilities(address: "127.0.0.1", port: b.localAddress.port)
+        let origin = SDPOrigin(sessionID: "10", sessionVersion: 1, address: "127.0.0.1")
+        let (_, bobTalk) = try await Self.negotiate(alice, a, bob, b, origin: origin)
+        await b.start(remote: nil)
+        await a.start(remote: nil, source: ToneGenerator(frequencies: [1000], amplitude: 10000))
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= 10 }
+        var bobHolds = bobTalk
+        bobHolds.direction = .sendonly
+        try await b.apply(bobHolds)
+        try await Self.wait(for: b) { $0.packetsIgnoredOnHold >= 15 }
+        let held = await b.statistics
+        try await b.apply(bobTalk)
+        try await Self.wait(for: b) { $0.jitterBuffer.played >= held.jitterBuffer.played + 10 }
+        let after = await b.statistics
+        await a.stop()
+        await b.stop()
+        #expect(held.jitterBuffer.played <= after.jitterBuffer.played - 10)
+        #expect(after.cumulativeLost == 0, "held packets counted as lost: \(after.cumulativeLost)")
+        #expect(after.packetsIgnoredOnHold >= 15)
     }
 
     @Test func dtmfSixteenKeysArriveAsRFC4733EventsInOrder() async throws {

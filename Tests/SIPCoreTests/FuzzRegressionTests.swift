@@ -35,4 +35,22 @@ struct FuzzRegressionTests {
             Issue.record("edited message does not re-parse: \(error)")
         }
     }
+
+    /// redaction target: `-----BEGIN pn-prid=PRIVATE KEY-----` followed by a body. The first pass
+    /// redacted the body and skipped the header; the second found the body already redacted, so
+    /// it scanned the header and redacted `pn-prid=PRIVATE`: redacting twice changed the text.
+    /// The header of a PEM key is now skipped either way.
+    @Test("redacting twice changes nothing, PEM header with a key inside")
+    func redactionOfPEMHeaderIsIdempotent() {
+        for text in [
+            "-----BEGIN pn-prid=PRIVATE KEY-----\r\n{\"password\":\"5ec7e7a1b2c3\"}\r\n",
+            "-----BEGIN pn-prid=PRIVATE KEY-----", "-----BEGIN password=x PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+        ] {
+            let once = Redaction.redact(text)
+            #expect(Redaction.redact(once) == once, "\(text.debugDescription) → \(once.debugDescription)")
+        }
+        #expect(
+            Redaction.redact("-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----")
+                == "-----BEGIN PRIVATE KEY-----<redacted>-----END PRIVATE KEY-----")
+    }
 }

@@ -76,7 +76,18 @@ struct KeepAliveConnectionTests {
                 peer.write(WebSocketFrame(opcode: .pong, payload: ping.payload).encoded())
                 peer.write(WebSocketFrame(opcode: .text, payload: Array(pongSeen.utf8)).encoded())
             }
-            peer.waitForClose()
+            // The client's close (RFC 6455 §7.1.2): answer its Close, then close TCP first
+            // (§7.1.1) — the client's bound runs on the test clock, which nobody advances here.
+            var sawClose = false
+            while !sawClose {
+                let bytes = peer.readSome()
+                if bytes.isEmpty { return }
+                decoder.append(bytes)
+                while let frame = try? decoder.next() {
+                    if frame.opcode == .close { sawClose = true }
+                }
+            }
+            peer.write(WebSocketFrame(opcode: .close, payload: [0x03, 0xE8]).encoded())
         }
         defer { server.finish() }
         let clock = TestClock()

@@ -34,15 +34,9 @@ func spawn(_ argv: [String], wait: Bool, stdin: Int32? = nil, stdout: String = "
 struct TLSVersionTests {
     @Test("A TLS 1.1-only server is refused by the handshake")
     func refusesTLS11() async throws {
-        let dir = NSTemporaryDirectory() + "astra-tls11-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        spawn(
-            [
-                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", dir + "/k.pem", "-out", dir + "/c.pem", "-subj", "/CN=localhost", "-days", "1",
-                "-addext", "subjectAltName=IP:127.0.0.1",
-            ], wait: true)
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let dir = certificate.directory
         // Port 0: the kernel picks a free port and s_server prints it ("ACCEPT 127.0.0.1:PORT")
         // once it listens — no guessed port that may be taken, no connect-and-retry loop. Its
         // stdin is a pipe kept open: without `-quiet` (which hides that line) an EOF on stdin
@@ -52,7 +46,8 @@ struct TLSVersionTests {
         #expect(pipe(&input) == 0)
         let server = spawn(
             [
-                "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", dir + "/c.pem", "-key", dir + "/k.pem",
+                "openssl", "s_server", "-accept", "127.0.0.1:0", "-cert", certificate.certFile,
+                "-key", certificate.keyFile,
                 "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0",
             ], wait: false, stdin: input[0], stdout: log)
         close(input[0])
@@ -67,7 +62,7 @@ struct TLSVersionTests {
             await eventuallySome(timeout: .seconds(30), every: .milliseconds(20)) { Self.listeningPort(log) },
             "openssl s_server did not report its port")
         var options = ConnectionOptions()
-        options.tls = TLSOptions(caFile: dir + "/c.pem")
+        options.tls = TLSOptions(caFile: certificate.certFile)
         options.log = .discard
         options.keepAlive = nil
         var outcome: TransportError?

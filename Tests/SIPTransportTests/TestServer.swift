@@ -107,8 +107,15 @@ final class TestServer: @unchecked Sendable {
         }
     }
 
-    /// Waits for the script to finish, then closes the listener.
+    private let finished = NSLock()
+    private var isFinished = false
+
+    /// Waits for the script to finish, then closes the listener (once; later calls return at once).
     func finish() {
+        finished.lock()
+        defer { finished.unlock() }
+        guard !isFinished else { return }
+        isFinished = true
         _ = done.wait(timeout: .now() + 40)
         Glibc.close(listener)
     }

@@ -24,6 +24,12 @@ struct CallReport {
 
     func waiting() { output.emit("waiting", [:]) }
 
+    /// `--timeout` ran out while waiting for `waitingFor` (`registration`, `answer`).
+    func timeout(waitingFor: String, afterMilliseconds: Double) {
+        output.emit(
+            "timeout", ["waiting_for": .string(waitingFor), "after_ms": .double(Self.rounded(afterMilliseconds))])
+    }
+
     func incoming(_ invite: SIPRequest, callID: String) {
         output.emit("incoming", ["from": .string(invite.headers[.from] ?? ""), "call_id": .string(callID)])
     }
@@ -97,8 +103,12 @@ struct CallReport {
         var object: JSONObject = [
             "packets_sent": .int(s.packetsSent), "packets_received": .int(s.packetsReceived),
             "packets_lost": .int(Int(s.packetsLost)), "loss_percent": .double(rounded(s.lossPercent)),
-            "jitter_ms": .double(rounded(s.jitterMilliseconds)), "mos": .double(rounded(s.mos)),
-            "r_factor": .double(rounded(s.rFactor)), "duration_s": .double(rounded(s.durationSeconds)),
+            "jitter_ms": .double(rounded(s.jitterMilliseconds)),
+            // No audio received: no quality estimate (null, not a MOS of 1 beside an R of 93).
+            "mos": s.mos.map { .double(rounded($0)) } ?? .null,
+            "r_factor": s.rFactor.map { .double(rounded($0)) } ?? .null,
+            "duration_s": .double(rounded(s.durationSeconds)),
+            "rtcp_sent": .int(s.rtcpSent), "rtcp_received": .int(s.rtcpReceived),
         ]
         if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
         if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }

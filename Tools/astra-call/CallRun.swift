@@ -124,13 +124,19 @@ struct CallRun {
                     feed.yield(input)
                 })
         }
-        schedule(.deadline("registration"), after: options.registerTimeout)
+        // dial --timeout bounds the whole set-up, registration included: from now to the answer.
+        let setUpBound: Duration? = if case .dial = options.mode { options.timeout } else { nil }
+        let startedAt = clock.now
+        schedule(.deadline("registration"), after: min(options.registerTimeout, setUpBound ?? options.registerTimeout))
+        if let setUpBound { schedule(.deadline("set-up"), after: setUpBound) }
         await registration.start()
 
         let report = CallReport(output: context.output)
         var call: Call<ContinuousClock>?
         var registered = false
+        var answered = false
         var interrupted = false
+        var setUpTimedOut = false
         var outcome: (ExitCode, String?)?
         loop: for await input in inputs {
             // The status line is redrawn each second (.tick) and cleared before anything else prints.
@@ -141,6 +147,10 @@ struct CallRun {
                 report.registered(setup: setup, expires: Int(info.grantedExpires))
                 guard let binding = await endpoint.binding else { outcome = (.network, "no local binding"); break loop }
                 var callOptions = options.call
+                if let setUpBound {
+                    // What registering took comes off the INVITE's no-answer time (one bound in all).
+                    callOptions.invite.noAnswerTimeout = max(.milliseconds(1), setUpBound - (clock.now - startedAt))
+                }
                 let flowLocal = await flow.info?.local?.uriHost
                 callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(local: flowLocal)
                 switch options.mode {
@@ -212,6 +222,7 @@ struct CallRun {
                 console.note(event, at: clock.now)
                 switch event {
                 case .answered:
+                    answered = true
                     if terminal != nil { await console.draw(on: statusLine, call: call, now: clock.now) }
                     if !options.dtmf.isEmpty { schedule(.step(.dtmf), after: options.dtmfAfter) }
                     if let duration = options.duration { schedule(.step(.hangUp), after: duration) }
@@ -228,6 +239,9 @@ struct CallRun {
                         Self.exitCode(for: reason, interrupted: interrupted),
                         reason.isNormalClearing ? nil : "call ended: \(reason)"
                     )
+                    if setUpTimedOut {
+                        outcome = (.network, "timeout: not answered within \(options.timeout) (--timeout)")
+                    }
                     break loop
                 default:
                     break
@@ -249,9 +263,31 @@ struct CallRun {
                 case .resume: await call.resume()
                 case .iceRestart: await call.restartICE()
                 }
+            case .deadline("set-up"):
+                guard !answered, !interrupted, !setUpTimedOut else { continue }
+                let waited = Self.milliseconds(clock.now - startedAt)
+                if call != nil {
+                    // The INVITE's own no-answer timer ends it now (reason no_answer); this is the
+                    // backstop for what came before the INVITE left (ICE gathering).
+                    schedule(.deadline("set-up backstop"), after: .milliseconds(500))
+                    continue
+                }
+                report.timeout(waitingFor: registered ? "call set-up" : "registration", afterMilliseconds: waited)
+                outcome = (.network, "timeout after \(options.timeout) (--timeout) waiting for the "
+                           + (registered ? "call set-up" : "registration"))
+                break loop
+            case .deadline("set-up backstop"):
+                guard !answered, !interrupted, !setUpTimedOut, let call else { continue }
+                setUpTimedOut = true
+                report.timeout(waitingFor: "answer", afterMilliseconds: Self.milliseconds(clock.now - startedAt))
+                await call.hangUp()  // CANCEL; its `ended` follows, then exit 3
+                schedule(.deadline("hang-up"), after: .seconds(5))
             case .deadline(let what):
                 if what == "registration" && registered { continue }
                 if call != nil && what != "hang-up" { continue }
+                if what == "registration" {
+                    report.timeout(waitingFor: "registration", afterMilliseconds: Self.milliseconds(clock.now - startedAt))
+                }
                 outcome = (.network, "timeout waiting for \(what)")
                 break loop
             case .signal(let signal):
@@ -344,6 +380,10 @@ struct CallRun {
         let parts = host.split(separator: ".")
         if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }), host != "0.0.0.0" { return host }
         return "127.0.0.1"
+    }
+
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 
     static func exitCode(for failure: RegistrationFailure) -> ExitCode {

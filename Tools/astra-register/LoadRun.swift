@@ -32,6 +32,8 @@ struct LoadRun {
         var reason: String?
         /// The registration, kept for the cleanup phase when it got a binding.
         var client: RegistrationClient?
+        /// In flight when the run stopped (signal, run timeout): neither a success nor a failure.
+        var abandoned = false
     }
 
     func run() async -> ExitCode {
@@ -66,47 +68,158 @@ struct LoadRun {
             }
         }
 
-        let start = clock.now
+        let started = clock.now
+        let run = await runLines(setups, endpoints: endpoints, bindings: bindings, ids: ids, instance: instance,
+                                 clock: clock)
+        let wall = clock.now - started
+        await unregister(run.outcomes, setups: setups, endpoints: endpoints)
+        for endpoint in endpoints.values { await endpoint.stop() }
+        return finish(run.outcomes, control: run.control, wall: wall)
+    }
+
+    /// What drives one line on the endpoint path.
+    private enum LineInput: Sendable {
+        case finished(LineOutcome, generation: Int)
+        case wake
+        case signal
+    }
+
+    /// The endpoint path (TCP, TLS, WS, WSS, or several servers), paced by the same
+    /// ``LoadRunControl`` as the UDP loop: each admitted line is a task that drives its
+    /// registration to its outcome or to `--timeout`; a stop abandons the lines in flight.
+    private func runLines(_ setups: [LineSetup], endpoints: [FlowTarget: SIPEndpoint],
+                          bindings: [FlowTarget: LocalBinding], ids: SystemIdentifierSource, instance: String,
+                          clock: ContinuousClock) async -> (outcomes: [LineOutcome], control: LoadRunControl) {
+        let origin = clock.now
+        func now() -> Duration { clock.now - origin }
+        var control = LoadRunControl(settings: controlSettings(lines: setups.count), now: now())
+        let progress = LoadProgress(output: context.output)
+        let (inputs, feed) = AsyncStream.makeStream(of: LineInput.self)
+        let signals = Task { for await _ in await SignalEvents.stream() { feed.yield(.signal) } }
+        defer { signals.cancel() }
         var outcomes: [LineOutcome] = []
-        await withTaskGroup(of: LineOutcome.self) { group in
-            var next = 0
-            func launch() {
-                guard next < setups.count else { return }
-                let index = next
-                let setup = setups[index]
-                next += 1
-                let endpoint = endpoints[setup.target]!
-                let binding = bindings[setup.target]!
-                group.addTask {
-                    await register(index, setup, endpoint: endpoint, binding: binding, ids: ids, instance: instance,
-                                   clock: clock)
+        var inFlight: [Int: Int] = [:]  // line index → generation
+        var generation = 0
+        var next = 0
+        var ticker: Task<Void, Never>?
+        func admitLines() {
+            while control.admit(now: now()) {
+                var index: Int?
+                for _ in 0..<setups.count {
+                    let candidate = next % setups.count
+                    next += 1
+                    if inFlight[candidate] == nil { index = candidate; break }
+                }
+                guard let index else {
+                    control.finished(ok: false, latency: nil, abandoned: true)
+                    control.unstart()
+                    break
+                }
+                generation += 1
+                inFlight[index] = generation
+                let setup = setups[index], endpoint = endpoints[setup.target]!, binding = bindings[setup.target]!
+                let mine = generation, timeout = options.timeout
+                Task {
+                    let outcome = await bounded(timeout, clock: clock, index: index, aor: setup.aor.description) {
+                        await register(index, setup, endpoint: endpoint, binding: binding, ids: ids,
+                                       instance: instance, clock: clock)
+                    }
+                    feed.yield(.finished(outcome, generation: mine))
                 }
             }
-            for _ in 0..<min(concurrency, setups.count) { launch() }
-            for await outcome in group {
+        }
+        admitLines()
+        while !control.isDone {
+            ticker?.cancel()
+            let wake = max(.zero, control.nextDeadline(now: now()) - now())
+            ticker = Task {
+                do { try await clock.sleep(for: min(wake, .milliseconds(100))) } catch { return }
+                feed.yield(.wake)
+            }
+            guard let input = await inputs.first(where: { _ in true }) else { break }
+            switch input {
+            case .finished(let outcome, let mine):
+                guard inFlight[outcome.index] == mine else { continue }  // abandoned earlier
+                inFlight[outcome.index] = nil
+                control.finished(ok: outcome.exit == .success, latency: outcome.latency)
                 outcomes.append(outcome)
                 emit(outcome)
-                launch()
+            case .signal:
+                control.stop(.signal)
+            case .wake:
+                break
+            }
+            if let report = control.tick(now: now()) { progress.report(report) }
+            if control.abandonsRunning {
+                for index in inFlight.keys.sorted() {
+                    let outcome = LineOutcome(index: index, aor: setups[index].aor.description, exit: .success,
+                                              reason: Self.abandoned, abandoned: true)
+                    control.finished(ok: false, latency: nil, abandoned: true)
+                    outcomes.append(outcome)
+                    emit(outcome)
+                }
+                inFlight.removeAll()
+            } else if control.stopReason == nil {
+                admitLines()
             }
         }
-        let wall = clock.now - start
-        await unregister(outcomes, setups: setups, endpoints: endpoints)
-        for endpoint in endpoints.values { await endpoint.stop() }
-        context.output.emit("load_summary", summary(outcomes, wall: wall))
-        if outcomes.allSatisfy({ $0.exit == .success }) { return .success }
-        return outcomes.contains { $0.exit == .network } ? .network : .failure
+        ticker?.cancel()
+        if control.finished > 0 { progress.finish() }
+        return (outcomes, control)
+    }
+
+    /// The line's outcome, or a timeout failure when `body` takes longer than `timeout`
+    /// (`--timeout` per line; the transaction it left ends by itself, its answer is ignored).
+    private func bounded(_ timeout: Duration, clock: ContinuousClock, index: Int, aor: String,
+                         _ body: @escaping @Sendable () async -> LineOutcome) async -> LineOutcome {
+        let first = FirstResult<LineOutcome>()
+        return await withCheckedContinuation { continuation in
+            first.set(continuation)
+            Task { first.resume(with: await body()) }
+            Task {
+                try? await clock.sleep(for: timeout)
+                first.resume(with: LineOutcome(index: index, aor: aor, exit: .network,
+                                               reason: "no final answer within \(timeout) (--timeout)"))
+            }
+        }
+    }
+
+    static let abandoned = "abandoned: the run stopped"
+
+    /// The run control's settings from the options.
+    private func controlSettings(lines: Int) -> LoadRunControl.Settings {
+        LoadRunControl.Settings(concurrency: concurrency, lines: lines, rate: options.rate,
+                                runTimeout: options.runTimeout, duration: options.duration)
+    }
+
+    /// Prints the summary (with the stop reason and counts) and picks the exit code: a run
+    /// timeout is 3; otherwise the finished lines decide (abandoned ones are not failures).
+    private func finish(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration) -> ExitCode {
+        context.output.emit("load_summary", summary(outcomes, control: control, wall: wall))
+        if control.stopReason == .runTimeout {
+            context.diagnostics.error("run timeout after \(options.runTimeout ?? .zero): summary of the lines so far")
+            return .network
+        }
+        if control.stopReason == .signal { context.diagnostics.error("interrupted: summary of the lines so far") }
+        let done = outcomes.filter { !$0.abandoned }
+        if done.allSatisfy({ $0.exit == .success }) { return .success }
+        return done.contains { $0.exit == .network } ? .network : .failure
     }
 
     private func emit(_ outcome: LineOutcome) { context.output.emit("line_result", fields(outcome)) }
 
     private func fields(_ outcome: LineOutcome) -> JSONObject {
-        var fields: JSONObject = ["aor": .string(outcome.aor), "registered": .bool(outcome.exit == .success)]
+        var fields: JSONObject = [
+            "aor": .string(outcome.aor), "registered": .bool(outcome.exit == .success && !outcome.abandoned),
+        ]
+        if outcome.abandoned { fields["abandoned"] = .bool(true) }
         fields["ms"] = outcome.latency.map { .double(Double($0.microseconds) / 1000) } ?? .null
         if let reason = outcome.reason { fields["reason"] = .string(reason) }
         return fields
     }
 
-    /// Every line to one UDP server: one socket, one ``RegistrationLoad`` stepped by one loop.
+    /// Every line to one UDP server: one socket, one ``RegistrationLoad`` stepped by one loop,
+    /// paced by ``LoadRunControl``; SIGINT/SIGTERM stop it (a second one skips unregistering).
     private func runUDP(_ setups: [LineSetup], target: FlowTarget, ids: SystemIdentifierSource,
                         instance: String) async -> ExitCode {
         let socket: UDPBatchSocket
@@ -120,18 +233,23 @@ struct LoadRun {
         defer { socket.close() }
         let binding = LocalBinding(transport: .udp, host: socket.local.uriHost, port: socket.local.port)
         let clients = setups.map { client(for: $0, ids: ids, instance: instance) }
-        let loop = UDPLoadLoop(engine: RegistrationLoad(clients: clients, binding: binding, reliable: false,
-                                                        concurrency: concurrency),
-                               socket: socket)
+        let engine = RegistrationLoad(
+            clients: clients, binding: binding, reliable: false, concurrency: concurrency,
+            lineTimeout: options.timeout, paced: true, cycles: options.duration != nil)
+        let loop = UDPLoadLoop(engine: engine, socket: socket)
+        let signals = Task { for await signal in await SignalEvents.stream() { _ = signal; loop.requestStop(.signal) } }
+        defer { signals.cancel() }
         let aors = setups.map { $0.aor.description }
         let collected = Mutex<[LineOutcome]>([])
+        let progress = LoadProgress(output: context.output)
         let started = ContinuousClock.now
-        await loop.run(.register) { [self] batch in
+        let control = LoadRunControl(settings: controlSettings(lines: setups.count), now: loop.now)
+        await loop.run(.register, control: control, progress: { progress.report($0) }) { [self] batch in
             // One write for the lines finished in one turn of the loop.
             var text = ""
             var outcomes: [LineOutcome] = []
             for finished in batch {
-                let outcome: LineOutcome
+                var outcome: LineOutcome
                 switch finished.result {
                 case .registered, .unregistered:
                     outcome = LineOutcome(index: finished.index, aor: aors[finished.index],
@@ -139,6 +257,10 @@ struct LoadRun {
                 case .failed(let failure):
                     outcome = LineOutcome(index: finished.index, aor: aors[finished.index],
                                           exit: RegisterRun.exitCode(for: failure), reason: failure.description)
+                case .abandoned:
+                    outcome = LineOutcome(index: finished.index, aor: aors[finished.index], exit: .success,
+                                          reason: Self.abandoned)
+                    outcome.abandoned = true
                 }
                 outcomes.append(outcome)
                 text += context.output.render("line_result", fields(outcome))
@@ -147,11 +269,14 @@ struct LoadRun {
             collected.withLock { $0 += outcomes }
         }
         let wall = ContinuousClock.now - started
-        await loop.run(.unregister) { _ in }
-        let outcomes = collected.withLock { $0 }
-        context.output.emit("load_summary", summary(outcomes, wall: wall))
-        if outcomes.allSatisfy({ $0.exit == .success }) { return .success }
-        return outcomes.contains { $0.exit == .network } ? .network : .failure
+        let finalControl = loop.control ?? control
+        if finalControl.finished > 0 || finalControl.stopReason == .signal { progress.finish() }
+        if loop.stopRequests < 2 {
+            await loop.run(.unregister) { _ in }
+        } else {
+            context.diagnostics.warning("second signal: bindings are left to expire")
+        }
+        return finish(collected.withLock { $0 }, control: finalControl, wall: wall)
     }
 
     /// A line's registration; every line of the run shares `instance` (one device).
@@ -264,23 +389,46 @@ struct LoadRun {
         }
     }
 
-    private func summary(_ outcomes: [LineOutcome], wall: Duration) -> JSONObject {
-        let latencies = outcomes.compactMap(\.latency).map { Double($0.microseconds) / 1000 }.sorted()
+    private func summary(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration) -> JSONObject {
+        let done = outcomes.filter { !$0.abandoned }
+        let latencies = done.compactMap(\.latency).map { Double($0.microseconds) / 1000 }.sorted()
         func percentile(_ p: Double) -> JSONValue {
             guard !latencies.isEmpty else { return .null }
             let index = min(latencies.count - 1, Int((p / 100 * Double(latencies.count)).rounded(.up)) - 1)
             return .double(latencies[max(0, index)])
         }
         let seconds = Double(wall.microseconds) / 1_000_000
-        let ok = outcomes.filter { $0.exit == .success }.count
+        let ok = done.filter { $0.exit == .success }.count
+        let lines = control.settings.lines
+        let notStarted = options.duration == nil ? max(0, lines - control.started) : 0
         return [
-            "lines": .int(outcomes.count), "registered": .int(ok), "failed": .int(outcomes.count - ok),
-            "concurrency": .int(concurrency), "wall_ms": .double(seconds * 1000),
+            "lines": .int(lines), "registered": .int(ok), "failed": .int(done.count - ok),
+            "abandoned": .int(outcomes.count - done.count), "not_started": .int(notStarted),
+            "stopped": .string((control.stopReason ?? .completed).rawValue),
+            "concurrency": .int(concurrency), "rate_limit": options.rate.map(JSONValue.double) ?? .null,
+            "wall_ms": .double(seconds * 1000),
             "rate_per_s": .double(seconds > 0 ? Double(ok) / seconds : 0),
             "latency_ms": .object([
                 "p50": percentile(50), "p90": percentile(90), "p99": percentile(99),
                 "max": latencies.last.map(JSONValue.double) ?? .null,
             ]),
         ]
+    }
+}
+
+/// The first of several results to arrive, handed to one continuation (the others are dropped).
+final class FirstResult<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, Never>?, done: Bool)>((nil, false))
+
+    func set(_ continuation: CheckedContinuation<T, Never>) { state.withLock { $0.continuation = continuation } }
+
+    func resume(with value: T) {
+        let continuation: CheckedContinuation<T, Never>? = state.withLock {
+            guard !$0.done, let c = $0.continuation else { return nil }
+            $0.done = true
+            $0.continuation = nil
+            return c
+        }
+        continuation?.resume(returning: value)
     }
 }

@@ -30,7 +30,9 @@ struct OneShotUDP {
         let options = owner.options
         let clock = ContinuousClock()
         let start = clock.now
-        var report = RegisterReport(setup: setup, start: start)
+        // Timings are stamped where the datagrams cross the socket, as on the endpoint path.
+        let wire = WireTimings()
+        var report = RegisterReport(setup: setup, start: WireTime.now(), wire: wire)
         let output = options.nagios ? nil : owner.context.output
         let interrupts = InterruptPipe()
         defer { interrupts.close() }
@@ -39,14 +41,14 @@ struct OneShotUDP {
         do throws(TransportError) {
             let port = setup.target.port ?? TransportKind.udp.defaultPort
             let addresses = try Resolver.resolveNow(host: setup.target.host, port: port, transport: .udp)
-            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: options.capture?.sipTrace)
+            socket = try UDPBatchSocket(connectedTo: addresses[0], trace: wire.trace(over: options.capture?.sipTrace))
         } catch {
-            report.finish(at: clock.now)
+            report.finish()
             return owner.conclude(report, RegisterRun.Outcome(exit: error.exitCode, message: error.toolMessage))
         }
         defer { socket.close() }
         let binding = LocalBinding(transport: .udp, host: socket.local.uriHost, port: socket.local.port)
-        report.note(.flowUp(binding, reliable: false), at: clock.now, output: output)
+        report.note(.flowUp(binding, reliable: false), connectedAt: WireTime.now(), output: output)
 
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
         let client = RegistrationClient(
@@ -57,8 +59,8 @@ struct OneShotUDP {
         engine.recordsEvents = true
 
         var step = Stepper(socket: socket, clock: clock, start: start, interrupts: interrupts)
-        let ended = step.run(.register, on: &engine, until: start + options.timeout) { event, now in
-            report.note(.registration(event), at: now, output: output)
+        let ended = step.run(.register, on: &engine, until: start + options.timeout) { event in
+            report.note(.registration(event), output: output)
         }
         var outcome: RegisterRun.Outcome
         switch ended {
@@ -66,6 +68,9 @@ struct OneShotUDP {
             outcome = RegisterRun.Outcome(exit: .success, message: nil)
         case .finished(.failed(let failure)):
             outcome = RegisterRun.Outcome(exit: RegisterRun.exitCode(for: failure), message: failure.description)
+        case .finished(.abandoned):
+            // Only a load run abandons lines; kept for the switch to stay exhaustive.
+            outcome = RegisterRun.Outcome(exit: .network, message: "abandoned before registering")
         case .finished(.unregistered):
             outcome = RegisterRun.Outcome(exit: .network, message: "unregistered before registering")
         case .portUnreachable(let remote):
@@ -78,12 +83,12 @@ struct OneShotUDP {
             outcome = RegisterRun.Outcome(exit: .network, message: "interrupted by \(signal) before registering")
         }
         if report.registered {
-            let unregistered = step.run(.unregister, on: &engine, until: clock.now + Self.unregisterBound) { event, now in
-                report.note(.registration(event), at: now, output: output)
+            let unregistered = step.run(.unregister, on: &engine, until: clock.now + Self.unregisterBound) { event in
+                report.note(.registration(event), output: output)
             }
             if case .finished(.unregistered) = unregistered { report.unregistered = true } else { report.unregistered = false }
         }
-        report.finish(at: clock.now)
+        report.finish()
         return owner.conclude(report, outcome)
     }
 
@@ -114,7 +119,7 @@ struct OneShotUDP {
 
         mutating func run(
             _ phase: RegistrationLoad.Phase, on engine: inout RegistrationLoad, until deadline: ContinuousClock.Instant,
-            event: (RegistrationEvent, ContinuousClock.Instant) -> Void
+            event: (RegistrationEvent) -> Void
         ) -> End {
             engine.begin(phase, now: now)
             while true {
@@ -146,7 +151,7 @@ struct OneShotUDP {
 
         /// Sends what the engine produced and reports its events; the line's outcome ends the phase.
         private func flush(
-            _ engine: inout RegistrationLoad, _ event: (RegistrationEvent, ContinuousClock.Instant) -> Void
+            _ engine: inout RegistrationLoad, _ event: (RegistrationEvent) -> Void
         ) -> End? {
             var ended: End?
             while engine.hasOutput {
@@ -154,10 +159,10 @@ struct OneShotUDP {
                 if !messages.isEmpty {
                     do { try socket.send(messages) } catch { return .portUnreachable(socket.remote) }
                 }
-                for (_, e) in engine.takeEvents() { event(e, clock.now) }
+                for (_, e) in engine.takeEvents() { event(e) }
                 if let outcome = engine.takeOutcomes().first { ended = .finished(outcome.result) }
             }
-            for (_, e) in engine.takeEvents() { event(e, clock.now) }
+            for (_, e) in engine.takeEvents() { event(e) }
             return ended
         }
     }

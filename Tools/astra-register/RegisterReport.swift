@@ -1,18 +1,22 @@
 import SIPCore
 import SIPDialog
+import SIPTransport
 import LineRunner
 import ToolSupport
 
 /// Collects what happened during a run and renders it: event lines, the final `result` object
 /// (stable field names, docs/man/astra-register.md) and the Nagios status line.
+///
+/// Timings are wire stamps (``WireTimings``, the clock `--sip-trace` prints): the connection
+/// up as the flow saw it, the first REGISTER sent, the first response and the registering 2xx
+/// received — not when this tool dequeued the events that report them.
 struct RegisterReport {
     let setup: LineSetup
-    let start: ContinuousClock.Instant
-    var flowUpAt: ContinuousClock.Instant?
-    var firstRequestAt: ContinuousClock.Instant?
-    var firstResponseAt: ContinuousClock.Instant?
-    var registeredAt: ContinuousClock.Instant?
-    var endAt: ContinuousClock.Instant?
+    let start: WireTime
+    let wire: WireTimings
+    var flowUpAt: WireTime?
+    var registeredAt: WireTime?
+    var endAt: WireTime?
     var result: RegistrationResult?
     var failure: RegistrationFailure?
     var local: String?
@@ -25,9 +29,10 @@ struct RegisterReport {
     var refreshes = 0
     var flowLosses = 0
 
-    init(setup: LineSetup, start: ContinuousClock.Instant) {
+    init(setup: LineSetup, start: WireTime, wire: WireTimings) {
         self.setup = setup
         self.start = start
+        self.wire = wire
     }
 
     /// What the run is waiting for, for the timeout message.
@@ -37,10 +42,11 @@ struct RegisterReport {
         return "the server's OPTIONS (qualify)"
     }
 
-    mutating func note(_ event: LineEvent, at now: ContinuousClock.Instant, output: EventWriter?) {
+    /// `connectedAt`: when the flow reported by a `.flowUp` came up (``FlowInfo/connectedAt``).
+    mutating func note(_ event: LineEvent, connectedAt: WireTime? = nil, output: EventWriter?) {
         switch event {
         case .flowUp(let binding, let reliable):
-            if flowUpAt == nil { flowUpAt = now }
+            if flowUpAt == nil { flowUpAt = connectedAt ?? WireTime.now() }
             local = binding.host + (binding.port.map { ":\($0)" } ?? "")
             output?.emit("flow_up", ["transport": .string(setup.transport.rawValue), "server": .string(setup.target.description),
                                      "local": .string(local ?? ""), "reliable": .bool(reliable)])
@@ -56,25 +62,22 @@ struct RegisterReport {
         case .discarded(let why):
             output?.emit("discarded", ["reason": .string(why)])
         case .registration(let registration):
-            note(registration, at: now, output: output)
+            note(registration, output: output)
         }
     }
 
-    private mutating func note(_ event: RegistrationEvent, at now: ContinuousClock.Instant, output: EventWriter?) {
+    private mutating func note(_ event: RegistrationEvent, output: EventWriter?) {
         switch event {
         case .registering(let expires, let attempt):
-            if firstRequestAt == nil { firstRequestAt = now }
             output?.emit("registering", ["expires": .int(Int(expires)), "attempt": .int(attempt)])
         case .challenged(let status, let algorithm):
             challenges += 1
-            if firstResponseAt == nil { firstResponseAt = now }
             output?.emit("challenged", ["status": .int(status), "algorithm": .string(algorithm)])
         case .intervalTooBrief(let minimum):
-            if firstResponseAt == nil { firstResponseAt = now }
             output?.emit("interval_too_brief", ["min_expires": .int(Int(minimum))])
         case .registered(let result):
-            if firstResponseAt == nil { firstResponseAt = now }
-            if registeredAt == nil { registeredAt = now }
+            // The 2xx that registered arrived before this event: its wire stamp is the latest.
+            if registeredAt == nil { registeredAt = wire.current.lastSuccess ?? WireTime.now() }
             if result.isRefresh { refreshes += 1 }
             registered = true
             self.result = result
@@ -83,7 +86,6 @@ struct RegisterReport {
         case .unregistered:
             output?.emit("unregistered")
         case .failed(let failure):
-            if firstResponseAt == nil, failure.status != nil { firstResponseAt = now }
             self.failure = failure
             var fields: JSONObject = ["reason": .string(failure.description)]
             if let status = failure.status { fields["status"] = .int(status) }
@@ -95,7 +97,7 @@ struct RegisterReport {
         }
     }
 
-    mutating func finish(at now: ContinuousClock.Instant) { endAt = now }
+    mutating func finish() { endAt = WireTime.now() }
 
     private func registeredFields(_ result: RegistrationResult) -> JSONObject {
         [
@@ -106,9 +108,9 @@ struct RegisterReport {
         ]
     }
 
-    private func ms(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> JSONValue {
+    private func ms(_ from: WireTime?, _ to: WireTime?) -> JSONValue {
         guard let from, let to else { return .null }
-        return .double(Double((to - from).microseconds) / 1000)
+        return .double(to.milliseconds(since: from))
     }
 
     /// The final `result` object.
@@ -133,10 +135,11 @@ struct RegisterReport {
         } else if let message {
             fields["reason"] = .string(message)
         }
+        let stamps = wire.current
         fields["timings_ms"] = .object([
             "connect": ms(start, flowUpAt),
-            "first_response": ms(firstRequestAt, firstResponseAt),
-            "register": ms(firstRequestAt, registeredAt),
+            "first_response": ms(stamps.firstRequest, stamps.firstResponse),
+            "register": ms(stamps.firstRequest, registeredAt),
             "total": ms(start, endAt),
         ])
         fields["exit"] = .int(Int(exit.rawValue))
@@ -149,9 +152,9 @@ struct RegisterReport {
     func monitoringStatus(
         exit: ExitCode, message: String?, warning: MonitoringRange?, critical: MonitoringRange?, timeout: Duration
     ) -> MonitoringStatus {
-        func seconds(_ from: ContinuousClock.Instant?, _ to: ContinuousClock.Instant?) -> Double? {
+        func seconds(_ from: WireTime?, _ to: WireTime?) -> Double? {
             guard let from, let to else { return nil }
-            return Double((to - from).microseconds) / 1_000_000
+            return to.milliseconds(since: from) / 1000
         }
         let elapsed = seconds(start, registeredAt)
         var performance: [MonitoringStatus.Datum] = []
@@ -161,7 +164,7 @@ struct RegisterReport {
                       maximum: Double(timeout.microseconds) / 1_000_000))
         }
         if let connect = seconds(start, flowUpAt) { performance.append(.init("connect", connect, unit: "s", minimum: 0)) }
-        if let register = seconds(firstRequestAt, registeredAt) {
+        if let register = seconds(wire.current.firstRequest, registeredAt) {
             performance.append(.init("register", register, unit: "s", minimum: 0))
         }
         guard exit == .success, let elapsed else {

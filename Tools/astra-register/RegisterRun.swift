@@ -12,6 +12,10 @@ struct RegisterRun {
         var keep = false
         var expectQualify = false
         var timeout: Duration = .seconds(10)
+        /// Load mode: starts per second at most, the whole run's bound, and how long to keep going.
+        var rate: Double?
+        var runTimeout: Duration?
+        var duration: Duration?
         var expires: Int?
         var nagios = false
         /// `-w`/`-c` on the registration time (seconds), with --nagios.
@@ -43,12 +47,13 @@ struct RegisterRun {
         // A one-shot over UDP runs on this thread over the same pure machines (OneShotUDP).
         if OneShotUDP.applies(to: setup, options) { return OneShotUDP(owner: self).run() }
         let clock = ContinuousClock()
-        let start = clock.now
+        let start = WireTime.now()
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
-        let flow = SIPFlow(target: setup.target,
-                           options: setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
-                                                            diagnostics: context.diagnostics),
-                           clock: clock, ids: ids)
+        let wire = WireTimings()
+        var connection = setup.connectionOptions(trace: options.capture?.sipTrace, verbosity: options.verbosity,
+                                                 diagnostics: context.diagnostics)
+        connection.trace = wire.trace(over: connection.trace)
+        let flow = SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = "astra-register/\(AstraVersion.current)"
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
@@ -71,13 +76,14 @@ struct RegisterRun {
         }
         await registration.start()
 
-        var report = RegisterReport(setup: setup, start: start)
+        var report = RegisterReport(setup: setup, start: start, wire: wire)
         var outcome: Outcome?
         for await input in inputs {
-            let now = clock.now
             switch input {
             case .line(let event):
-                report.note(event, at: now, output: options.nagios ? nil : context.output)
+                var connectedAt: WireTime?
+                if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
+                report.note(event, connectedAt: connectedAt, output: options.nagios ? nil : context.output)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
                     // In keep mode the deadline only covers the first registration.
@@ -98,7 +104,7 @@ struct RegisterRun {
         await registration.stop(within: report.registered ? .seconds(3) : .zero)
         report.unregistered = report.registered ? (await registration.state == .stopped) : nil
         for pump in pumps { pump.cancel() }
-        report.finish(at: clock.now)
+        report.finish()
         return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))
     }
 

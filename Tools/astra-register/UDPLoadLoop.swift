@@ -2,19 +2,28 @@ import Glibc
 import SIPCore
 import SIPDialog
 import SIPTransport
+import Synchronization
 
 /// The IO shell of load mode over UDP (decision D13): one thread, one connected socket, one
 /// ``RegistrationLoad``. Each turn waits in `poll(2)` until a datagram arrives or the next
-/// RFC 3261 timer is due, parses every queued datagram (`recvmmsg`), steps the machines, and
+/// RFC 3261 timer, line deadline or run-control deadline is due (at most 100 ms, so a stop
+/// request is seen at once), parses every queued datagram (`recvmmsg`), steps the machines, and
 /// sends every REGISTER they produced in one `sendmmsg`. A response costs no task wake-up,
 /// actor hop or continuation.
 ///
+/// The register phase is paced by a ``LoadRunControl`` (rate, duration, run timeout, stops,
+/// progress): the loop only asks it; nothing here knows those rules.
+///
 /// Owned by one thread at a time: built by the caller, run on its own thread by ``run(_:)``,
-/// read again after that returns (hence `@unchecked Sendable`).
+/// read again after that returns (hence `@unchecked Sendable`); ``requestStop(_:)`` may be
+/// called from any thread.
 final class UDPLoadLoop: @unchecked Sendable {
     private(set) var engine: RegistrationLoad
+    private(set) var control: LoadRunControl?
     private let socket: UDPBatchSocket
     private let start: ContinuousClock.Instant
+    /// Set from a signal handler task; the loop reads it every turn.
+    private let stopRequest = Mutex<(reason: LoadRunControl.StopReason?, count: Int)>((nil, 0))
 
     init(engine: RegistrationLoad, socket: UDPBatchSocket) {
         self.engine = engine
@@ -22,22 +31,43 @@ final class UDPLoadLoop: @unchecked Sendable {
         self.start = ContinuousClock.now
     }
 
-    /// Time since the loop was created (the engine's clock).
+    /// Time since the loop was created (the engine's and the control's clock).
     var now: Duration { ContinuousClock.now - start }
 
-    /// Runs one phase to its end on a dedicated thread; `outcome` is called on that thread with
-    /// the lines finished in each turn (in order), after that turn's messages went out.
-    func run(_ phase: RegistrationLoad.Phase,
-             outcome: @escaping @Sendable ([RegistrationLoad.Outcome]) -> Void) async {
-        await DedicatedThread.run { [self] in loop(phase, outcome: outcome) }
+    /// Asks the loop to stop (a signal, the run timeout); a second request during the
+    /// unregister phase abandons that too.
+    func requestStop(_ reason: LoadRunControl.StopReason) {
+        stopRequest.withLock {
+            $0.reason = reason
+            $0.count += 1
+        }
     }
 
-    private func loop(_ phase: RegistrationLoad.Phase, outcome: ([RegistrationLoad.Outcome]) -> Void) {
+    /// How many stops were requested so far.
+    var stopRequests: Int { stopRequest.withLock { $0.count } }
+
+    /// Runs one phase to its end on a dedicated thread. `control` paces the phase (nil: the
+    /// engine's own concurrency, every queued line). `outcome` is called on that thread with the
+    /// lines finished in each turn (in order), after that turn's messages went out; `progress`
+    /// with each report the control makes.
+    func run(_ phase: RegistrationLoad.Phase, control: LoadRunControl? = nil,
+             progress: @escaping @Sendable (LoadRunControl.Progress) -> Void = { _ in },
+             outcome: @escaping @Sendable ([RegistrationLoad.Outcome]) -> Void) async {
+        self.control = control
+        await DedicatedThread.run { [self] in loop(phase, progress: progress, outcome: outcome) }
+    }
+
+    private func loop(_ phase: RegistrationLoad.Phase, progress: (LoadRunControl.Progress) -> Void,
+                      outcome: ([RegistrationLoad.Outcome]) -> Void) {
+        let stopsBefore = stopRequests
         engine.begin(phase, now: now)
+        pace(progress: progress, stopsBefore: stopsBefore)
         flush(outcome)
         let limits = SIPParserLimits(maxBodySize: 65_535)
         while !engine.isFinished {
-            let wait = engine.nextDeadline().map { max(.zero, $0 - now) }
+            var wait: Duration = .milliseconds(100)
+            if let next = engine.nextDeadline() { wait = min(wait, max(.zero, next - now)) }
+            if let control { wait = min(wait, max(.zero, control.nextDeadline(now: now) - now)) }
             if socket.waitReadable(timeout: wait) {
                 let received = now
                 do {
@@ -54,7 +84,40 @@ final class UDPLoadLoop: @unchecked Sendable {
             }
             engine.fireTimers(now: now)
             flush(outcome)
+            pace(progress: progress, stopsBefore: stopsBefore)
+            flush(outcome)
         }
+    }
+
+    /// One turn of run control: stops, progress, and starting what may start.
+    private func pace(progress: (LoadRunControl.Progress) -> Void, stopsBefore: Int) {
+        let request = stopRequest.withLock { $0 }
+        guard var control else {
+            // Unpaced (the unregister phase): a stop requested during it abandons it.
+            if request.count > stopsBefore { engine.abandonInFlight(now: now) }
+            return
+        }
+        let now = self.now
+        if let reason = request.reason { control.stop(reason) }
+        if let report = control.tick(now: now) { progress(report) }
+        if control.abandonsRunning {
+            engine.abandonInFlight(now: now)
+        } else if control.stopReason != nil {
+            engine.stopStarting()
+        } else {
+            while engine.canStart, control.admit(now: now) {
+                guard engine.startNext(now: now) else {
+                    // Nothing startable after all (cycling, every line failed): undo and wait.
+                    control.finished(ok: false, latency: nil, abandoned: true)
+                    control.unstart()
+                    break
+                }
+            }
+            if !engine.canStart && control.stopReason == nil && engine.inFlight == 0 && !engine.cycles {
+                control.stop(.completed)
+            }
+        }
+        self.control = control
     }
 
     private func flush(_ outcome: ([RegistrationLoad.Outcome]) -> Void) {
@@ -64,7 +127,19 @@ final class UDPLoadLoop: @unchecked Sendable {
                 do { try socket.send(messages) } catch { engine.transportFailed(now: now) }
             }
             let finished = engine.takeOutcomes()
-            if !finished.isEmpty { outcome(finished) }
+            if !finished.isEmpty {
+                if var control {
+                    for line in finished {
+                        switch line.result {
+                        case .registered, .unregistered: control.finished(ok: true, latency: line.latency)
+                        case .failed: control.finished(ok: false, latency: nil)
+                        case .abandoned: control.finished(ok: false, latency: nil, abandoned: true)
+                        }
+                    }
+                    self.control = control
+                }
+                outcome(finished)
+            }
         }
     }
 }

@@ -25,6 +25,9 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.capture = try await CaptureHub.make(context)
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
+    options.rate = arguments.double("rate")
+    options.runTimeout = arguments.duration("run-timeout")
+    options.duration = arguments.duration("duration")
     if let load = arguments.string("load") {
         if options.nagios { throw ToolError(.usage, "--nagios checks one line, not --load") }
         let concurrency = arguments.int("concurrency") ?? 10  // 1…10000 (the spec's range)

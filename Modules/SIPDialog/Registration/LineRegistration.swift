@@ -136,9 +136,9 @@ public actor LineRegistration {
             case .send(let request):
                 let endpoint = self.endpoint
                 let cseq = (try? request.headers.cseq())?.sequence
-                Task {
+                Task {  // inherits the actor: `deliver` runs on it without a hop
                     let outcome = await endpoint.finalResponse(to: request)
-                    await self.deliver(outcome, cseq: cseq)
+                    self.deliver(outcome, cseq: cseq)
                 }
             case .startTimer(let timer, let after):
                 timers[timer]?.cancel()

@@ -14,6 +14,11 @@ import SIPCore
 /// Timer K (§17.1.2.2, absorbing retransmitted finals) is not kept: once a transaction has its
 /// final response its branch is forgotten, and a late copy matches nothing and is dropped — the
 /// same effect, without a timer per finished request.
+///
+/// A line's phase is bounded by `lineTimeout` (`--timeout`: a silent server fails each line
+/// then, not after Timer F's 32 s). By default a phase starts `concurrency` lines and starts the
+/// next as each ends; a ``paced`` engine starts a line only when its shell calls
+/// ``startNext(now:)`` (the shell asks ``LoadRunControl`` for `--rate`, `--duration`, stops).
 public struct RegistrationLoad: Sendable {
     /// What a phase does to each line.
     public enum Phase: Sendable {
@@ -34,6 +39,8 @@ public struct RegistrationLoad: Sendable {
             case registered(RegistrationResult)
             case unregistered
             case failed(RegistrationFailure)
+            /// The run stopped (signal, run timeout) while the line was in flight.
+            case abandoned
         }
     }
 
@@ -46,15 +53,23 @@ public struct RegistrationLoad: Sendable {
         var started: Duration = .zero
         var active = false
         var registered = false
-        /// Stamps of the live Timer E and F (a heap entry with another stamp was cancelled).
+        /// Stamps of the live Timer E and F and of the line's deadline (a heap entry with
+        /// another stamp was cancelled).
         var stampE: UInt32 = 0
         var stampF: UInt32 = 0
+        var stampLine: UInt32 = 0
+    }
+
+    private enum TimerKind: UInt8, Sendable {
+        case e, f
+        /// The line's phase bound (`lineTimeout`).
+        case line
     }
 
     private struct TimerEntry: Sendable {
         var deadline: Duration
         var slot: Int32
-        var isE: Bool
+        var kind: TimerKind
         var stamp: UInt32
     }
 
@@ -65,6 +80,11 @@ public struct RegistrationLoad: Sendable {
     private let reliable: Bool
     private let timers: TransactionTimers
     private let concurrency: Int
+    private let lineTimeout: Duration?
+    /// Lines start only through ``startNext(now:)`` (the shell paces them).
+    public let paced: Bool
+    /// With ``paced``: after the last queued line, start again from the first (`--duration`).
+    public let cycles: Bool
     private var phase: Phase = .register
     private var queue: [Int] = []
     private var nextInQueue = 0
@@ -83,8 +103,12 @@ public struct RegistrationLoad: Sendable {
     ///   - clients: one idle registration per line, in line order (``Outcome/index`` refers to it).
     ///   - binding: where the lines are reachable on the shared flow (Via, Contact).
     ///   - reliable: the flow's transport is reliable (no retransmissions, RFC 3261 §17.1.2.2).
+    ///   - lineTimeout: a line still without its outcome this long after it started fails (`.timeout`).
+    ///   - paced: start lines only in ``startNext(now:)``; `cycles`: then restart the queue when
+    ///     it runs out, skipping lines still in flight.
     public init(clients: [RegistrationClient], binding: LocalBinding, reliable: Bool, concurrency: Int,
-                timers: TransactionTimers = .rfc3261) {
+                timers: TransactionTimers = .rfc3261, lineTimeout: Duration? = nil, paced: Bool = false,
+                cycles: Bool = false) {
         // Every line renders its REGISTERs as bytes, with the binding's Via formatted once.
         let viaPrefix = RegisterRequestBuilder.viaPrefix(binding)
         slots = clients.map { client in
@@ -98,6 +122,9 @@ public struct RegistrationLoad: Sendable {
         self.reliable = reliable
         self.timers = timers
         self.concurrency = max(1, concurrency)
+        self.lineTimeout = lineTimeout
+        self.paced = paced
+        self.cycles = paced && cycles
         byBranch.reserveCapacity(2 * self.concurrency)
     }
 
@@ -109,11 +136,64 @@ public struct RegistrationLoad: Sendable {
         case .unregister: queue = slots.indices.filter { slots[$0].registered }
         }
         nextInQueue = 0
-        while running < concurrency, launchNext(now: now) {}
+        stoppedStarting = false
+        if !paced || phase == .unregister { launchWhileRoom(now: now) }
     }
 
-    /// True when every line of the phase has its outcome.
-    public var isFinished: Bool { running == 0 && nextInQueue >= queue.count }
+    /// True when every line of the phase has its outcome (a paced phase: none in flight and
+    /// none left to start, or the shell stopped starting them — see ``stopStarting()``).
+    public var isFinished: Bool { running == 0 && (nextInQueue >= queue.count && !cycling || stoppedStarting) }
+
+    /// Lines in flight.
+    public var inFlight: Int { running }
+
+    /// Whether ``startNext(now:)`` would start a line (one is queued and there is room).
+    public var canStart: Bool {
+        guard !stoppedStarting, running < concurrency else { return false }
+        if nextInQueue < queue.count { return true }
+        return cycling && running < queue.count
+    }
+
+    /// A paced phase: starts the next queued line; false when none can start. Cycling, a line
+    /// still in flight is skipped, a registered one refreshes (a new REGISTER, RFC 3261 §10.2.4)
+    /// and a failed one is not tried again.
+    @discardableResult
+    public mutating func startNext(now: Duration) -> Bool {
+        guard canStart else { return false }
+        for _ in 0..<2 {
+            if nextInQueue >= queue.count {
+                guard cycling else { return false }
+                nextInQueue = 0  // from the top again
+            }
+            while nextInQueue < queue.count, !startable(queue[nextInQueue]) { nextInQueue += 1 }
+            if nextInQueue < queue.count { return launchNext(now: now) }
+        }
+        return false
+    }
+
+    private func startable(_ index: Int) -> Bool {
+        guard !slots[index].active else { return false }
+        guard phase == .register else { return true }
+        switch slots[index].client.state {
+        case .idle, .registered: return true
+        default: return false
+        }
+    }
+
+    /// No line starts any more in this phase; those in flight go on (or ``abandonInFlight(now:)``).
+    public mutating func stopStarting() { stoppedStarting = true }
+
+    /// The run stopped: every line in flight ends now as ``Outcome/Result/abandoned`` (its
+    /// transaction is forgotten; a late response matches nothing). No new line starts.
+    public mutating func abandonInFlight(now: Duration) {
+        stoppedStarting = true
+        // A line abandoned while registering is not unregistered: its REGISTER may still bind
+        // it (the binding then expires), but a stop must not wait for a server that is silent.
+        for index in slots.indices where slots[index].active { finish(index, .abandoned, now: now) }
+    }
+
+    private var cycling: Bool { cycles && phase == .register }
+    private var stoppedStarting = false
 
     /// The registration of line `index` (its state after the phases run so far).
     public func client(_ index: Int) -> RegistrationClient { slots[index].client }
@@ -166,9 +246,15 @@ public struct RegistrationLoad: Sendable {
             popTop()
             guard isLive(top) else { continue }
             let index = Int(top.slot)
-            if top.isE { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
-            let actions = slots[index].transaction.timerFired(top.isE ? .E : .F)
-            perform(actions, slot: index, now: now)
+            switch top.kind {
+            case .line:
+                // --timeout: the line's phase took too long (a silent registrar, a lost 401 round).
+                finish(index, .failed(.timeout), now: now)
+            case .e, .f:
+                if top.kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
+                let actions = slots[index].transaction.timerFired(top.kind == .e ? .E : .F)
+                perform(actions, slot: index, now: now)
+            }
         }
     }
 
@@ -181,6 +267,10 @@ public struct RegistrationLoad: Sendable {
 
     // MARK: - Stepping
 
+    private mutating func launchWhileRoom(now: Duration) {
+        while running < concurrency, !stoppedStarting, launchNext(now: now) {}
+    }
+
     private mutating func launchNext(now: Duration) -> Bool {
         guard nextInQueue < queue.count else { return false }
         let index = queue[nextInQueue]
@@ -188,8 +278,11 @@ public struct RegistrationLoad: Sendable {
         running += 1
         slots[index].active = true
         slots[index].started = now
+        if let lineTimeout { scheduleLineDeadline(slot: index, at: now + lineTimeout) }
         let actions: [RegistrationClient.Action]
         switch phase {
+        case .register where slots[index].registered:
+            actions = slots[index].client.timerFired(.refresh)  // a cycle of --duration
         case .register: actions = slots[index].client.start(binding: binding)
         case .unregister: actions = slots[index].client.stop()
         }
@@ -278,28 +371,42 @@ public struct RegistrationLoad: Sendable {
         slots[index].active = false
         slots[index].request = []
         running -= 1
+        slots[index].stampLine &+= 1
         outcomes.append(Outcome(index: index, latency: now - slots[index].started, result: result))
-        while running < concurrency, launchNext(now: now) {}
+        if !paced || phase == .unregister { launchWhileRoom(now: now) }
     }
 
     // MARK: - Timer heap (lazy cancellation by stamp)
 
     private func isLive(_ entry: TimerEntry) -> Bool {
         let slot = slots[Int(entry.slot)]
-        return entry.stamp == (entry.isE ? slot.stampE : slot.stampF)
+        switch entry.kind {
+        case .e: return entry.stamp == slot.stampE
+        case .f: return entry.stamp == slot.stampF
+        case .line: return entry.stamp == slot.stampLine && slot.active
+        }
     }
 
     private mutating func schedule(_ timer: TransactionTimer, after: Duration, slot index: Int, now: Duration) {
-        let isE: Bool
+        let kind: TimerKind
         switch timer {
-        case .E: isE = true
-        case .F: isE = false
+        case .E: kind = .e
+        case .F: kind = .f
         default: return  // K is not kept (see the type's documentation)
         }
-        if isE { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
-        let stamp = isE ? slots[index].stampE : slots[index].stampF
+        if kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
+        push(TimerEntry(deadline: now + after, slot: Int32(index), kind: kind,
+                        stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
+    }
+
+    private mutating func scheduleLineDeadline(slot index: Int, at deadline: Duration) {
+        slots[index].stampLine &+= 1
+        push(TimerEntry(deadline: deadline, slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
+    }
+
+    private mutating func push(_ entry: TimerEntry) {
         if heap.count >= 256 && heap.count > 8 * running { compactHeap() }
-        heap.append(TimerEntry(deadline: now + after, slot: Int32(index), isE: isE, stamp: stamp))
+        heap.append(entry)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2

@@ -12,6 +12,9 @@ public enum ValueKind: Sendable, Equatable {
     case double(ClosedRange<Double>)
     /// One of a fixed list, matched case-insensitively and stored in the listed spelling.
     case choice([String])
+    /// A rate, `N` or `N/s` (events per second, like sipp's `-r`), a finite number within the
+    /// range; stored as the number.
+    case perSecond(ClosedRange<Double>)
 
     /// A TCP/UDP port, 1…65535.
     public static let port = ValueKind.int(1...65535)
@@ -35,6 +38,7 @@ public enum ValueKind: Sendable, Equatable {
         switch self {
         case .int(let range): "\(range.lowerBound)…\(range.upperBound)"
         case .double(let range): "\(Self.text(range.lowerBound))…\(Self.text(range.upperBound))"
+        case .perSecond(let range): "\(Self.text(range.lowerBound))…\(Self.text(range.upperBound))/s"
         default: nil
         }
     }
@@ -67,6 +71,13 @@ public enum ValueKind: Sendable, Equatable {
             }
             guard range.contains(value) else { return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")")) }
             return .success(raw)
+        case .perSecond(let range):
+            let number = raw.lowercased().hasSuffix("/s") ? String(raw.dropLast(2)) : raw
+            guard let value = Double(number), value.isFinite else {
+                return .failure(ValueError("expected N or N/s in \(rangeText ?? ""), got '\(raw)'"))
+            }
+            guard range.contains(value) else { return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")")) }
+            return .success(number)
         case .choice(let values):
             if let match = values.first(where: { $0.lowercased() == raw.lowercased() }) { return .success(match) }
             return .failure(ValueError("expected one of \(values.joined(separator: ", ")), got '\(raw)'"))

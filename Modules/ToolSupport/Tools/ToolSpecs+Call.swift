@@ -84,12 +84,16 @@ extension ToolSpecs {
             dtls_connected (role, srtp_profile, since_answer_ms), ice_restarted (by_peer, local, remote, ms: \
             restart to the new pair), first_rtp (since_answer_ms: the first packet \
             that passed SRTP), dtmf_sent, dtmf (digit; via: rfc4733, inband or info), held (by_peer, \
-            direction), resumed, tone_check (with --expect-tone), and ended (reason: one of local_hangup, \
+            direction), resumed, tone_check (with --expect-tone), timeout (dial --timeout ran out before the \
+            INVITE could go: waiting_for registration or answer, after_ms), and ended (reason: one of local_hangup, \
             remote_hangup, busy, declined, cancelled, no_answer, rtp_timeout, timeout, network_error, failed, \
             media_failed; \
             status; stats: packets_sent, \
-            packets_received, packets_lost, loss_percent, jitter_ms, rtt_ms, mos, r_factor, setup_ms, first_rtp_ms, \
-            duration_s). SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
+            packets_received, packets_lost (packets that arrived while we held the call are not loss), \
+            loss_percent, jitter_ms, rtt_ms, mos and r_factor (null when no audio was received), rtcp_sent, \
+            rtcp_received, setup_ms, first_rtp_ms, duration_s). Plain RTP keeps RTCP on the RTP port + 1 until \
+            the answer agrees to rtcp-mux (RFC 5761), so rtt_ms comes from peers that decline mux too. \
+            SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
             """,
         subcommands: [
             CommandSpec(
@@ -102,7 +106,8 @@ extension ToolSpecs {
                 options: CommonOptions.line + [
                     .value(
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
-                        help: "Give up (exit 3) if not answered in time.")
+                        help: "Bound for the whole set-up, registration included: not answered this long after "
+                            + "the start, the call is cancelled, a timeout event is printed and the exit is 3.")
                 ] + callMediaOptions + callInteractiveOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true)
                     + CommonOptions.capture + [
                     CommonOptions.seed

@@ -7,17 +7,32 @@ extension ToolSpecs {
             One-shot by default: resolve the server, connect, register with digest authentication, \
             report the result as JSON, unregister and exit. With --keep it stays registered and refreshes \
             until SIGINT/SIGTERM, then unregisters. Over UDP a one-shot uses one connected socket: an ICMP port \
-            unreachable ends it at once (exit 3, "port unreachable").
+            unreachable ends it at once (exit 3, "port unreachable"). The result's timings_ms (connect, \
+            first_response, register, total) are stamped where the messages cross the socket, on the clock \
+            --sip-trace prints. A registration-only line answers what the server sends it: INVITE 480 (with a \
+            Reason), a cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
 
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
+
+            Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \
+            --duration), prints a line_result event per line and a load_summary at the end (lines, registered, \
+            failed, abandoned, not_started, stopped: completed, duration, run_timeout or signal, concurrency, \
+            rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). Progress (done/total, rate, failures, \
+            median latency) is refreshed on stderr about once a second when it is a terminal, and printed as \
+            progress events (done, total, failed, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
+            --run-timeout) stop new registrations, abandon those in flight, unregister what was registered and \
+            print the summary so far; a second signal skips the unregistering. The exit code of a load run: 3 \
+            at the run timeout, else the finished lines decide (abandoned and never-started lines count neither \
+            way).
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
-                "timeout", valueName: "seconds", kind: .seconds(), default: "10", help: "Give up (exit 3) after this long."
-            ),
+                "timeout", valueName: "seconds", kind: .seconds(), default: "10",
+                help: "Give up (exit 3) after this long. Load mode: each line's bound (its REGISTERs and their "
+                    + "answers), so a silent server fails a line then, not after Timer F (32 s)."),
             .flag(
                 "nagios",
                 help: "Be a monitoring plugin (Monitoring Plugins guidelines): one status line "
@@ -36,6 +51,17 @@ extension ToolSpecs {
             .value(
                 "concurrency", valueName: "n", kind: .int(1...10_000), default: "10",
                 help: "Load mode: registrations in flight at once."),
+            .value(
+                "rate", valueName: "n/s", kind: .perSecond(0.01...100_000),
+                help: "Load mode: start at most this many registrations per second (e.g. 50/s)."),
+            .value(
+                "duration", valueName: "seconds", kind: .seconds(),
+                help: "Load mode: keep registering for this long, cycling through the lines (a registered "
+                    + "line refreshes), then stop, unregister and report."),
+            .value(
+                "run-timeout", valueName: "seconds", kind: .seconds(),
+                help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
+                    + "abandoned, what registered is unregistered, the summary so far is printed (exit 3)."),
         ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true) + CommonOptions.capture + [CommonOptions.seed],
         examples: [
             Example("Register once and report:", "astra-register --password-file pw.txt sip:alice@pbx.example.com"),

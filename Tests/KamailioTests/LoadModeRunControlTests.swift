@@ -1,0 +1,121 @@
+import AstraTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// astra-register's load mode obeys its user: `--timeout` per line, `--run-timeout` for the
+    /// run, SIGINT (stop new work, unregister, summary so far), `--rate`, `--duration`, and
+    /// progress as JSON events when stderr is not a terminal.
+    @Suite struct LoadModeRunControlTests {
+        static func lines(_ count: Int, server: String, transport: String = "udp", users: ClosedRange<Int> = 1070...1079)
+            -> String
+        {
+            (0..<count).map { index in
+                let user = users.lowerBound + index % users.count
+                return "{\"v\":1,\"user\":\"\(user)\",\"password\":\"astra\(user)\",\"domain\":\"127.0.0.1\","
+                    + "\"server\":\"\(server)\",\"transport\":\"\(transport)\"}"
+            }.joined(separator: "\n")
+        }
+
+        static func events(_ name: String, _ out: String) -> [String] {
+            out.split(separator: "\n").map(String.init).filter { $0.contains("\"event\":\"\(name)\"") }
+        }
+
+        /// A UDP port that takes datagrams and never answers (a silent registrar).
+        final class SilentUDPPort {
+            let fd: Int32
+            let port: UInt16
+            init() throws {
+                let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let bound = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                    }
+                }
+                guard bound else {
+                    close(fd)
+                    throw POSIXError(.EADDRINUSE)
+                }
+                self.fd = fd
+                port = UInt16(bigEndian: address.sin_port)
+            }
+            deinit { close(fd) }
+        }
+
+        /// Five lines, a silent server, `--timeout 2`: every line fails at 2 s (not at Timer F's
+        /// 32 s), exit 3; `--run-timeout` cuts a longer per-line bound short, summary so far.
+        @Test func aSilentServerFailsEachLineAtItsTimeoutAndTheRunAtItsBound() async throws {
+            let silent = try SilentUDPPort()
+            let clock = ContinuousClock()
+            var start = clock.now
+            let (status, out, err) = try await ToolProcess.run(
+                "astra-register", ["--load", "-", "--concurrency", "5", "--timeout", "2"],
+                stdin: Self.lines(5, server: "127.0.0.1:\(silent.port)"), timeout: .seconds(20))
+            let took = clock.now - start
+            #expect(status == 3, "\(err)")
+            #expect(took >= .seconds(2) && took < .seconds(6), "\(took)")
+            let results = Self.events("line_result", out)
+            #expect(results.count == 5 && results.allSatisfy { $0.contains("timeout") }, "\(out)")
+            #expect(Self.events("load_summary", out).first?.contains("\"failed\":5") == true)
+
+            start = clock.now
+            let (bounded, boundedOut, boundedErr) = try await ToolProcess.run(
+                "astra-register", ["--load", "-", "--concurrency", "2", "--timeout", "30", "--run-timeout", "1.5"],
+                stdin: Self.lines(10, server: "127.0.0.1:\(silent.port)"), timeout: .seconds(20))
+            #expect(bounded == 3, "\(boundedErr)")
+            #expect(clock.now - start < .seconds(5))
+            let summary = try #require(Self.events("load_summary", boundedOut).first)
+            #expect(summary.contains("\"stopped\":\"run_timeout\"") && summary.contains("\"abandoned\":2"), "\(summary)")
+            #expect(summary.contains("\"not_started\":8"), "\(summary)")
+            #expect(boundedErr.contains("run timeout"), "\(boundedErr)")
+        }
+
+        /// `--rate 20/s` against Kamailio, SIGINT after the first registrations: no new line
+        /// starts, what registered is unregistered, the summary so far comes out, exit 0.
+        @Test func rateIsHonouredAndSIGINTStopsWithASummarySoFar() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let process = try ToolProcess(
+                "astra-register", ["--load", "-", "--concurrency", "5", "--rate", "20/s"],
+                stdin: Self.lines(200, server: "127.0.0.1:\(server.sipPort)"))
+            #expect(await process.waitFor(.seconds(20)) { Self.events("line_result", process.stdout).count >= 30 })
+            process.signal(SIGINT)
+            let clock = ContinuousClock()
+            let signalled = clock.now
+            #expect(await process.exitStatus(within: .seconds(10)) == 0, "\(process.stderr)")
+            #expect(clock.now - signalled < .seconds(5))
+            let out = process.stdout
+            let summary = try #require(Self.events("load_summary", out).first, "\(out.suffix(500))")
+            let registered = Self.events("line_result", out).filter { $0.contains("\"registered\":true") }.count
+            #expect(summary.contains("\"stopped\":\"signal\"") && summary.contains("\"registered\":\(registered)"))
+            #expect(!summary.contains("\"not_started\":0"), "\(summary)")
+            // 20 per second: the run took at least (registered - 1) / 20 s before the signal.
+            let wall = Double(summary.split(separator: "\"wall_ms\":").last?.prefix { "0123456789.".contains($0) } ?? "")
+            #expect((wall ?? 0) >= Double(registered - 1) / 20 * 1000 - 50, "\(summary)")
+            #expect(!Self.events("progress", out).isEmpty, "progress events when stderr is not a terminal")
+        }
+
+        /// `--duration 2 --rate 10/s` cycles through three lines: about 20 registrations (a
+        /// registered line refreshes), then the run stops by itself and unregisters.
+        @Test func durationKeepsRegisteringAtTheRateThenStops() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let (status, out, err) = try await ToolProcess.run(
+                "astra-register", ["--load", "-", "--concurrency", "3", "--rate", "10", "--duration", "2"],
+                stdin: Self.lines(3, server: "127.0.0.1:\(server.sipPort)", users: 1080...1082),
+                timeout: .seconds(20))
+            #expect(status == 0, "\(err)")
+            let registered = Self.events("line_result", out).filter { $0.contains("\"registered\":true") }.count
+            #expect(registered >= 15 && registered <= 22, "\(registered) registrations in 2 s at 10/s")
+            let summary = try #require(Self.events("load_summary", out).first)
+            #expect(summary.contains("\"stopped\":\"duration\"") && summary.contains("\"failed\":0"), "\(summary)")
+        }
+    }
+}
