@@ -20,12 +20,17 @@ public struct WAVFile: Sendable, Hashable {
     /// 8 kHz then grows a file's samples at most eightfold.
     public static let sampleRates = 1_000...384_000
 
+    /// `RIFF`, a size, `WAVE`: the first 12 bytes of every WAV file.
+    static func hasRIFFWAVEHeader(_ head: ArraySlice<UInt8>) -> Bool {
+        head.count >= 12 && head.prefix(4).elementsEqual("RIFF".utf8)
+            && head.dropFirst(8).prefix(4).elementsEqual("WAVE".utf8)
+    }
+
     /// Parses a WAV file's bytes. Throws `badWAV`.
     public init(bytes: [UInt8]) throws(MediaError) {
         func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
         func u32(_ o: Int) -> Int { u16(o) | u16(o + 2) << 16 }
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
-        else {
+        guard bytes.count >= 12, Self.hasRIFFWAVEHeader(bytes[0..<12]) else {
             throw MediaError(.badWAV, "not RIFF/WAVE")
         }
         var offset = 12
@@ -119,6 +124,10 @@ public struct WAVFile: Sendable, Hashable {
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
             if n <= 0 { break }
+            // What is not RIFF/WAVE is refused on its first bytes, not after 64 MiB of it.
+            if bytes.isEmpty, n >= 12, !Self.hasRIFFWAVEHeader(chunk[0..<12]) {
+                throw MediaError(.badWAV, "\(path): not RIFF/WAVE")
+            }
             guard bytes.count + n <= maxFileBytes else {
                 throw MediaError(.badWAV, "\(path) is larger than the 64 MiB limit for a WAV file")
             }

@@ -54,6 +54,10 @@ import Testing
         var status = stat()
         #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(throws: MediaError(.badWAV)) { try WAVFile.read(path: "/nonexistent/x.wav") }
+        // `--play /dev/zero`: refused on its first bytes (a 64 MiB read took > 2 s under load).
+        let start = ContinuousClock.now
+        #expect(throws: MediaError(.badWAV)) { try WAVFile.read(path: "/dev/zero") }
+        #expect(ContinuousClock.now - start < .seconds(1))
     }
 
     @Test func toneGeneratorIsContinuousAcrossFramesAndEnds() {

@@ -16,8 +16,11 @@ final class ContractServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // Waits for the port line, up to 60 s: Python's start-up on two cores shared with
+        // parallel builds and test phases has taken more than 5 s.
         var port: Int?
-        for _ in 0..<200 where port == nil {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while port == nil, process.isRunning, ContinuousClock.now < deadline {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             } else {
