@@ -76,6 +76,8 @@ extension CapturedPacket {
     }
 
     /// `2026-11-30T07:05:01.123456Z` (what ``SIPTraceFormatter/iso8601(seconds:nanoseconds:)`` writes).
+    /// The fraction has at most the six digits the format keeps: a finer time could not be
+    /// written again, so a line read back and written out would name another instant.
     static func parseTime(_ text: String) -> Time? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
@@ -95,7 +97,7 @@ extension CapturedPacket {
         var nanoseconds = 0
         if bytes[19] == UInt8(ascii: ".") {
             let digits = bytes[20..<(bytes.count - 1)]
-            guard !digits.isEmpty, digits.count <= 9, let fraction = number(20..<(bytes.count - 1)) else { return nil }
+            guard !digits.isEmpty, digits.count <= 6, let fraction = number(20..<(bytes.count - 1)) else { return nil }
             nanoseconds = Int(fraction)
             for _ in digits.count..<9 { nanoseconds *= 10 }
         } else if bytes.count != 20 {

@@ -15,25 +15,9 @@ public struct CapturedPacket: Sendable, Hashable {
         case rtcp
     }
 
-    /// Wall-clock time (CLOCK_REALTIME) when the packet crossed the socket.
-    public struct Time: Sendable, Hashable, Comparable {
-        public var seconds: Int
-        public var nanoseconds: Int
-
-        public init(seconds: Int, nanoseconds: Int) {
-            self.seconds = seconds
-            self.nanoseconds = nanoseconds
-        }
-
-        public static func < (a: Time, b: Time) -> Bool {
-            (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
-        }
-
-        /// Seconds from `start` to this time.
-        public func seconds(since start: Time) -> Double {
-            Double(seconds - start.seconds) + Double(nanoseconds - start.nanoseconds) / 1e9
-        }
-    }
+    /// Wall-clock time (CLOCK_REALTIME) when the packet crossed the socket: the transports' one
+    /// stamp, the very value the SIP trace prints.
+    public typealias Time = WireTime
 
     public var time: Time
     public var direction: Direction

@@ -25,6 +25,11 @@ public struct WireTime: Sendable, Hashable, Comparable {
         return Double(micros) / 1000
     }
 
+    /// Seconds from `start` to this instant, to the nanosecond (captures and ladders).
+    public func seconds(since start: WireTime) -> Double {
+        Double(seconds - start.seconds) + Double(nanoseconds - start.nanoseconds) / 1e9
+    }
+
     public static func < (a: WireTime, b: WireTime) -> Bool {
         (a.seconds, a.nanoseconds) < (b.seconds, b.nanoseconds)
     }

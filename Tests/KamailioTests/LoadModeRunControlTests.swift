@@ -2,6 +2,7 @@ import AstraTestSupport
 import Foundation
 import Glibc
 import Testing
+import ToolSupport
 
 @testable import SIPTransport
 
@@ -100,6 +101,60 @@ extension KamailioPeer {
             let wall = Double(summary.split(separator: "\"wall_ms\":").last?.prefix { "0123456789.".contains($0) } ?? "")
             #expect((wall ?? 0) >= Double(registered - 1) / 20 * 1000 - 50, "\(summary)")
             #expect(!Self.events("progress", out).isEmpty, "progress events when stderr is not a terminal")
+        }
+
+        /// Over TCP (the endpoint path, not the UDP loop) with stderr a terminal: progress is one
+        /// line rewritten in place (no `progress` events on stdout); SIGTERM stops like SIGINT,
+        /// and every line that registered is unregistered (a REGISTER with `expires=0` under its
+        /// Call-ID is in the `--sip-trace-file`).
+        @Test func onATerminalProgressIsOneLineAndSIGTERMUnregistersOverTCP() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let terminal = try InteractiveCallTests.PseudoTerminal()
+            let base = NSTemporaryDirectory() + "astra-load-\(UUID().uuidString)"
+            defer { for suffix in [".in", ".out", ".jsonl"] { try? FileManager.default.removeItem(atPath: base + suffix) } }
+            try Self.lines(200, server: "127.0.0.1:\(server.port(for: .tcp))", transport: "tcp", users: 1083...1089)
+                .write(toFile: base + ".in", atomically: true, encoding: .utf8)
+            let pid = try ProcessSpawn.spawn(
+                [ToolProcess.binDirectory + "/astra-register", "--load", base + ".in", "--concurrency", "4",
+                 "--rate", "20/s", "--sip-trace-file", base + ".jsonl"],
+                environment: ProcessInfo.processInfo.environment, stdin: .null,
+                stdout: .file(base + ".out", truncate: false), stderr: .file(terminal.slavePath, truncate: false))
+            var raw: Int32 = 0
+            defer { if waitpid(pid, &raw, WNOHANG) == 0 { kill(pid, SIGKILL); waitpid(pid, &raw, 0) } }
+            func output() -> String { (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "" }
+            let going = await eventually(timeout: .seconds(20), every: .milliseconds(50)) {
+                terminal.drain()
+                return Self.events("line_result", output()).count >= 20 && terminal.text.contains("/200 done")
+            }
+            try #require(going, "\(output().suffix(500)) \(terminal.text.suffix(300))")
+            kill(pid, SIGTERM)
+            let ended = await eventually(timeout: .seconds(15), every: .milliseconds(50)) {
+                terminal.drain()
+                return waitpid(pid, &raw, WNOHANG) == pid
+            }
+            try #require(ended, "astra-register did not exit after SIGTERM: \(terminal.text.suffix(300))")
+            terminal.drain()
+            #expect(ProcessSpawn.exitStatus(raw) == 0, "\(terminal.text.suffix(500))")
+            #expect(terminal.text.contains("\r\u{1B}[Kastra-register: "), "\(terminal.text.suffix(300))")
+            #expect(terminal.text.contains(" in flight"), "\(terminal.text.suffix(300))")
+            #expect(terminal.text.contains("interrupted: summary of the lines so far"))
+            let out = output()
+            #expect(Self.events("progress", out).isEmpty, "no progress events when stderr is a terminal")
+            let summary = try #require(Self.events("load_summary", out).first, "\(out.suffix(500))")
+            let registered = Self.events("line_result", out).filter { $0.contains("\"registered\":true") }.count
+            #expect(summary.contains("\"stopped\":\"signal\"") && summary.contains("\"registered\":\(registered)"))
+            #expect(registered >= 20 && registered < 200, "\(summary)")
+            var unregistered: Set<String> = []
+            for line in try String(contentsOfFile: base + ".jsonl", encoding: .utf8).split(separator: "\n") {
+                guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      object["direction"] as? String == "sent", let message = object["message"] as? String,
+                      message.hasPrefix("REGISTER "), message.contains(";expires=0")
+                else { continue }
+                let callID = message.split(separator: "\r\n").first { $0.lowercased().hasPrefix("call-id:") }
+                if let callID { unregistered.insert(String(callID)) }
+            }
+            #expect(unregistered.count == registered, "\(unregistered.count) unregistered of \(registered) registered")
         }
 
         /// `--duration 2 --rate 10/s` cycles through three lines: about 20 registrations (a

@@ -16,21 +16,29 @@ final class ContractServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Waits for the port line, up to 60 s: Python's start-up on two cores shared with
-        // parallel builds and test phases has taken more than 5 s.
-        var port: Int?
+        defer { try? FileManager.default.removeItem(at: portFile) }
+        // The server writes its port once it listens: wait for that (or for it to die), with a
+        // bound generous enough for a Python start on two busy cores (5 s was not).
         let deadline = ContinuousClock.now + .seconds(60)
-        while port == nil, process.isRunning, ContinuousClock.now < deadline {
+        var port: Int?
+        while true {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            } else {
-                usleep(25_000)
+                break
             }
+            guard process.isRunning else {
+                throw ContractServerError(
+                    "platform_contract_server.py exited (status \(process.terminationStatus)) before listening")
+            }
+            guard ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ContractServerError("platform_contract_server.py did not listen within 60 s")
+            }
+            usleep(25_000)
         }
-        try? FileManager.default.removeItem(at: portFile)
-        guard let port else {
+        guard let port, port > 0 else {
             kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadUnknown)
+            throw ContractServerError("platform_contract_server.py wrote no port")
         }
         self.port = port
     }
@@ -46,4 +54,9 @@ final class ContractServer {
     deinit {
         kill(process.processIdentifier, SIGKILL)
     }
+}
+
+struct ContractServerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

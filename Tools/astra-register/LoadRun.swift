@@ -72,7 +72,7 @@ struct LoadRun {
         let run = await runLines(setups, endpoints: endpoints, bindings: bindings, ids: ids, instance: instance,
                                  clock: clock)
         let wall = clock.now - started
-        await unregister(run.outcomes, setups: setups, endpoints: endpoints)
+        await unregister(run.outcomes, setups: setups, endpoints: endpoints, clock: clock)
         for endpoint in endpoints.values { await endpoint.stop() }
         return finish(run.outcomes, control: run.control, wall: wall)
     }
@@ -120,9 +120,13 @@ struct LoadRun {
                 let setup = setups[index], endpoint = endpoints[setup.target]!, binding = bindings[setup.target]!
                 let mine = generation, timeout = options.timeout
                 Task {
-                    let outcome = await bounded(timeout, clock: clock, index: index, aor: setup.aor.description) {
+                    let aor = setup.aor.description
+                    let outcome = await Self.first(within: timeout, clock: clock) {
                         await register(index, setup, endpoint: endpoint, binding: binding, ids: ids,
                                        instance: instance, clock: clock)
+                    } otherwise: {
+                        LineOutcome(index: index, aor: aor, exit: .network,
+                                    reason: "no final answer within \(timeout) (--timeout)")
                     }
                     feed.yield(.finished(outcome, generation: mine))
                 }
@@ -168,18 +172,18 @@ struct LoadRun {
         return (outcomes, control)
     }
 
-    /// The line's outcome, or a timeout failure when `body` takes longer than `timeout`
-    /// (`--timeout` per line; the transaction it left ends by itself, its answer is ignored).
-    private func bounded(_ timeout: Duration, clock: ContinuousClock, index: Int, aor: String,
-                         _ body: @escaping @Sendable () async -> LineOutcome) async -> LineOutcome {
-        let first = FirstResult<LineOutcome>()
+    /// `body`'s result, or `fallback()` when it takes longer than `timeout` (`--timeout` per
+    /// line: the transaction it left ends by itself, its answer is ignored).
+    private static func first<T: Sendable>(within timeout: Duration, clock: ContinuousClock,
+                                           _ body: @escaping @Sendable () async -> T,
+                                           otherwise fallback: @escaping @Sendable () -> T) async -> T {
+        let first = FirstResult<T>()
         return await withCheckedContinuation { continuation in
             first.set(continuation)
             Task { first.resume(with: await body()) }
             Task {
                 try? await clock.sleep(for: timeout)
-                first.resume(with: LineOutcome(index: index, aor: aor, exit: .network,
-                                               reason: "no final answer within \(timeout) (--timeout)"))
+                first.resume(with: fallback())
             }
         }
     }
@@ -370,23 +374,49 @@ struct LoadRun {
         }
     }
 
-    /// Phase 2: removes every binding, `concurrency` at a time.
-    private func unregister(_ outcomes: [LineOutcome], setups: [LineSetup], endpoints: [FlowTarget: SIPEndpoint]) async {
+    /// Phase 2: removes every binding, `concurrency` at a time, each REGISTER bounded by
+    /// `--timeout` (a server gone silent must not hold the exit for Timer F). A signal now — the
+    /// run's second, or the first after a run that completed — leaves the rest to expire, as in
+    /// the UDP loop.
+    private func unregister(_ outcomes: [LineOutcome], setups: [LineSetup], endpoints: [FlowTarget: SIPEndpoint],
+                            clock: ContinuousClock) async {
         let registered = outcomes.filter { $0.client != nil }
-        await withTaskGroup(of: Void.self) { group in
-            var next = 0
-            func launch() {
-                guard next < registered.count else { return }
-                var client = registered[next].client!
-                let endpoint = endpoints[setups[registered[next].index].target]!
-                next += 1
-                group.addTask {
-                    for case .send(let request) in client.stop() { _ = await endpoint.finalResponse(to: request) }
-                }
+        guard !registered.isEmpty else { return }
+        let concurrency = concurrency, timeout = options.timeout
+        let signals = await SignalEvents.stream()
+        let outcome = FirstResult<Bool>()
+        let watcher = Task {
+            for await _ in signals {
+                outcome.resume(with: false)
+                return
             }
-            for _ in 0..<min(concurrency, registered.count) { launch() }
-            for await _ in group { launch() }
         }
+        defer { watcher.cancel() }
+        let completed = await withCheckedContinuation { continuation in
+            outcome.set(continuation)
+            Task {
+                await withTaskGroup(of: Void.self) { group in
+                    var next = 0
+                    func launch() {
+                        guard next < registered.count else { return }
+                        var client = registered[next].client!
+                        let endpoint = endpoints[setups[registered[next].index].target]!
+                        next += 1
+                        group.addTask {
+                            for case .send(let request) in client.stop() {
+                                _ = await Self.first(within: timeout, clock: clock) {
+                                    await endpoint.finalResponse(to: request)
+                                } otherwise: { .failure(.timeout) }
+                            }
+                        }
+                    }
+                    for _ in 0..<min(concurrency, registered.count) { launch() }
+                    for await _ in group { launch() }
+                }
+                outcome.resume(with: true)
+            }
+        }
+        if !completed { context.diagnostics.warning("signal while unregistering: bindings are left to expire") }
     }
 
     private func summary(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration) -> JSONObject {
