@@ -94,6 +94,7 @@ let package = Package(
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
+        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "AstraTestSupport"], resources: [.copy("Golden")]),
 

@@ -28,7 +28,7 @@ extension KamailioPeer {
                 guard master >= 0 else {
                     throw ToolProcessError(message: "no pseudo-terminal: \(String(cString: strerror(errno)))")
                 }
-                slavePath = String(cString: name)
+                slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 slave = open(slavePath, O_RDWR | O_NOCTTY)
                 guard slave >= 0 else { throw ToolProcessError(message: "cannot open \(slavePath)") }
             }

@@ -353,7 +353,16 @@ struct CallRun {
         do { try audio.finish() } catch {
             final = (.failure, error.description)
         }
-        if let message = final.1 { context.diagnostics.error(message) }
+        if let message = final.1 {
+            if context.output.format == .text {
+                // The summary block already said how the call ended; other failures in words.
+                if !message.hasPrefix("call ended:") {
+                    context.diagnostics.error(FailureWords.explain(message, setup: setup))
+                }
+            } else {
+                context.diagnostics.error(message)
+            }
+        }
         return final.0
     }
 

@@ -83,7 +83,9 @@ struct RegisterRun {
             case .line(let event):
                 var connectedAt: WireTime?
                 if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
-                report.note(event, connectedAt: connectedAt, output: options.nagios ? nil : context.output)
+                // Text mode shows one verdict line; its events only with -v.
+                let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0)
+                report.note(event, connectedAt: connectedAt, output: quiet ? nil : context.output)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
                     // In keep mode the deadline only covers the first registration.
@@ -117,6 +119,11 @@ struct RegisterRun {
                 timeout: options.timeout)
             context.output.write(Redaction.redact(status.line) + "\n")
             return status.state.exitCode
+        }
+        if context.output.format == .text {
+            // A person at a terminal: the verdict in words, the fix for a failure; no stderr repeat.
+            context.output.write(report.verdict(exit: final.exit, message: final.message) + "\n")
+            return final.exit
         }
         context.output.emit("result", report.result(exit: final.exit, message: final.message))
         if let message = final.message { context.diagnostics.error(message) }

@@ -94,6 +94,10 @@ extension ToolSpecs {
             rtcp_received, setup_ms, first_rtp_ms, duration_s). Plain RTP keeps RTCP on the RTP port + 1 until \
             the answer agrees to rtcp-mux (RFC 5761), so rtt_ms comes from peers that decline mux too. \
             SIGINT/SIGTERM hang up gracefully (CANCEL or BYE) before exiting.
+
+            On a terminal (or with --format text) each event is a short sentence, the call ends with a \
+            summary block (result, media, duration, packets and loss, jitter, MOS, RTT) and a failure that \
+            is not the call's own end is said in words with the fix to try. JSON (piped, or --json) is unchanged.
             """,
         subcommands: [
             CommandSpec(

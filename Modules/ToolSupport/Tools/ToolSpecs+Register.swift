@@ -12,6 +12,11 @@ extension ToolSpecs {
             --sip-trace prints. A registration-only line answers what the server sends it: INVITE 480 (with a \
             Reason), a cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
 
+            On a terminal (or with --format text) the result is one verdict line instead: \
+            '✔ sip:1001@pbx registered over WSS in 24 ms (connect 14, register 2), expires 300 s', or \
+            '✘ … not registered over WSS: ' and why in words with the fix to try (e.g. 'pass --ca-file'); \
+            the events before it only with -v. JSON (piped, or --json) is unchanged.
+
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
 
             Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \

@@ -1,0 +1,91 @@
+import AstraTestSupport
+import Foundation
+import Testing
+
+@testable import SIPTransport
+
+extension KamailioPeer {
+    /// Text mode (`--format text`, what a terminal gets): one verdict line per registration,
+    /// a call summary block, failures in words with the fix. JSON mode is left as it was (the
+    /// other suites read it).
+    @Suite struct TextModeKamailioTests {
+        typealias H = CallToolHarness
+
+        @Test func registerVerdictLines() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let (ok, out, err) = try await ToolProcess.run(
+                "astra-register", ["--format", "text"] + H.line(server, .wss, user: "1041"))
+            #expect(ok == 0 && err.isEmpty, "\(err)")
+            let line = out.trimmingCharacters(in: .newlines)
+            #expect(out.filter { $0 == "\n" }.count == 1, "one line: \(out)")
+            #expect(line.range(
+                of: #"^✔ sip:1041@127\.0\.0\.1 registered over WSS in \d+ ms \(connect \d+, register \d+\), expires \d+ s, digest MD5$"#,
+                options: .regularExpression) != nil, "\(line)")
+            let (rejected, bad, badErr) = try await ToolProcess.run(
+                "astra-register",
+                ["--format", "text", "--password", "wrong", "--server", "127.0.0.1:\(server.port(for: .tcp))",
+                 "--transport", "tcp", "sip:1041@127.0.0.1"])
+            #expect(rejected == 1 && badErr.isEmpty)
+            #expect(bad == "✘ sip:1041@127.0.0.1 not registered over TCP: the registrar refused the credentials "
+                + "(401 Unauthorized): check the password (--password-file) and the authentication user (--auth-user)\n")
+            // The certificate case names the fix: --ca-file.
+            let (untrusted, text, _) = try await ToolProcess.run(
+                "astra-register",
+                ["--format", "text", "--password", "astra1041", "--server", "127.0.0.1:\(server.port(for: .wss))",
+                 "--transport", "wss", "sip:1041@127.0.0.1"])
+            #expect(untrusted != 0)
+            #expect(text.hasPrefix("✘ sip:1041@127.0.0.1 not registered over WSS: the server's certificate is not trusted"))
+            #expect(text.contains("pass --ca-file"))
+            // No internal names in words.
+            for word in ["connectFailed", "certificateVerificationFailed", "badWAV"] { #expect(!text.contains(word)) }
+        }
+
+        @Test func connectionRefusedInWords() async throws {
+            let port = TestPorts.random()
+            let (status, out, _) = try await ToolProcess.run(
+                "astra-register",
+                ["--format", "text", "--timeout", "2", "--server", "127.0.0.1:\(port)", "--transport", "tcp",
+                 "sip:1@127.0.0.1"])
+            #expect(status == 3)
+            #expect(out == "✘ sip:1@127.0.0.1 not registered over TCP: cannot connect to 127.0.0.1:\(port) over TCP "
+                + "(connection refused): is the server running, and is that its tcp port? (--server HOST:PORT, --transport)\n")
+        }
+
+        @Test func callSummaryBlock() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1043", [])
+            let caller = try H.dial(server, .wss, user: "1042", to: "1043", ["--format", "text", "--duration", "1.5"])
+            #expect(await caller.exitStatus(within: .seconds(20)) == 0, "\(caller.stderr)")
+            #expect(await callee.exitStatus(within: .seconds(10)) == 0)
+            let out = caller.stdout
+            #expect(out.contains("] answered: PCMA, RTP, DTMF as RFC 4733 events\n"), "\(out)")
+            #expect(!out.contains("="), "no key=value dump: \(out)")
+            let block = try #require(out.components(separatedBy: "Call summary\n").last)
+            let labels = block.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) ?? "" }
+            #expect(labels == ["result", "media", "duration", "packets", "jitter", "MOS", "RTT"], "\(block)")
+            #expect(block.contains("result    completed: we hung up"))
+            #expect(block.range(of: #"packets   sent \d+ · received \d+ · lost \d+ \(\d+\.\d %\)"#, options: .regularExpression) != nil)
+            #expect(caller.stderr.isEmpty)
+        }
+
+        @Test func busyInTheSummary() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let callee = try await H.callee(server, .udp, user: "1045", ["--reject", "486"])
+            let caller = try H.dial(server, .wss, user: "1044", to: "1045", ["--format", "text"])
+            #expect(await caller.exitStatus(within: .seconds(20)) == 1)
+            _ = await callee.exitStatus(within: .seconds(10))
+            #expect(caller.stdout.hasSuffix("Call summary\n  result    failed: the callee is busy (486)\n"), "\(caller.stdout)")
+            #expect(caller.stderr.isEmpty, "the summary says it once: \(caller.stderr)")
+            // Nobody registered as 1099: Kamailio's 404 in words.
+            let nobody = try H.dial(server, .tcp, user: "1044", to: "1099", ["--format", "text"])
+            #expect(await nobody.exitStatus(within: .seconds(20)) == 1)
+            #expect(
+                nobody.stdout.hasSuffix(
+                    "Call summary\n  result    failed: the callee is unknown or not registered (404 Not Found)\n"),
+                "\(nobody.stdout)")
+        }
+    }
+}
