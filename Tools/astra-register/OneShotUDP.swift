@@ -33,7 +33,7 @@ struct OneShotUDP {
         // Timings are stamped where the datagrams cross the socket, as on the endpoint path.
         let wire = WireTimings()
         var report = RegisterReport(setup: setup, start: WireTime.now(), wire: wire)
-        let output = options.nagios ? nil : owner.context.output
+        let output = owner.eventOutput
         let interrupts = InterruptPipe()
         defer { interrupts.close() }
 

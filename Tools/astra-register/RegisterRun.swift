@@ -83,9 +83,7 @@ struct RegisterRun {
             case .line(let event):
                 var connectedAt: WireTime?
                 if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
-                // Text mode shows one verdict line; its events only with -v.
-                let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0)
-                report.note(event, connectedAt: connectedAt, output: quiet ? nil : context.output)
+                report.note(event, connectedAt: connectedAt, output: eventOutput)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
                     // In keep mode the deadline only covers the first registration.
@@ -108,6 +106,12 @@ struct RegisterRun {
         for pump in pumps { pump.cancel() }
         report.finish()
         return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))
+    }
+
+    /// Where the run's events go: nowhere under --nagios, nor in text mode without -v (a person
+    /// at a terminal gets one verdict line).
+    var eventOutput: EventWriter? {
+        options.nagios || (context.output.format == .text && options.verbosity == 0) ? nil : context.output
     }
 
     /// The end of every one-shot run: the `result` object (or the Nagios line), the message on
