@@ -24,7 +24,7 @@ realtime='MediaTests\.(MediaSession|ICESession|DTLSSession)|CallSessionTests\.Ca
 # The aiortc interop runs Python media peers: after the other real-time suites, on its own, so
 # it never starves their pacing (docs/decisions.md D15).
 interop='MediaTests\.DTLSInterop'
-sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.'
+sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.|HTTP2Tests\.'
 peers='KamailioTests\.'
 status=0
 # Each phase has a time limit, so a hung test fails the run with its phase named instead of

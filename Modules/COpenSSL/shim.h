@@ -44,6 +44,10 @@ static inline long astra_BIO_set_mem_eof_return(BIO *bio, int v) {
 static inline long astra_BIO_ctrl_pending(BIO *bio) {
     return (long)BIO_ctrl_pending(bio);
 }
+static inline long astra_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *x509) {
+    return SSL_CTX_add1_chain_cert(ctx, x509);
+}
+static inline uint64_t astra_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline const int astra_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
 static inline const int astra_TLS1_3_VERSION(void) { return TLS1_3_VERSION; }
 static inline const int astra_DTLS1_2_VERSION(void) { return DTLS1_2_VERSION; }

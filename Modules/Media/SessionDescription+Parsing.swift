@@ -30,6 +30,12 @@ extension SessionDescription {
             else {
                 throw MediaError(.badSDPLine, "line \(n): '\(line.prefix(40))'")
             }
+            // RFC 8866 §9: no field holds a CR (byte-string, token and text exclude it). A CR
+            // taken into a field was written back in front of the CRLF, where it ended the line
+            // early on the next read (`m=audio 0 \r` lost its protocol).
+            guard !line.unicodeScalars.contains("\r") else {
+                throw MediaError(.badSDPLine, "line \(n): a CR inside the line")
+            }
             let value = String(line.dropFirst(2))
             if type == "m" {
                 if let m = current { session.media.append(m) }

@@ -62,6 +62,14 @@ extension KamailioPeer {
             // qualify fails at once on Kamailio's non-2xx, not at the qualify timer), and the
             // failover reason came from the gateway's Reason header.
             for ms in report.failoverMs { #expect(ms <= 2_000 + 100, "failover \(ms) ms") }
+            // Every push went to APNs' provider API over HTTP/2 (the emulator's listener answered
+            // it), on one connection: at most one push opened it.
+            let gateway = Self.lastGatewayLog.withLock { $0 }.split(separator: "\n")
+            let pushes = gateway.filter { $0.contains("\"event\":\"push_sent\"") }
+            let requests = gateway.filter { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"apns\"") }
+            #expect(pushes.count == requests.count, "\(pushes) \(requests)")
+            #expect(pushes.allSatisfy { $0.contains("\"provider\":\"apns\"") })
+            #expect(pushes.filter { $0.contains("\"new_connection\":true") }.count <= 1, "\(pushes)")
             let finals = report.timeline.filter { $0.event.name == "caller_final" }
             #expect(finals.count == report.failoverMs.count)
             for final in finals {
@@ -122,7 +130,9 @@ extension KamailioPeer {
             let lines = good.timeline.map { $0.event.jsonLine(t: $0.t) }
             let issued = try #require(lines.firstIndex { $0.contains("\"token_issued\"") }, "\(lines)")
             #expect(lines[issued...].contains { $0.contains("\"token_uploaded\"") }, "\(lines)")
-            #expect(goodLog.contains("\"apns\":\"delivered\""), "\(goodLog)")
+            // Over HTTP/2: APNs (the emulator) accepted the push to the new token and delivered it.
+            #expect(goodLog.contains("\"apns\":\"accepted\""), "\(goodLog)")
+            #expect(goodLog.contains("\"delivery\":\"delivered\""), "\(goodLog)")
 
             let stale = try await Self.run("token-rotated", expectPass: false) {
                 await LiveRunner.run($0, faults: .ignoreTokenRotation, environment: $1)
@@ -132,6 +142,9 @@ extension KamailioPeer {
             #expect(stale.outcomes == [.failedOver], "\(stale.outcomes)")
             #expect(stale.violations.isEmpty, "\(stale.violations)")
             #expect(staleLog.contains("rejected:Unregistered"), "\(staleLog)")
+            // The emulator's 410 carried a timestamp; the gateway dropped the token it had.
+            #expect(staleLog.contains("\"event\":\"token_dropped\""), "\(staleLog)")
+            #expect(staleLog.contains("\"reason\":\"Unregistered\""))
             #expect((stale.failoverMs.first ?? 9_999) < 500, "failover \(stale.failoverMs)")
             #expect(!stale.timeline.contains { $0.event.name == "apns_delivered" })
         }

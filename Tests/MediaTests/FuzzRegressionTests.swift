@@ -59,4 +59,20 @@ import Testing
             #expect(wav.sampleRate == rate)
         }
     }
+
+    /// sdp target (minimized from 268 bytes): `m=a 0 \r ` took the CR as its protocol, which
+    /// was written back as `m=a 0 \r\r\n`: read again, the line ended at the CR and had no
+    /// protocol. RFC 8866 allows a CR in no field; such a line is refused.
+    @Test func sdpLineHoldingACRIsRefused() {
+        let crash = "v=0\no= 1 0   \ns=\nc=IN IP6 .\nt=9 3\nm=a 0 \r "
+        #expect(throws: MediaError.self) { try SessionDescription(parsing: crash) }
+        do { _ = try SessionDescription(parsing: crash) } catch {
+            #expect(error.detail == "line 6: a CR inside the line", "\(error.detail)")
+        }
+        for body in ["v=0\r\no=- 1 0 IN IP4 192.0.2.1\r\ns=\rx\r\nt=0 0\r\n", "v=0\ns=a\rb\n"] {
+            #expect(throws: MediaError.self) { try SessionDescription(parsing: body) }
+        }
+        let fine = try? SessionDescription(parsing: "v=0\r\no=- 1 0 IN IP4 192.0.2.1\r\ns=-\r\nt=0 0\r\r\n")
+        #expect(fine != nil, "a CR before the CRLF stays a line ending")
+    }
 }

@@ -21,6 +21,14 @@ enum DTLSTarget {
         return (a, b)
     }()
 
+    /// OpenSSL keeps its own retransmission timer on the wall clock and retransmits by itself
+    /// when a read finds it run out: with the default 100 ms, a process the scheduler starves
+    /// (a campaign at nice 19 on a loaded machine) resent flights mid-handshake, and the same
+    /// input completed its handshake or not ("did not complete", seen at load 25). A minute
+    /// keeps every input deterministic; the retransmission schedule itself is tested in virtual
+    /// time by MediaTests.
+    static let retransmission = DTLSTransport.Retransmission(initial: .seconds(60), maximum: .seconds(60))
+
     static let target = FuzzTarget(
         name: "dtls",
         summary:
@@ -31,8 +39,11 @@ enum DTLSTarget {
         let (a, b) = certificates
         guard
             let client = try? DTLSTransport(
-                role: .client, certificate: a, expectedFingerprint: b.fingerprint, mtu: mtu),
-            let server = try? DTLSTransport(role: .server, certificate: b, expectedFingerprint: a.fingerprint, mtu: mtu)
+                role: .client, certificate: a, expectedFingerprint: b.fingerprint, mtu: mtu,
+                retransmission: retransmission),
+            let server = try? DTLSTransport(
+                role: .server, certificate: b, expectedFingerprint: a.fingerprint, mtu: mtu,
+                retransmission: retransmission)
         else { fatalError("invariant broken: DTLS transports could not be made") }
         return (client, server)
     }
