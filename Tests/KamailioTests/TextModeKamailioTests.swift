@@ -39,6 +39,7 @@ extension KamailioPeer {
             #expect(text.contains("pass --ca-file"))
             // No internal names in words.
             for word in ["connectFailed", "certificateVerificationFailed", "badWAV"] { #expect(!text.contains(word)) }
+            for said in [out, bad, text] { #expect(!said.contains("astra1041") && !said.contains("wrong"), "no password") }
         }
 
         /// With -v (and with --keep) the events come first, each a sentence, then the verdict.
@@ -59,6 +60,7 @@ extension KamailioPeer {
                 ], "\(out)")
             #expect(out.split(separator: "\n").last?.hasPrefix("✔ sip:1046@127.0.0.1 registered over TCP in ") == true)
             #expect(!out.contains("="), "no key=value dump: \(out)")
+            #expect(!out.contains("astra1046"), "no password in words")
         }
 
         @Test func connectionRefusedInWords() async throws {
