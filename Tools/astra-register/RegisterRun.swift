@@ -108,10 +108,12 @@ struct RegisterRun {
         return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))
     }
 
-    /// Where the run's events go: nowhere under --nagios, nor in text mode without -v (a person
-    /// at a terminal gets one verdict line).
+    /// Where the run's events go: nowhere under --nagios, nor in text mode without -v, unless
+    /// --keep (a person at a terminal gets one verdict line; one watching a line stay
+    /// registered wants to see refreshes and losses).
     var eventOutput: EventWriter? {
-        options.nagios || (context.output.format == .text && options.verbosity == 0) ? nil : context.output
+        let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0 && !options.keep)
+        return quiet ? nil : context.output
     }
 
     /// The end of every one-shot run: the `result` object (or the Nagios line), the message on
