@@ -21,8 +21,10 @@ extension KamailioPeer {
                 kamailioScript: KamailioServer.repoRoot + "/scripts/kamailio.sh", settings: settings)
         }
 
-        static func run(_ name: String, _ policy: PolicyChoice, rfc8599: Bool = false) async throws -> LiveReport {
-            try await run(name, rfc8599: rfc8599, expectPass: policy == .correct) {
+        static func run(
+            _ name: String, _ policy: PolicyChoice, rfc8599: Bool = false, platform: DevicePlatform = .ios
+        ) async throws -> LiveReport {
+            try await run(name, rfc8599: rfc8599, platform: platform, expectPass: policy == .correct) {
                 await LiveRunner.run($0, policy: policy, environment: $1)
             }
         }
@@ -31,7 +33,7 @@ extension KamailioPeer {
         /// asks for it, as the tool does) and runs `body`; the timeline and gateway log are printed
         /// when a run expected to pass does not.
         static func run(
-            _ name: String, rfc8599: Bool = false, expectPass: Bool,
+            _ name: String, rfc8599: Bool = false, platform: DevicePlatform = .ios, expectPass: Bool,
             _ body: (LiveScenario, LiveEnvironment) async -> LiveReport
         ) async throws -> LiveReport {
             let named = try #require(LiveScenarios.named(name))
@@ -39,6 +41,7 @@ extension KamailioPeer {
             defer { infrastructure.stop() }
             var environment = infrastructure.environment
             environment.rfc8599 = rfc8599
+            environment.platform = platform
             let scenario = try #require(LiveScenarios.named(name, ackWindowMs: environment.ackWindowMs))
             let report = await body(scenario, environment)
             lastGatewayLog.withLock { $0 = infrastructure.gatewayLog }
@@ -204,6 +207,31 @@ extension KamailioPeer {
             // Tokens never in clear.
             let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined()
             #expect(!text.contains("0000000000001111"))
+        }
+
+        /// Android: the phone registers an FCM token (`platform:"android"`) and holds the device
+        /// connection with an Android hello; the gateway pushes through FCM HTTP v1 (OAuth2 token
+        /// once, then messages:send on one HTTP/2 connection) and the high-priority data message
+        /// wakes the killed app, which acks, registers and answers — the same wake decision as iOS.
+        @Test func androidPhoneIsWokenThroughFCM() async throws {
+            let report = try await Self.run("killed", .correct, platform: .android)
+            #expect(report.infrastructureError == nil, "\(report.infrastructureError ?? "")")
+            #expect(report.passed, "\(report.summary)")
+            #expect(report.outcomes == report.expected, "\(report.outcomes)")
+            let names = report.timeline.map(\.event.name)
+            #expect(names.contains("ack_sent"))
+            #expect(names.contains("call_connected"), "\(names)")
+            let gateway = Self.lastGatewayLog.withLock { $0 }.split(separator: "\n")
+            let pushes = gateway.filter { $0.contains("\"event\":\"push_sent\"") }
+            #expect(pushes.count == 1, "\(pushes)")
+            #expect(pushes.allSatisfy { $0.contains("\"provider\":\"fcm\"") && $0.contains("\"fcm\":\"accepted\"") }, "\(pushes)")
+            #expect(gateway.contains { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"oauth\"") })
+            #expect(gateway.contains { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"fcm\"") })
+            #expect(gateway.contains { $0.contains("\"event\":\"device_connected\"") && $0.contains("android") }, "\(gateway)")
+            // The FCM token is never in clear, on either side.
+            let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined() + gateway.joined()
+            #expect(!text.contains(":APA91b"), "\(text)")
+            print("android: push-to-ring \(report.pushToRingMs) ms")
         }
 
         /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param and the gateway
