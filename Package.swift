@@ -39,20 +39,24 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian packages (header-only shims wrap macros and variadic functions).
-        systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
+        // No pkg-config for OpenSSL: its `-L/usr/lib/x86_64-linux-gnu -lssl` would come first on the
+        // link line; the module map's `link` directives place -lssl/-lcrypto after the objects,
+        // so release builds can link the static archives (scripts/release-flags.sh, decisions D7).
+        .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", providers: [.apt(["libssl-dev"])]),
         systemLibrary("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
+        systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
         // libFuzzer's driver entry points, declared weak (Fuzz/CFuzzer/shim.h).
         .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
-        module("SIPCore", ["COpenSSL"]),
+        module("SIPCore", ["COpenSSL", "CLinux"]),
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
@@ -62,8 +66,11 @@ let package = Package(
         module("JWT", ["SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
         module("HTTPLite", []),
+        // HTTP/2 over TLS: a server (OpenSSL + libnghttp2, ALPN h2) and a client (libcurl's multi
+        // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
+        module("HTTP2", ["HTTPLite", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "JWT", "COpenSSL"]),
+        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["SIPCore"]),
@@ -86,8 +93,9 @@ let package = Package(
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
         tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite"]),
+        tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "JWT", "AstraTestSupport"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),

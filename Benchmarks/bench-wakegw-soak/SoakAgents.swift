@@ -132,7 +132,7 @@ final class SoakPhone: Sendable {
     /// The token on the gateway (the phone's own bearer token) and the device connection.
     func connectDevice(apnsPort: UInt16) async throws {
         let response = try await gateway.registerToken(
-            endpoint: user, tokenHex: token, environment: "sandbox", bundleID: "com.example.astra")
+            endpoint: user, token: token, environment: "sandbox", bundleID: "com.example.astra")
         guard response.status == 200 else { throw SoakError("token for \(user): HTTP \(response.status)") }
         let connection = try TCPConnection.connect(host: "127.0.0.1", port: apnsPort)
         let hello = #"{"token":"\#(token)","topic":"com.example.astra.voip","environment":"sandbox"}"# + "\n"

@@ -98,6 +98,15 @@ public struct ConnectionTable<ID: Hashable & Sendable>: Sendable {
         perPeer[entry.peer] = left > 0 ? left : nil
     }
 
+    /// Out of descriptors (the listener's ``TCPListener/descriptorPressure``): removes the
+    /// connection quiet longest among those not busy and returns it for the shell to close, so
+    /// the connection waiting in the backlog can be accepted; nil when every one is busy.
+    public mutating func evictQuietest() -> ID? {
+        guard let victim = quietest(where: { _ in true }) else { return nil }
+        remove(victim)
+        return victim
+    }
+
     /// Connections past a timeout at `nowMs`, with whether each was reading (→ 408) or idle.
     public func expired(nowMs: Int64) -> [(id: ID, wasReading: Bool)] {
         var out: [(ID, Bool)] = []

@@ -114,3 +114,13 @@ enum HTTPTarget {
         }
     }
 }
+
+/// `application/x-www-form-urlencoded` bodies (WHATWG URL §5.1; an OAuth token request, RFC 6749
+/// §4.1.3): the same pairs and percent-decoding as a query.
+public enum HTTPForm {
+    /// The fields of `body`, or nil when it is not valid form encoding (bad `%`, not UTF-8).
+    public static func fields(_ body: [UInt8]) -> [String: String]? {
+        guard let text = String(validating: body, as: UTF8.self) else { return nil }
+        return try? HTTPTarget.split("?" + text).1
+    }
+}

@@ -20,10 +20,12 @@ public actor HTTPServer {
     private let parserLimits: HTTPParserLimits
     private var acceptTask: Task<Void, Never>?
     private var sweepTask: Task<Void, Never>?
+    private var pressureTask: Task<Void, Never>?
     private var connections: [ObjectIdentifier: TCPConnection] = [:]
     private var table: ConnectionTable<ObjectIdentifier>
     private let epoch = ContinuousClock.now
-    /// Connections closed for each reason since start (`evicted`, `refused`, `header_timeout`, `idle_timeout`).
+    /// Connections closed for each reason since start (`evicted`, `refused`, `header_timeout`, `idle_timeout`,
+    /// `descriptor_evicted`).
     public private(set) var closedBy: [String: Int] = [:]
 
     public init(
@@ -52,6 +54,9 @@ public actor HTTPServer {
                 await self.adopt(connection)
             }
         }
+        pressureTask = Task { [weak self] in
+            for await _ in listener.descriptorPressure { await self?.evictForDescriptor() }
+        }
         let sweepMs = max(10, min(limits.headerTimeoutMs, limits.idleTimeoutMs) / 4)
         sweepTask = Task { [weak self] in
             while !Task.isCancelled {
@@ -67,6 +72,7 @@ public actor HTTPServer {
         listener.close()
         acceptTask?.cancel()
         sweepTask?.cancel()
+        pressureTask?.cancel()
         for connection in connections.values { connection.close() }
         connections.removeAll()
         for id in Array(table.entriesIDs) { table.remove(id) }
@@ -104,6 +110,13 @@ public actor HTTPServer {
             }
             self.forget(id)
         }
+    }
+
+    /// `accept()` ran out of descriptors: the quietest connection makes room (`descriptor_evicted`).
+    private func evictForDescriptor() {
+        guard let victim = table.evictQuietest(), let connection = connections.removeValue(forKey: victim) else { return }
+        count("descriptor_evicted")
+        connection.close()
     }
 
     private func update(_ id: ObjectIdentifier, _ phase: ConnectionTable<ObjectIdentifier>.Phase) {

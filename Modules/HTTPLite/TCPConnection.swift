@@ -97,6 +97,18 @@ public final class TCPConnection: @unchecked Sendable {
         }
     }
 
+    /// Queues `bytes` for writing now, in call order: two calls from one actor are written in the
+    /// order they were made. (``write(_:timeoutMs:)`` is `async` on a non-isolated class, so an
+    /// actor calling it hops to the global executor first and two calls can reach the queue
+    /// swapped — fine for whole messages, fatal for a byte stream cut in pieces, such as TLS
+    /// records: seen as `bad record mac` at the peer.) `done` gets whether everything was written.
+    public func enqueue(_ bytes: [UInt8], timeoutMs: Int32 = 5_000, done: (@Sendable (Bool) -> Void)? = nil) {
+        queue.async { [self] in
+            let ok = writeNow(bytes, timeoutMs: timeoutMs)
+            done?(ok)
+        }
+    }
+
     private func writeNow(_ bytes: [UInt8], timeoutMs: Int32) -> Bool {
         guard !closed else { return false }
         var offset = 0

@@ -9,6 +9,11 @@ public final class TCPListener: @unchecked Sendable {
     /// The bound port (the kernel's choice when 0 was asked).
     public let port: UInt16
     public let connections: AsyncStream<TCPConnection>
+    /// Each time `accept()` failed for want of descriptors (EMFILE/ENFILE) or kernel memory: the
+    /// count of such failures so far. The owner frees a descriptor (evicts its quietest
+    /// connection); the listener has paused and retries by itself (10 ms doubling to 1 s).
+    public let descriptorPressure: AsyncStream<Int>
+    private let pressure: AsyncStream<Int>.Continuation
     private let sink: AsyncStream<TCPConnection>.Continuation
     private let source: DispatchSourceRead
 
@@ -41,9 +46,12 @@ public final class TCPListener: @unchecked Sendable {
         self.host = host
         self.port = UInt16(bigEndian: actual.sin_port)
         (connections, sink) = AsyncStream.makeStream(of: TCPConnection.self)
+        (descriptorPressure, pressure) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
         let sink = sink
-        source = DispatchSource.makeReadSource(
-            fileDescriptor: fd, queue: DispatchQueue(label: "astra.httplite.listen.\(self.port)"))
+        let queue = DispatchQueue(label: "astra.httplite.listen.\(self.port)")
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let pressure = pressure
+        let backoff = Backoff(source)
         source.setEventHandler {
             while true {
                 var peer = sockaddr_in()
@@ -53,7 +61,21 @@ public final class TCPListener: @unchecked Sendable {
                         accept(fd, $0, &peerLength)
                     }
                 }
-                guard client >= 0 else { return }
+                guard client >= 0 else {
+                    let e = errno
+                    guard e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM else { return }
+                    // Out of descriptors (or kernel memory): the pending connection stays in the
+                    // backlog and the source stays readable, so retrying at once would spin. Pause
+                    // accepting, ask the owner to free a descriptor (evict its quietest
+                    // connection), and retry after a back-off that doubles up to 1 s.
+                    backoff.failures += 1
+                    let pause = backoff.nextMs()
+                    backoff.source.suspend()
+                    pressure.yield(backoff.failures)
+                    queue.asyncAfter(deadline: .now() + .milliseconds(pause)) { backoff.source.resume() }
+                    return
+                }
+                backoff.reset()
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 var on: Int32 = 1
@@ -68,8 +90,24 @@ public final class TCPListener: @unchecked Sendable {
         source.setCancelHandler {
             Glibc.close(fd)
             sink.finish()
+            pressure.finish()
         }
         source.resume()
+    }
+
+    /// The accept back-off (confined to the listener's queue). It holds the source it pauses: the
+    /// cycle source → handler → back-off → source ends when the source is cancelled (Dispatch
+    /// drops its handlers), and a suspended source is never released before its resume.
+    private final class Backoff: @unchecked Sendable {
+        let source: DispatchSourceRead
+        init(_ source: DispatchSourceRead) { self.source = source }
+        var failures = 0
+        private var currentMs = 0
+        func nextMs() -> Int {
+            currentMs = currentMs == 0 ? 10 : min(currentMs * 2, 1_000)
+            return currentMs
+        }
+        func reset() { currentMs = 0 }
     }
 
     /// Stops accepting; ``connections`` ends. Open connections are their owners' to close.

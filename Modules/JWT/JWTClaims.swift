@@ -6,10 +6,13 @@ public struct JWTClaims: Sendable, Hashable {
     public let json: LineJSON
     public let subject: String?
     public let issuer: String?
-    /// Seconds since 1970 (NumericDate, RFC 7519 §2), whole seconds (fractions dropped).
+    /// Seconds since 1970 (NumericDate, RFC 7519 §2), whole seconds (fractions dropped);
+    /// `Int64.max` for a token without `exp` under a policy that allows it (APNs).
     public let expiresAt: Int64
     public let issuedAt: Int64?
     public let notBefore: Int64?
+    /// The `kid` of the key that verified the token (from its header), if the key has one.
+    public internal(set) var keyID: String?
 
     init(json: LineJSON, expiresAt: Int64, issuedAt: Int64?, notBefore: Int64?) {
         self.json = json

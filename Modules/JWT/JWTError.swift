@@ -9,6 +9,8 @@ public struct JWTError: Error, Sendable, Hashable, CustomStringConvertible {
         case algorithmNotAllowed = "algorithm_not_allowed"
         /// A `crit` header parameter (RFC 7515 §4.1.11: must be understood; we understand none).
         case unsupportedHeader = "unsupported_header"
+        /// The header's `kid` names no configured key, or a `kid` is required and missing.
+        case unknownKey = "unknown_key"
         case badSignature = "bad_signature"
         /// `exp` is missing (required here) or past, beyond the clock-skew bound (RFC 7519 §4.1.4).
         case expired

@@ -1,4 +1,5 @@
 import COpenSSL
+import SIPCore
 import Glibc
 
 /// A key a ``JWTVerifier`` checks signatures with, or a ``JWTSigner`` signs with. The key fixes
@@ -15,11 +16,45 @@ public final class JWTKey: @unchecked Sendable {
     let material: Material
     /// Whether this key can sign (an HMAC secret or a private key).
     public let canSign: Bool
+    /// The key's `kid` (RFC 7515 §4.1.4): a signer puts it in the header, a verifier holding keys
+    /// with ids picks the key by it (key rotation; APNs' 10-character key id). nil = no id.
+    public let keyID: String?
 
-    private init(algorithm: JWTAlgorithm, material: Material, canSign: Bool) {
+    private init(algorithm: JWTAlgorithm, material: Material, canSign: Bool, keyID: String? = nil) {
         self.algorithm = algorithm
         self.material = material
         self.canSign = canSign
+        self.keyID = keyID
+    }
+
+    /// The same key material under `keyID` (the OpenSSL key is shared, reference-counted).
+    public func identified(as keyID: String?) -> JWTKey {
+        switch material {
+        case .secret(let bytes):
+            return JWTKey(algorithm: algorithm, material: .secret(bytes), canSign: canSign, keyID: keyID)
+        case .pkey(let key):
+            EVP_PKEY_up_ref(key)
+            return JWTKey(algorithm: algorithm, material: .pkey(key), canSign: canSign, keyID: keyID)
+        }
+    }
+
+    /// The public half of a private key (a verifier for what this key signs).
+    public func publicHalf() throws(JWTError) -> JWTKey {
+        switch material {
+        case .secret:
+            return self
+        case .pkey(let key):
+            guard let bio = BIO_new(BIO_s_mem()) else { throw JWTError(.crypto, "BIO_new failed") }
+            defer { BIO_free(bio) }
+            guard PEM_write_bio_PUBKEY(bio, key) == 1 else { throw JWTError(.crypto, "public key export failed") }
+            var data: UnsafeMutablePointer<CChar>?
+            let length = astra_BIO_get_mem_data(bio, &data)
+            guard length > 0, let data else { throw JWTError(.crypto, "public key export failed") }
+            let pem = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+            return try Self.publicKey(pem: pem).identified(as: keyID)
+        }
     }
 
     deinit {
@@ -61,6 +96,45 @@ public final class JWTKey: @unchecked Sendable {
             throw JWTError(.badKey, "not an unencrypted PEM private key")
         }
         return try typed(key, canSign: true)
+    }
+
+    /// A fresh private key from OpenSSL's CSPRNG: P-256 for ES256, RSA-2048 for RS256 (a dev
+    /// provider key for the loopback push emulator; never from a seed).
+    public static func generate(_ algorithm: JWTAlgorithm, keyID: String? = nil) throws(JWTError) -> JWTKey {
+        switch algorithm {
+        case .hs256:
+            return try hmac(secret: KeyMaterial.bytes(32)).identified(as: keyID)
+        case .es256, .rs256:
+            guard let ctx = EVP_PKEY_CTX_new_from_name(nil, algorithm == .es256 ? "EC" : "RSA", nil) else {
+                throw JWTError(.crypto, "EVP_PKEY_CTX_new_from_name failed")
+            }
+            defer { EVP_PKEY_CTX_free(ctx) }
+            guard EVP_PKEY_keygen_init(ctx) == 1 else { throw JWTError(.crypto, "keygen init failed") }
+            let configured =
+                algorithm == .es256
+                ? EVP_PKEY_CTX_set_group_name(ctx, "P-256") : EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2_048)
+            var key: OpaquePointer?
+            guard configured == 1, EVP_PKEY_generate(ctx, &key) == 1, let key else {
+                throw JWTError(.crypto, "\(algorithm.rawValue) key generation failed")
+            }
+            return try typed(key, canSign: true).identified(as: keyID)
+        }
+    }
+
+    /// The private key in PKCS#8 PEM (a dev service-account file for the emulator; never logged).
+    public func privateKeyPEM() throws(JWTError) -> String {
+        guard canSign, case .pkey(let key) = material else { throw JWTError(.badKey, "not a private key") }
+        guard let bio = BIO_new(BIO_s_mem()) else { throw JWTError(.crypto, "BIO_new failed") }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else {
+            throw JWTError(.crypto, "private key export failed")
+        }
+        var data: UnsafeMutablePointer<CChar>?
+        let length = astra_BIO_get_mem_data(bio, &data)
+        guard length > 0, let data else { throw JWTError(.crypto, "private key export failed") }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
     }
 
     public static func publicKey(file path: String) throws(JWTError) -> JWTKey {
@@ -107,7 +181,8 @@ public final class JWTKey: @unchecked Sendable {
     /// Key files are small: anything over 64 KiB (or not a regular file's worth, /dev/zero) is refused.
     static let maxKeyFileBytes = 65_536
 
-    static func readKeyFile(_ path: String) throws(JWTError) -> [UInt8] {
+    /// A small file's bytes (≤ 64 KiB; /dev/zero and directories refused): keys, service accounts.
+    public static func readKeyFile(_ path: String) throws(JWTError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw JWTError(.badKey, "\(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

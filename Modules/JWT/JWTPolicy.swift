@@ -9,6 +9,14 @@ public struct JWTPolicy: Sendable, Hashable {
     /// Longest accepted lifetime: `exp − iat` (or `exp − now` without `iat`), in seconds. The
     /// platform's role tokens live 24 h; a token valid for years is refused even when signed.
     public var maxLifetimeSeconds: Int64
+    /// `exp` must be present (bearer tokens). APNs provider tokens carry none: their life is
+    /// counted from `iat` (``maxAgeSeconds``).
+    public var requireExpiration = true
+    /// When set, `iat` is required and a token issued longer ago than this (beyond the skew) is
+    /// expired — APNs: "older than one hour" → 403 ExpiredProviderToken.
+    public var maxAgeSeconds: Int64?
+    /// The token header must name a `kid` of a configured key (APNs: the key id of the `.p8`).
+    public var requireKeyID = false
 
     public init(
         issuer: String? = nil, audience: String? = nil, clockSkewSeconds: Int64 = 60,

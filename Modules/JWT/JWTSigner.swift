@@ -4,7 +4,7 @@ import SIPCore
 /// the wake gateway's tests and live runs, and later APNs/FCM provider tokens (ES256/RS256).
 public struct JWTSigner: Sendable {
     public let key: JWTKey
-    /// Extra header parameters (e.g. `kid`), after `alg` and `typ`.
+    /// Extra header parameters after `alg`, `typ` and the key's `kid` (when it has one).
     public var headerExtras: [(String, LineJSON)]
 
     public init(key: JWTKey, headerExtras: [(String, LineJSON)] = []) throws(JWTError) {
@@ -15,7 +15,9 @@ public struct JWTSigner: Sendable {
 
     /// `claims` (a JSON object, members in order) signed with the key's algorithm.
     public func sign(_ claims: [(String, LineJSON)]) throws(JWTError) -> String {
-        let header = LineJSON.object([("alg", .string(key.algorithm.rawValue)), ("typ", .string("JWT"))] + headerExtras)
+        var members: [(String, LineJSON)] = [("alg", .string(key.algorithm.rawValue)), ("typ", .string("JWT"))]
+        if let kid = key.keyID, !headerExtras.contains(where: { $0.0 == "kid" }) { members.append(("kid", .string(kid))) }
+        let header = LineJSON.object(members + headerExtras)
         let input =
             Base64URL.encode(Array(header.serialized.utf8)) + "."
             + Base64URL.encode(Array(LineJSON.object(claims).serialized.utf8))

@@ -15,11 +15,32 @@ public struct JWTVerifier: Sendable {
     /// Longest token accepted (a bearer header is small; this caps the work a stranger can cause).
     public static let maxTokenBytes = 8_192
 
-    /// At most one key per algorithm; the first wins.
+    /// At most one key per algorithm and `kid` (keys without an id: one per algorithm); the
+    /// first wins. Rotation: give the old and the new key different ids.
     public init(keys: [JWTKey], policy: JWTPolicy = JWTPolicy()) {
-        var seen: Set<JWTAlgorithm> = []
-        self.keys = keys.filter { seen.insert($0.algorithm).inserted }
+        var seen: Set<String> = []
+        self.keys = keys.filter { seen.insert($0.algorithm.rawValue + "/" + ($0.keyID ?? "")).inserted }
         self.policy = policy
+    }
+
+    /// The key a token's `alg` and `kid` select (RFC 7515 §4.1.4). When the keys have ids, a `kid`
+    /// must match one exactly; keys without ids ignore the token's `kid` (nothing to select by).
+    /// Without a `kid`: the algorithm's key without an id, or its only key.
+    func key(for algorithm: JWTAlgorithm, kid: String?) throws(JWTError) -> JWTKey {
+        let candidates = keys.filter { $0.algorithm == algorithm }
+        guard !candidates.isEmpty else {
+            throw JWTError(.algorithmNotAllowed, "no \(algorithm.rawValue) key is configured")
+        }
+        if let kid, candidates.contains(where: { $0.keyID != nil }) {
+            guard let key = candidates.first(where: { $0.keyID == kid }) else {
+                throw JWTError(.unknownKey, "kid \(Self.safe(kid)) names no configured key")
+            }
+            return key
+        }
+        guard !policy.requireKeyID else { throw JWTError(.unknownKey, "no kid in the header") }
+        if let plain = candidates.first(where: { $0.keyID == nil }) { return plain }
+        guard candidates.count == 1 else { throw JWTError(.unknownKey, "no kid, and several keys could be meant") }
+        return candidates[0]
     }
 
     /// The algorithms this verifier accepts (those of its keys).
@@ -41,9 +62,13 @@ public struct JWTVerifier: Sendable {
             throw JWTError(
                 .algorithmNotAllowed, name == "none" ? "unsigned token (alg none)" : "algorithm \(Self.safe(name))")
         }
-        guard let key = keys.first(where: { $0.algorithm == algorithm }) else {
-            throw JWTError(.algorithmNotAllowed, "no \(algorithm.rawValue) key is configured")
+        let kid: String?
+        switch header["kid"] {
+        case nil: kid = nil
+        case .string(let text)?: kid = text
+        default: throw JWTError(.malformed, "kid is not a string")
         }
+        let key = try self.key(for: algorithm, kid: kid)
         if header["crit"] != nil { throw JWTError(.unsupportedHeader, "crit header parameter") }
         guard let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self)) else {
             throw JWTError(.malformed, "signature is not base64url")
@@ -53,7 +78,9 @@ public struct JWTVerifier: Sendable {
             throw JWTError(.badSignature, "\(algorithm.rawValue) signature does not verify")
         }
         let claims = try Self.object(parts[1], "claims")
-        return try check(claims, now: now)
+        var result = try check(claims, now: now)
+        result.keyID = key.keyID
+        return result
     }
 
     static func check(_ signature: [UInt8], over input: [UInt8], with key: JWTKey) -> Bool {
@@ -72,17 +99,25 @@ public struct JWTVerifier: Sendable {
 
     func check(_ claims: LineJSON, now: Int64) throws(JWTError) -> JWTClaims {
         let skew = policy.clockSkewSeconds
-        guard let exp = try Self.numericDate(claims, "exp") else { throw JWTError(.expired, "no exp claim") }
+        let expiry = try Self.numericDate(claims, "exp")
+        guard expiry != nil || !policy.requireExpiration else { throw JWTError(.expired, "no exp claim") }
+        let exp = expiry ?? Int64.max
         let nbf = try Self.numericDate(claims, "nbf")
         let iat = try Self.numericDate(claims, "iat")
-        guard now < exp + skew else { throw JWTError(.expired, "expired \(now - exp) s ago") }
+        if let maxAge = policy.maxAgeSeconds {
+            guard let iat else { throw JWTError(.badLifetime, "no iat claim") }
+            guard now - iat <= maxAge + skew else { throw JWTError(.expired, "issued \(now - iat) s ago, over \(maxAge) s") }
+        }
+        if expiry != nil { guard now < exp + skew else { throw JWTError(.expired, "expired \(now - exp) s ago") } }
         if let nbf, now + skew < nbf { throw JWTError(.notYetValid, "valid only in \(nbf - now) s") }
         if let iat {
             guard iat <= now + skew else { throw JWTError(.badLifetime, "issued \(iat - now) s in the future") }
-            guard exp - iat <= policy.maxLifetimeSeconds else {
-                throw JWTError(.badLifetime, "lifetime \(exp - iat) s over \(policy.maxLifetimeSeconds) s")
+            if expiry != nil {
+                guard exp - iat <= policy.maxLifetimeSeconds else {
+                    throw JWTError(.badLifetime, "lifetime \(exp - iat) s over \(policy.maxLifetimeSeconds) s")
+                }
             }
-        } else if exp - now > policy.maxLifetimeSeconds + skew {
+        } else if expiry != nil, exp - now > policy.maxLifetimeSeconds + skew {
             throw JWTError(.badLifetime, "expires in \(exp - now) s, over \(policy.maxLifetimeSeconds) s")
         }
         let result = JWTClaims(json: claims, expiresAt: exp, issuedAt: iat, notBefore: nbf)

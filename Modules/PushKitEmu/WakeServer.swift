@@ -5,7 +5,9 @@ public protocol WakeTransport: Sendable {
     func sendQualify(call: Int32) async
     /// Send (or release the held) INVITE to the registered contact.
     func sendInvite(call: Int32, direct: Bool) async
-    /// Send the VoIP push (`apns-expiration: 0`, priority 10, caller + push-id); `nil` = accepted.
+    /// Send the VoIP push (`apns-expiration: 0`, priority 10, caller + push-id); `nil` = accepted,
+    /// or sent with the provider's answer to come (a refusal then arrives as
+    /// ``WakeServer/pushRejected(_:)``).
     func sendPush(call: Int32) async -> APNsRejection?
     /// CANCEL the INVITE.
     func sendCancel(call: Int32) async
@@ -79,6 +81,10 @@ public actor WakeServer<C: Clock<Duration>, T: WakeTransport> {
     public func registerReceived(_ call: Int32) async { await step(call) { $0.registerReceived() } }
     /// The phone answered (200 OK).
     public func answered(_ call: Int32) async { await step(call) { $0.answered() } }
+    /// The provider refused the push after ``WakeTransport/sendPush(call:)`` returned: a transport
+    /// whose provider answers in its own time (HTTP/2 to APNs or FCM) reports it here, so a slow
+    /// provider never holds the caller of `sendPush`. Ignored unless the push awaits its ack.
+    public func pushRejected(_ call: Int32) async { await step(call) { $0.pushRejected() } }
     /// The caller hung up.
     public func callerLeft(_ call: Int32) async { await step(call) { $0.callerLeft() } }
 

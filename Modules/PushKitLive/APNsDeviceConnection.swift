@@ -2,9 +2,18 @@ import Dispatch
 import PushKitEmu
 import SIPCore
 
-/// One VoIP push as the APNs emulator delivers it to the device (docs/pushkit-emulator.md,
-/// "Live mode": one JSON line per push).
+/// The push service a live phone gets its pushes from.
+public enum DevicePlatform: String, Sendable, Hashable {
+    /// APNs VoIP pushes (PushKit): the rules of PUSH-RULES.md.
+    case ios
+    /// FCM data messages: a high-priority one is Android's counterpart of a VoIP push.
+    case android
+}
+
+/// One VoIP push as the gateway's push emulator delivers it to the device (docs/pushkit-emulator.md,
+/// "Live mode": one JSON line per push) — an APNs notification, or an FCM data message on Android.
 public struct DevicePush: Sendable, Hashable {
+    public var platform: DevicePlatform = .ios
     /// APNs' id of the notification (`apns-id`).
     public var apnsID: String
     /// `apns-push-type` (must be `voip`).
@@ -22,9 +31,25 @@ public struct DevicePush: Sendable, Hashable {
     /// The Call-ID of the held INVITE (R5 match).
     public var callID: String?
 
-    /// Parses one delivered line; nil when it is not a JSON object at all.
+    /// Parses one delivered line; nil when it is not a JSON object at all. An FCM data message
+    /// (`{"platform":"android","message_id","priority","ttl_s","data":{…}}`) maps onto the same
+    /// fields: its message id, `voip` for a high-priority message (the one Android lets start an
+    /// app for an incoming call; a normal-priority one is not handled as a call), its ttl.
     public init?(line: [UInt8]) {
         guard let json = try? LineJSON.parse(line), case .object = json else { return nil }
+        if json["platform"]?.stringValue == "android" {
+            platform = .android
+            apnsID = json["message_id"]?.stringValue ?? ""
+            pushType = json["priority"]?.stringValue == "high" ? "voip" : ""
+            topic = ""
+            priority = json["priority"]?.stringValue == "high" ? 10 : 5
+            expiration = json["ttl_s"]?.intValue ?? 0
+            let data = json["data"]
+            pushID = data?["push_id"]?.stringValue
+            caller = data?["caller"]?.stringValue
+            callID = data?["call_id"]?.stringValue
+            return
+        }
         apnsID = json["apns_id"]?.stringValue ?? ""
         pushType = json["push_type"]?.stringValue ?? ""
         topic = json["topic"]?.stringValue ?? ""
@@ -87,6 +112,23 @@ public final class APNsDeviceConnection: Sendable {
         self.pushes = pushes
     }
 
+    /// Connects and announces the phone of `config`: iOS `{"token","topic","environment"}`,
+    /// Android `{"platform":"android","token","package","project_id"}`; `replacing` is the token
+    /// PushKit rotated away (iOS). Tokens go on the wire only.
+    public static func open(_ config: LivePhoneConfig, replacing: String? = nil) async throws(LiveError)
+        -> APNsDeviceConnection
+    {
+        guard config.platform == .android else {
+            return try await open(
+                host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.wireToken, topic: config.topic,
+                environment: config.environment.rawValue, replacesHex: replacing)
+        }
+        let hello =
+            "{\"platform\":\"android\",\"token\":\(JSONLine.quote(config.wireToken)),\"package\":"
+            + "\(JSONLine.quote(config.bundleID)),\"project_id\":\(JSONLine.quote(config.fcmProject))}\n"
+        return try await open(host: config.apnsHost, port: config.apnsDevicePort, hello: Array(hello.utf8))
+    }
+
     /// Connects and announces the device. `tokenHex` (and `replacesHex`, the token PushKit
     /// rotated away) go on the wire only.
     public static func open(
@@ -97,6 +139,11 @@ public final class APNsDeviceConnection: Sendable {
         let hello = Array(
             "{\"token\":\(JSONLine.quote(tokenHex)),\"topic\":\(JSONLine.quote(topic)),\"environment\":\(JSONLine.quote(environment))\(replaces)}\n"
                 .utf8)
+        return try await open(host: host, port: port, hello: hello)
+    }
+
+    /// Connects, sends the hello line, and reads pushes.
+    private static func open(host: String, port: UInt16, hello: [UInt8]) async throws(LiveError) -> APNsDeviceConnection {
         let opened: Result<LoopbackSocket, LiveError> = await offPool {
             do throws(LiveError) {
                 let socket = try LoopbackSocket.connect(host: host, port: port)

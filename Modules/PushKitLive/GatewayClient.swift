@@ -38,20 +38,21 @@ public struct GatewayClient: Sendable {
     }
 
     /// `POST /api/v1/users/voip-push-token {asterisk_endpoint, token, environment, bundle_id, platform}`.
+    /// `token`: the APNs token's hex (iOS) or the FCM registration token (Android).
     public func registerToken(
-        endpoint: String, tokenHex: String, environment: String, bundleID: String
+        endpoint: String, token: String, environment: String, bundleID: String, platform: DevicePlatform = .ios
     ) async throws(LiveError) -> Response {
         let body =
-            "{\"asterisk_endpoint\":\(JSONLine.quote(endpoint)),\"token\":\(JSONLine.quote(tokenHex)),"
+            "{\"asterisk_endpoint\":\(JSONLine.quote(endpoint)),\"token\":\(JSONLine.quote(token)),"
             + "\"environment\":\(JSONLine.quote(environment)),\"bundle_id\":\(JSONLine.quote(bundleID)),"
-            + "\"platform\":\"ios\"}"
+            + "\"platform\":\(JSONLine.quote(platform.rawValue))}"
         return try await request("POST", "/api/v1/users/voip-push-token", json: body)
     }
 
     /// `GET /api/v1/users/voip-push-status?asterisk_endpoint=&token=` (404 = not registered).
-    public func status(endpoint: String, tokenHex: String) async throws(LiveError) -> Response {
+    public func status(endpoint: String, token: String) async throws(LiveError) -> Response {
         try await request(
-            "GET", "/api/v1/users/voip-push-status?asterisk_endpoint=\(Self.escape(endpoint))&token=\(tokenHex)")
+            "GET", "/api/v1/users/voip-push-status?asterisk_endpoint=\(Self.escape(endpoint))&token=\(Self.escape(token))")
     }
 
     /// `DELETE /api/v1/users/voip-push-token?asterisk_endpoint=`.

@@ -30,6 +30,9 @@ public struct LiveEnvironment: Sendable {
     public var sipTrace = false
     /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param.
     public var rfc8599 = false
+    /// The phone's platform: iOS (APNs, PushKit rules) or Android (an FCM token; the gateway
+    /// pushes through FCM HTTP v1; docs/wake-gateway.md "Android").
+    public var platform: DevicePlatform = .ios
     /// Mints the phone's bearer token for the gateway's token endpoints (the dev key of a gateway
     /// this tool started; nil = send none).
     public var gatewayAuth: GatewayDevAuth?

@@ -70,6 +70,9 @@ public final class LiveInfrastructure: Sendable {
                         "--qualify-timeout-ms", String(settings.qualifyTimeoutMs),
                         "--register-wait-ms", String(settings.registerWaitMs), "--json",
                         "--jwt-hs256-secret-file", auth.secretFile,
+                        // The provider emulator's HTTP/2 listeners: any free ports (the gateway
+                        // pushes to its own emulator; the listening event names them).
+                        "--apns-emulator-port", "0", "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
                     ] + (settings.goneNotice ? ["--gone-notice"] : []) + settings.extraArguments,
                     environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")

@@ -84,8 +84,8 @@ extension LivePhone {
             let gateway = config.gateway, config = config, timeline = timeline
             perform {
                 let response = try? await gateway.registerToken(
-                    endpoint: config.endpointName, tokenHex: config.token.rawHexForAPNsRequestOnly,
-                    environment: config.environment.rawValue, bundleID: config.bundleID)
+                    endpoint: config.endpointName, token: config.wireToken, environment: config.environment.rawValue,
+                    bundleID: config.bundleID, platform: config.platform)
                 if let response, (200..<300).contains(response.status) {
                     timeline.record(.tokenUploaded(token: config.token))
                 }
@@ -102,8 +102,8 @@ extension LivePhone {
         case .fetch:
             record(.fetchSent)
             guard online else { return }
-            let gateway = config.gateway, name = config.endpointName, hex = config.token.rawHexForAPNsRequestOnly
-            perform { _ = try? await gateway.status(endpoint: name, tokenHex: hex) }
+            let gateway = config.gateway, name = config.endpointName, token = config.wireToken
+            perform { _ = try? await gateway.status(endpoint: name, token: token) }
         case .startTimer(let timer, let after):
             later(after) { $0.timerFired(timer, generation: gen) }
         }

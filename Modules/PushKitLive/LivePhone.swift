@@ -179,9 +179,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
     /// meanwhile are gone), the app told.
     public func goOnline(notify: Bool = true) async throws(LiveError) {
         guard !online else { return }
-        let connection = try await APNsDeviceConnection.open(
-            host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.token.rawHexForAPNsRequestOnly,
-            topic: config.topic, environment: config.environment.rawValue)
+        let connection = try await APNsDeviceConnection.open(config)
         online = true
         device = connection
         if notify { record(.connectivity(online: true)) }
@@ -205,10 +203,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
         record(.tokenIssued(token: config.token))
         if online {
             device?.close()
-            device = try await APNsDeviceConnection.open(
-                host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.token.rawHexForAPNsRequestOnly,
-                topic: config.topic, environment: config.environment.rawValue,
-                replacesHex: old.rawHexForAPNsRequestOnly)
+            device = try await APNsDeviceConnection.open(config, replacing: old.rawHexForAPNsRequestOnly)
             listen(to: device!)
         }
         if appRunning {
@@ -321,7 +316,8 @@ public actor LivePhone<Policy: PushClientPolicy> {
         let readable = delivered.pushID != nil && delivered.pushType == "voip"
         let push = VoIPPush(
             pushID: p, call: call, content: readable ? .call : .unreadable,
-            origin: delivered.topic == config.topic ? .known : .unknown, sentAt: now, mustReport: nil)
+            origin: delivered.platform == .android || delivered.topic == config.topic ? .known : .unknown, sentAt: now,
+            mustReport: nil)
         pushes.append(push)
         pushKeys.append(delivered.pushID ?? "")
         record(.apnsDelivered(push: p, ageMs: delayMs))

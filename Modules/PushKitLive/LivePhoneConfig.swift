@@ -17,8 +17,12 @@ public struct LivePhoneConfig: Sendable {
     public var token: PushToken
     /// App bundle id; the VoIP topic is `<bundle>.voip`.
     public var bundleID = "com.example.astra"
-    /// Token environment (`sandbox` or `production`).
+    /// Token environment (`sandbox` or `production`; iOS only).
     public var environment: APNsEnvironment = .sandbox
+    /// iOS (PushKit token, APNs) or Android (FCM registration token, FCM HTTP v1 data messages).
+    public var platform: DevicePlatform = .ios
+    /// The FCM project (sender) an Android token belongs to; the gateway's emulator's own.
+    public var fcmProject = "astra-emulator"
     /// RFC 8599 mode: REGISTER carries pn-provider/pn-prid/pn-param; no token endpoint.
     public var rfc8599 = false
     /// Apple team id for `pn-param` (`<TeamID>.<BundleID>.voip`).
@@ -55,6 +59,13 @@ public struct LivePhoneConfig: Sendable {
 
     /// `apns-topic` of VoIP pushes.
     public var topic: String { bundleID + ".voip" }
+    /// The token as the push service knows it, for the wire only (never printed): the PushKit
+    /// token's hex on iOS; on Android an FCM registration token derived from the same bytes (FCM's
+    /// `<instance id>:APA91b<…>` shape, so runs stay reproducible).
+    public var wireToken: String {
+        let hex = token.rawHexForAPNsRequestOnly
+        return platform == .android ? String(hex.prefix(11)) + ":APA91b" + hex : hex
+    }
     /// The token endpoint's `asterisk_endpoint`: the line's user.
     public var endpointName: String { line.user }
 

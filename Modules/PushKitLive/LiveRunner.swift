@@ -63,6 +63,7 @@ public enum LiveRunner {
             apnsDevicePort: env.apnsDevicePort, token: token)
         config.apnsHost = env.host
         config.rfc8599 = env.rfc8599
+        config.platform = env.platform
         config.settings = settings
         let delivery = env.deliverySettings
         // A scenario that needs a slow launch (cancel-before-wake) keeps it under any model.
@@ -207,8 +208,8 @@ public enum LiveRunner {
         if scenario.app != .foreground && !config.rfc8599 {
             // The app uploaded its token on an earlier run (virtual mode's `token_on_server`).
             let response = try await config.gateway.registerToken(
-                endpoint: config.endpointName, tokenHex: config.token.rawHexForAPNsRequestOnly,
-                environment: config.environment.rawValue, bundleID: config.bundleID)
+                endpoint: config.endpointName, token: config.wireToken, environment: config.environment.rawValue,
+                bundleID: config.bundleID, platform: config.platform)
             guard (200..<300).contains(response.status) else {
                 throw LiveError(.infrastructure, "gateway refused the token registration: HTTP \(response.status)")
             }

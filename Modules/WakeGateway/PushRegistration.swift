@@ -12,7 +12,8 @@ public struct PushRegistration: Sendable, Hashable {
 
     /// The SIP user (`asterisk_endpoint`), e.g. `1001`.
     public var endpoint: String
-    /// The device token, lowercase hex. Never printed: use ``redactedToken``.
+    /// The device token: APNs lowercase hex, or an FCM registration token as given. Never
+    /// printed: use ``redactedToken``.
     public var token: String
     public var environment: APNsEnvironment
     /// The app's bundle id; the VoIP topic is `bundleID + ".voip"`.
@@ -27,7 +28,7 @@ public struct PushRegistration: Sendable, Hashable {
         updatedAt: Int64, source: Source = .api
     ) {
         self.endpoint = endpoint
-        self.token = token.lowercased()
+        self.token = platform == "android" ? token : token.lowercased()
         self.environment = environment
         self.bundleID = bundleID
         self.platform = platform
@@ -37,6 +38,8 @@ public struct PushRegistration: Sendable, Hashable {
 
     /// The VoIP topic (`apns-topic`).
     public var topic: String { bundleID + ".voip" }
+    /// An FCM token (`platform: "android"`): pushed through FCM HTTP v1, not APNs.
+    public var isAndroid: Bool { platform == "android" }
     /// The token as logs may show it.
     public var redactedToken: String { TokenText.redact(token) }
 }

@@ -22,6 +22,22 @@ public struct PushTokenStore: Sendable {
         api.removeValue(forKey: endpoint) != nil
     }
 
+    /// The provider said `token` is dead (APNs 410 with the time it became invalid, BadDeviceToken,
+    /// DeviceTokenNotForTopic; FCM UNREGISTERED): `endpoint`'s registrations holding it are removed —
+    /// unless they were updated after `invalidSinceMs` (Apple: a token re-registered after the
+    /// timestamp is valid again). Returns the sources dropped.
+    public mutating func drop(token: String, endpoint: String, invalidSinceMs: Int64?) -> [PushRegistration.Source] {
+        var dropped: [PushRegistration.Source] = []
+        for source in [PushRegistration.Source.rfc8599, .api] {
+            let current = source == .api ? api[endpoint] : rfc8599[endpoint]
+            guard let current, current.token == token else { continue }
+            if let since = invalidSinceMs, current.updatedAt > since { continue }
+            if source == .api { api[endpoint] = nil } else { rfc8599[endpoint] = nil }
+            dropped.append(source)
+        }
+        return dropped
+    }
+
     /// Applies a token request (`registerToken`, `status`, `deleteToken`) and returns the
     /// response; `ack` is the gateway's and is answered 500 here.
     public mutating func apply(_ request: WakeAPIRequest, nowMs: Int64) -> HTTPResponse {
@@ -36,7 +52,8 @@ public struct PushTokenStore: Sendable {
             guard let registration = api[endpoint] else {
                 return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
             }
-            let matches = token.flatMap(TokenText.normalized) == registration.token
+            let given = registration.isAndroid ? token : token.flatMap(TokenText.normalized)
+            let matches = given == registration.token
             return .json(200, Self.statusJSON(registration, tokenMatches: matches))
         case .deleteToken(let endpoint):
             guard removeAPI(endpoint) else {

@@ -89,8 +89,14 @@ public enum WakeAPIRequest: Sendable, Hashable {
             case .success(let value): fields[key] = value
             }
         }
-        guard let token = TokenText.normalized(fields["token"]!) else {
-            return .reject(.text(400, "token must be hex, even length, 16-512 digits"))
+        let platform = fields["platform"]!
+        guard platform == "ios" || platform == "android" else {
+            return .reject(.text(400, "platform must be \"ios\" (APNs) or \"android\" (FCM)"))
+        }
+        let valid = platform == "ios" ? TokenText.normalized(fields["token"]!) : FCMTokenText.valid(fields["token"]!)
+        guard let token = valid else {
+            return .reject(
+                .text(400, platform == "ios" ? "token must be hex, even length, 16-512 digits" : FCMTokenText.rule))
         }
         guard let environment = APNsEnvironment(rawValue: fields["environment"]!) else {
             return .reject(.text(400, "environment must be \"sandbox\" or \"production\""))
@@ -98,7 +104,7 @@ public enum WakeAPIRequest: Sendable, Hashable {
         return .request(
             .registerToken(
                 endpoint: fields["asterisk_endpoint"]!, token: token, environment: environment,
-                bundleID: fields["bundle_id"]!, platform: fields["platform"]!))
+                bundleID: fields["bundle_id"]!, platform: platform))
     }
 
     private static func object(_ request: HTTPRequest) -> Result<LineJSON, Refusal> {

@@ -1,4 +1,5 @@
 import HTTPLite
+import JWT
 import PushKitEmu
 import SIPTransport
 
@@ -53,6 +54,44 @@ public struct WakeGatewayConfiguration: Sendable {
     public var goneNotice = false
     /// Wake decision timeouts (ack window, register wait, qualify timeout, ring timeout).
     public var decision = EmulatorSettings()
+
+    // MARK: Push providers (docs/wake-gateway.md "Push providers", D34)
+
+    /// APNs for sandbox tokens (`https://api.sandbox.push.apple.com`); nil = the emulator.
+    public var apnsSandboxURL: String?
+    /// APNs for production tokens (`https://api.push.apple.com`); nil = the emulator.
+    public var apnsProductionURL: String?
+    /// FCM HTTP v1 (`https://fcm.googleapis.com`); nil = the emulator.
+    public var fcmURL: String?
+    /// The team's APNs key (`.p8`, ES256) with its key id as ``JWTKey/keyID``. nil = a dev key
+    /// made at start (only with the emulator: Apple would refuse it).
+    public var apnsKey: JWTKey?
+    /// Apple team id (`iss` of provider tokens; the emulator checks it).
+    public var apnsTeamID = "ASTRATEAM1"
+    /// The FCM service account. nil = a dev account made at start (emulator only).
+    public var fcmAccount: FCMServiceAccount?
+    /// CA file for the provider hosts (default: the system's; the in-process emulator's own
+    /// certificate when every provider is the emulator).
+    public var providerCAFile: String?
+    /// `ttl` of FCM data messages (s): 0 = now or never, as `apns-expiration: 0` (R6).
+    public var fcmTTLSeconds: Int64 = 0
+    /// One provider request's limit (ms); retries of 5xx and network failures stay within half
+    /// the ack window.
+    public var providerTimeoutMs: Int64 = 2_000
+
+    /// The emulator's listeners: APNs sandbox, APNs production, FCM (with its OAuth token
+    /// endpoint); 0 = any port (the tool's defaults are fixed: 2196, 2198, 2199). Loopback unless
+    /// told otherwise.
+    public var emulatorHost = "127.0.0.1"
+    public var apnsEmulatorPort: UInt16 = 0
+    public var apnsEmulatorProductionPort: UInt16 = 0
+    public var fcmEmulatorPort: UInt16 = 0
+    /// The emulator's TLS certificate chain and key (PEM); nil = a self-signed one made at start.
+    public var emulatorCertFile: String?
+    public var emulatorKeyFile: String?
+
+    /// Whether any provider is the emulator (then it runs, with the device port).
+    public var usesEmulator: Bool { apnsSandboxURL == nil || apnsProductionURL == nil || fcmURL == nil }
 
     public init() {}
 

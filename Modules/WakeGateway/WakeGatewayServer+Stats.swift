@@ -9,8 +9,18 @@ extension WakeGatewayServer {
         for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
         for (key, value) in stateCounts.sorted(by: { $0.key < $1.key }) { fields.append(("held_" + key, .int(Int64(value)))) }
         fields.append(("held_decisions", .int(Int64(await wake?.trackedCalls ?? 0))))
-        for (key, value) in await apns.stateCounts.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in (await devices?.stateCounts ?? [:]).sorted(by: { $0.key < $1.key }) {
             fields.append(("apns_" + key, .int(Int64(value))))
+        }
+        // One provider connection reused: connections opened (TLS handshakes) stay at 1 per host.
+        let client = providers.stats
+        fields.append(("provider_requests", .int(Int64(client.requests))))
+        fields.append(("provider_failures", .int(Int64(client.failures))))
+        fields.append(("provider_connections", .int(Int64(client.connections))))
+        fields.append(("apns_tokens_minted", .int(Int64(await providers.apnsTokensMinted))))
+        fields.append(("fcm_access_tokens", .int(Int64(await providers.fcmAccessTokensFetched))))
+        for (key, value) in (await providerEmulator?.stats() ?? [:]).sorted(by: { $0.key < $1.key }) {
+            fields.append(("emulator_" + key, .int(Int64(value))))
         }
         if let http {
             fields.append(("http_connections", .int(Int64(await http.openConnections))))

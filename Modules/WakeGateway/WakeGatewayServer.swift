@@ -1,3 +1,4 @@
+import HTTP2
 import HTTPLite
 import JWT
 import PushKitEmu
@@ -15,7 +16,10 @@ import SIPTransport
 ///   REGISTER here (`t_replicate`), so the gateway sees fresh registrations and RFC 8599
 ///   `pn-*` Contact parameters.
 /// - HTTP: the token endpoints and `POST /api/v1/users/voip-push-ack` (``WakeAPIRequest``).
-/// - APNs: an in-process ``APNsEmulator`` with a device port for phones.
+/// - Pushes: APNs' provider API and FCM HTTP v1 over HTTP/2 (``PushProviders``, one multiplexed
+///   connection per provider host) — to Apple and Google, or by default to the emulator in this
+///   process (``ProviderEmulatorServer`` on loopback TLS + ``PushEmulator``'s device port for
+///   phones).
 ///
 /// Timers (ack window, register wait, qualify, ring timeout) run on the injected clock inside
 /// ``WakeServer``; SIP retransmissions (Timer A/G) use the same clock.
@@ -26,7 +30,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     public struct Ports: Sendable, Hashable {
         public var sip: UInt16
         public var http: UInt16
+        /// The emulator's device port (0 when no provider is emulated).
         public var apnsDevice: UInt16
+        /// The emulator's provider listeners, when it runs.
+        public var emulator: ProviderEmulatorServer<C>.Ports?
     }
 
     let configuration: WakeGatewayConfiguration
@@ -34,7 +41,12 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     let startInstant: C.Instant
     let ids: any IdentifierSource
     let udp: UDPTransport
-    public nonisolated let apns: APNsEmulator<C>
+    /// The emulated push services' device side (phones connect here), when a provider is emulated.
+    public nonisolated let devices: PushEmulator<C>?
+    /// The emulated provider APIs (HTTP/2), when a provider is emulated.
+    public nonisolated let providerEmulator: ProviderEmulatorServer<C>?
+    /// The push clients (APNs, FCM).
+    public nonisolated let providers: PushProviders
     let emit: Emit
     let log: Log
     nonisolated let sipAddress: SocketAddress
@@ -55,6 +67,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var rateLimiter: PushRateLimiter
     /// Device tokens APNs answered 429 for, and until when (gateway ms) no push goes to them.
     var apnsBackoff: [String: Int64] = [:]
+    /// The provider exchange of each call's push in flight (``push(_:)``).
+    var pushTasks: [Int32: Task<Void, Never>] = [:]
     var reapTasks: [Int32: Task<Void, Never>] = [:]
     var nextCall: Int32 = 0
     /// What was refused or dropped, by kind (`sip_untrusted`, `auth_refused`, `push_rate_limited`,
@@ -81,15 +95,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             throw WakeGatewayError("SIP UDP \(local): \(error)")
         }
         sipAddress = udp.local
-        do {
-            apns = try APNsEmulator(
-                host: configuration.apnsDeviceHost, devicePort: configuration.apnsDevicePort,
-                delayMs: configuration.apnsDelayMs, limits: configuration.apnsDeviceLimits, clock: clock, log: log,
-                emit: emit)
-        } catch {
-            throw WakeGatewayError(
-                "APNs device port \(configuration.apnsDeviceHost):\(configuration.apnsDevicePort): \(error)")
-        }
+        let (devices, emulator, providers) = try Self.pushSide(configuration, clock: clock, log: log, emit: emit)
+        self.devices = devices
+        providerEmulator = emulator
+        self.providers = providers
     }
 
     /// Starts the HTTP API, the APNs device listener and the SIP receive loop.
@@ -110,7 +119,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         }
         http = server
         await server.start()
-        await apns.startAccepting()
+        await devices?.startAccepting()
+        await providerEmulator?.start()
         let udp = udp
         receiveTask = Task { [weak self] in
             for await received in udp.events {
@@ -118,7 +128,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                 await self.handle(received)
             }
         }
-        let ports = Ports(sip: sipAddress.port, http: server.port, apnsDevice: apns.devicePort)
+        let ports = Ports(
+            sip: sipAddress.port, http: server.port, apnsDevice: devices?.devicePort ?? 0, emulator: providerEmulator?.ports)
         emit(
             WakeEvent(
                 "listening",
@@ -136,7 +147,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                     ("ring_timeout_ms", .int(configuration.ringTimeoutMs)),
                     ("apns_delay_ms", .int(configuration.apnsDelayMs)),
                     ("gone_notice", .bool(configuration.goneNotice)),
-                ]))
+                ] + providerFields()))
         return ports
     }
 
@@ -150,8 +161,12 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         retransmissions.removeAll()
         for task in reapTasks.values { task.cancel() }
         reapTasks.removeAll()
+        for task in pushTasks.values { task.cancel() }
+        pushTasks.removeAll()
         await http?.stop()
-        await apns.stop()
+        await providers.close()
+        await providerEmulator?.stop()
+        await devices?.stop()
         await udp.close()
         wake = nil
     }

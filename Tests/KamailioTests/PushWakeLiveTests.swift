@@ -21,8 +21,10 @@ extension KamailioPeer {
                 kamailioScript: KamailioServer.repoRoot + "/scripts/kamailio.sh", settings: settings)
         }
 
-        static func run(_ name: String, _ policy: PolicyChoice, rfc8599: Bool = false) async throws -> LiveReport {
-            try await run(name, rfc8599: rfc8599, expectPass: policy == .correct) {
+        static func run(
+            _ name: String, _ policy: PolicyChoice, rfc8599: Bool = false, platform: DevicePlatform = .ios
+        ) async throws -> LiveReport {
+            try await run(name, rfc8599: rfc8599, platform: platform, expectPass: policy == .correct) {
                 await LiveRunner.run($0, policy: policy, environment: $1)
             }
         }
@@ -31,7 +33,7 @@ extension KamailioPeer {
         /// asks for it, as the tool does) and runs `body`; the timeline and gateway log are printed
         /// when a run expected to pass does not.
         static func run(
-            _ name: String, rfc8599: Bool = false, expectPass: Bool,
+            _ name: String, rfc8599: Bool = false, platform: DevicePlatform = .ios, expectPass: Bool,
             _ body: (LiveScenario, LiveEnvironment) async -> LiveReport
         ) async throws -> LiveReport {
             let named = try #require(LiveScenarios.named(name))
@@ -39,6 +41,7 @@ extension KamailioPeer {
             defer { infrastructure.stop() }
             var environment = infrastructure.environment
             environment.rfc8599 = rfc8599
+            environment.platform = platform
             let scenario = try #require(LiveScenarios.named(name, ackWindowMs: environment.ackWindowMs))
             let report = await body(scenario, environment)
             lastGatewayLog.withLock { $0 = infrastructure.gatewayLog }
@@ -62,6 +65,14 @@ extension KamailioPeer {
             // qualify fails at once on Kamailio's non-2xx, not at the qualify timer), and the
             // failover reason came from the gateway's Reason header.
             for ms in report.failoverMs { #expect(ms <= 2_000 + 100, "failover \(ms) ms") }
+            // Every push went to APNs' provider API over HTTP/2 (the emulator's listener answered
+            // it), on one connection: at most one push opened it.
+            let gateway = Self.lastGatewayLog.withLock { $0 }.split(separator: "\n")
+            let pushes = gateway.filter { $0.contains("\"event\":\"push_sent\"") }
+            let requests = gateway.filter { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"apns\"") }
+            #expect(pushes.count == requests.count, "\(pushes) \(requests)")
+            #expect(pushes.allSatisfy { $0.contains("\"provider\":\"apns\"") })
+            #expect(pushes.filter { $0.contains("\"new_connection\":true") }.count <= 1, "\(pushes)")
             let finals = report.timeline.filter { $0.event.name == "caller_final" }
             #expect(finals.count == report.failoverMs.count)
             for final in finals {
@@ -122,7 +133,9 @@ extension KamailioPeer {
             let lines = good.timeline.map { $0.event.jsonLine(t: $0.t) }
             let issued = try #require(lines.firstIndex { $0.contains("\"token_issued\"") }, "\(lines)")
             #expect(lines[issued...].contains { $0.contains("\"token_uploaded\"") }, "\(lines)")
-            #expect(goodLog.contains("\"apns\":\"delivered\""), "\(goodLog)")
+            // Over HTTP/2: APNs (the emulator) accepted the push to the new token and delivered it.
+            #expect(goodLog.contains("\"apns\":\"accepted\""), "\(goodLog)")
+            #expect(goodLog.contains("\"delivery\":\"delivered\""), "\(goodLog)")
 
             let stale = try await Self.run("token-rotated", expectPass: false) {
                 await LiveRunner.run($0, faults: .ignoreTokenRotation, environment: $1)
@@ -132,6 +145,9 @@ extension KamailioPeer {
             #expect(stale.outcomes == [.failedOver], "\(stale.outcomes)")
             #expect(stale.violations.isEmpty, "\(stale.violations)")
             #expect(staleLog.contains("rejected:Unregistered"), "\(staleLog)")
+            // The emulator's 410 carried a timestamp; the gateway dropped the token it had.
+            #expect(staleLog.contains("\"event\":\"token_dropped\""), "\(staleLog)")
+            #expect(staleLog.contains("\"reason\":\"Unregistered\""))
             #expect((stale.failoverMs.first ?? 9_999) < 500, "failover \(stale.failoverMs)")
             #expect(!stale.timeline.contains { $0.event.name == "apns_delivered" })
         }
@@ -191,6 +207,31 @@ extension KamailioPeer {
             // Tokens never in clear.
             let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined()
             #expect(!text.contains("0000000000001111"))
+        }
+
+        /// Android: the phone registers an FCM token (`platform:"android"`) and holds the device
+        /// connection with an Android hello; the gateway pushes through FCM HTTP v1 (OAuth2 token
+        /// once, then messages:send on one HTTP/2 connection) and the high-priority data message
+        /// wakes the killed app, which acks, registers and answers — the same wake decision as iOS.
+        @Test func androidPhoneIsWokenThroughFCM() async throws {
+            let report = try await Self.run("killed", .correct, platform: .android)
+            #expect(report.infrastructureError == nil, "\(report.infrastructureError ?? "")")
+            #expect(report.passed, "\(report.summary)")
+            #expect(report.outcomes == report.expected, "\(report.outcomes)")
+            let names = report.timeline.map(\.event.name)
+            #expect(names.contains("ack_sent"))
+            #expect(names.contains("call_connected"), "\(names)")
+            let gateway = Self.lastGatewayLog.withLock { $0 }.split(separator: "\n")
+            let pushes = gateway.filter { $0.contains("\"event\":\"push_sent\"") }
+            #expect(pushes.count == 1, "\(pushes)")
+            #expect(pushes.allSatisfy { $0.contains("\"provider\":\"fcm\"") && $0.contains("\"fcm\":\"accepted\"") }, "\(pushes)")
+            #expect(gateway.contains { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"oauth\"") })
+            #expect(gateway.contains { $0.contains("\"event\":\"provider_request\"") && $0.contains("\"api\":\"fcm\"") })
+            #expect(gateway.contains { $0.contains("\"event\":\"device_connected\"") && $0.contains("android") }, "\(gateway)")
+            // The FCM token is never in clear, on either side.
+            let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined() + gateway.joined()
+            #expect(!text.contains(":APA91b"), "\(text)")
+            print("android: push-to-ring \(report.pushToRingMs) ms")
         }
 
         /// RFC 8599 mode: the phone's REGISTER carries pn-provider/pn-prid/pn-param and the gateway

@@ -28,7 +28,8 @@ import Testing
                 "astra-wakegw",
                 [
                     "--sip", "127.0.0.1:0", "--kamailio", kamailio.description, "--http-port", "0",
-                    "--apns-device-port", "0", "--jwt-hs256-secret-file", keyFile, "--json",
+                    "--apns-device-port", "0", "--jwt-hs256-secret-file", keyFile, "--json", "--apns-emulator-port", "0",
+                    "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
                 ] + extra)
             guard await process.waitFor(.seconds(20), { !process.events("listening").isEmpty }),
                 let line = process.events("listening").first

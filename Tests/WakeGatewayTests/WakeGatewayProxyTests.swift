@@ -74,10 +74,11 @@ import Testing
     /// A gateway on ephemeral ports in front of `kamailio`, ack window 2 s, with line 1002's
     /// push token registered through the contract endpoint. `configure` adjusts the rest;
     /// `emit` receives its events.
-    static func gateway(
-        _ kamailio: FakeKamailio, clock: TestClock, emit: @escaping @Sendable (WakeEvent) -> Void = { _ in },
-        configure: (inout WakeGatewayConfiguration) -> Void = { _ in }
-    ) async throws -> WakeGatewayServer<TestClock> {
+    static func gateway<C: Clock<Duration>>(
+        _ kamailio: FakeKamailio, clock: C, emit: @escaping @Sendable (WakeEvent) -> Void = { _ in },
+        configure: (inout WakeGatewayConfiguration) -> Void = { _ in }, token: String = String(repeating: "0a", count: 32),
+        platform: String = "ios"
+    ) async throws -> WakeGatewayServer<C> {
         var configuration = WakeGatewayConfiguration()
         configuration.sipPort = 0
         configuration.httpPort = 0
@@ -89,9 +90,8 @@ import Testing
         let gateway = try WakeGatewayServer(
             configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1), emit: emit)
         _ = try await gateway.start()
-        let token = String(repeating: "0a", count: 32)
         let body =
-            #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}"#
+            #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"\#(platform)"}"#
         let response = await gateway.handleHTTP(
             try HTTPRequest(
                 method: "POST", target: "/api/v1/users/voip-push-token",

@@ -1,5 +1,6 @@
 import JWT
 import PushKitEmu
+import SIPCore
 import SIPTransport
 import ToolSupport
 import WakeGateway
@@ -44,6 +45,68 @@ extension WakeGatewayConfiguration {
         goneNotice = a.flag("gone-notice")
         pnEnvironment = a.choice("pn-environment", as: APNsEnvironment.self) ?? .sandbox
         auth = try Self.auth(a)
+        try providers(a)
+    }
+
+    /// The push provider flags: hosts, credentials, the emulator's listeners.
+    mutating func providers(_ a: ParsedArguments) throws(ToolError) {
+        apnsSandboxURL = try Self.url(a, "apns-url")
+        apnsProductionURL = try Self.url(a, "apns-production-url")
+        fcmURL = try Self.url(a, "fcm-url")
+        apnsTeamID = a.string("apns-team-id") ?? apnsTeamID
+        guard FCMTokenText.isName(apnsTeamID) else { throw ToolError(.usage, "--apns-team-id must be a team id") }
+        do {
+            if let file = a.string("apns-key-file") {
+                guard let kid = a.string("apns-key-id"), FCMTokenText.isName(kid) else {
+                    throw ToolError(.usage, "--apns-key-file needs --apns-key-id (the key's 10-character id)")
+                }
+                let key = try JWTKey.privateKey(file: file)
+                guard key.algorithm == .es256 else {
+                    throw ToolError(.usage, "--apns-key-file must be an EC P-256 key (.p8), not \(key.algorithm.rawValue)")
+                }
+                apnsKey = key.identified(as: kid)
+            }
+            if let file = a.string("fcm-service-account") { fcmAccount = try FCMServiceAccount.load(file: file) }
+        } catch let error as ToolError {
+            throw error
+        } catch let error as JWTError {
+            throw ToolError(.usage, "provider credentials refused (\(error.detail))")
+        } catch {
+            throw ToolError(.usage, "provider credentials refused")
+        }
+        if (apnsSandboxURL != nil || apnsProductionURL != nil) && apnsKey == nil {
+            throw ToolError(.usage, "--apns-url/--apns-production-url need --apns-key-file and --apns-key-id")
+        }
+        if fcmURL != nil && fcmAccount == nil { throw ToolError(.usage, "--fcm-url needs --fcm-service-account") }
+        providerCAFile = a.string("provider-ca-file")
+        providerTimeoutMs = Int64(try Self.int(a, "provider-timeout-ms"))
+        fcmTTLSeconds = Int64(try Self.int(a, "fcm-ttl-s"))
+        emulatorHost = try Self.host(a.string("emulator-host") ?? "127.0.0.1", "emulator-host")
+        apnsEmulatorPort = UInt16(try Self.int(a, "apns-emulator-port"))
+        apnsEmulatorProductionPort = UInt16(try Self.int(a, "apns-emulator-production-port"))
+        fcmEmulatorPort = UInt16(try Self.int(a, "fcm-emulator-port"))
+        emulatorCertFile = a.string("emulator-cert-file")
+        emulatorKeyFile = a.string("emulator-key-file")
+        if (emulatorCertFile == nil) != (emulatorKeyFile == nil) {
+            throw ToolError(.usage, "--emulator-cert-file and --emulator-key-file go together")
+        }
+    }
+
+    /// An `https://host[:port]` provider URL (no path, no userinfo), or nil when the flag is absent.
+    static func url(_ a: ParsedArguments, _ flag: String) throws(ToolError) -> String? {
+        guard let text = a.string(flag) else { return nil }
+        var rest = Substring(text)
+        guard rest.hasPrefix("https://") else { throw ToolError(.usage, "--\(flag) must be an https:// URL") }
+        rest = rest.dropFirst(8)
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        let allowed = rest.utf8.allSatisfy {
+            (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 45
+                || $0 == 58 || $0 == 91 || $0 == 93
+        }
+        guard !rest.isEmpty, rest.utf8.count <= 255, allowed else {
+            throw ToolError(.usage, "--\(flag) must be https://HOST[:PORT] with no path, got '\(Redaction.untrusted(text, limit: 80))'")
+        }
+        return "https://" + rest
     }
 
     /// The bearer check from the `--jwt-…` flags; at least one key is required (no open door by default).

@@ -8,7 +8,7 @@ extension ToolSpecs {
             A small SIP element (UDP) that Kamailio sends every INVITE for a local user to when started with \
             KAMAILIO_WAKE_GATEWAY=IP:PORT (scripts/kamailio.sh). It runs the wake decision v2 of PushKitEmu: a \
             live registration that answers a qualify (OPTIONS) is rung at once; otherwise a VoIP push goes out \
-            through the built-in APNs emulator, the phone acks with POST /api/v1/users/voip-push-ack, registers, \
+            (APNs for an iOS token, FCM for an Android one, over HTTP/2 — see PUSH PROVIDERS below), the phone acks with POST /api/v1/users/voip-push-ack, registers, \
             answers a qualify, and the held INVITE is released to it through Kamailio. No ack within the ack \
             window: the caller gets 480 (or the call goes to --failover-uri).
 
@@ -20,15 +20,29 @@ extension ToolSpecs {
             random bits behind a 64-bit selector, valid for the ack window) is the capability. At least one JWT \
             key is required; for tests and demos any 32-byte secret file will do (scripts/mint-jwt.py mints \
             tokens). SIP is accepted only from --trust sources (default: the --kamailio address); anything else \
-            is dropped and counted. APNs device side on \
-            --apns-device-port: a phone connects and sends one JSON line {"token","topic","environment"}; each \
-            delivered push comes back as one JSON line. RFC 8599: a REGISTER whose Contact carries \
+            is dropped and counted. RFC 8599: a REGISTER whose Contact carries \
             pn-provider=apns;pn-prid;pn-param is used instead of the token endpoint.
+
+            PUSH PROVIDERS. Pushes go over HTTP/2 (one connection per provider host, reused for every push): \
+            APNs' provider API (POST /3/device/<token>, an ES256 provider token from --apns-key-file with \
+            --apns-key-id and --apns-team-id, refreshed every 45 minutes; 410 and BadDeviceToken drop the token, \
+            ExpiredProviderToken renews it, 429 pauses the token, 5xx is retried within half the ack window) and \
+            FCM HTTP v1 (messages:send with an OAuth2 token from the --fcm-service-account assertion; a \
+            high-priority data message, ttl --fcm-ttl-s). By default every provider is the built-in emulator: \
+            APNs sandbox, APNs production and FCM (with its OAuth token endpoint) on --emulator-host ports \
+            --apns-emulator-port, --apns-emulator-production-port and --fcm-emulator-port (TLS with ALPN h2; a \
+            self-signed certificate unless --emulator-cert-file/--emulator-key-file; dev credentials are made at \
+            start when no key or account is given). It answers with Apple's and Google's statuses and reasons and \
+            delivers to the emulated phones on --apns-device-port: a phone connects and sends one JSON line \
+            ({"token","topic","environment"} for iOS, {"platform":"android","token","package","project_id"} for \
+            Android); each delivered push comes back as one JSON line. --apns-url, --apns-production-url and \
+            --fcm-url point the gateway at the real hosts instead (this environment never reaches them).
 
             Standard output: JSON Lines events with "event" and "t" (ms since start): listening, call_held, \
             qualify, qualify_result, push_sent, ack, register_seen, released, ringing, answered, failover, \
             cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, \
-            device_connected, device_disconnected, auth_refused, push_limited, stats (every --stats-interval-s and \
+            device_connected, device_disconnected, auth_refused, push_limited, token_dropped, provider_request \
+            (the emulator's view of each provider request), stats (every --stats-interval-s and \
             at the end). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
             selector; JWTs never. Runs until SIGINT or SIGTERM.
             """,
@@ -50,10 +64,54 @@ extension ToolSpecs {
                 help: "HTTP API port (0 = any; see the listening event)."),
             .value(
                 "apns-device-host", valueName: "ip", default: "127.0.0.1",
-                help: "APNs emulator address phones connect to (IPv4)."),
+                help: "Emulated push services' device port address phones connect to (IPv4)."),
             .value(
                 "apns-device-port", valueName: "port", kind: .listenPort, default: "2197",
-                help: "APNs emulator port phones connect to (0 = any)."),
+                help: "Emulated push services' device port (APNs and FCM phones; 0 = any)."),
+            .value(
+                "apns-url", valueName: "url",
+                help: "APNs host for sandbox tokens, e.g. https://api.sandbox.push.apple.com (default: the built-in emulator)."),
+            .value(
+                "apns-production-url", valueName: "url",
+                help: "APNs host for production tokens, e.g. https://api.push.apple.com (default: the built-in emulator)."),
+            .value(
+                "fcm-url", valueName: "url",
+                help: "FCM HTTP v1 host, e.g. https://fcm.googleapis.com (default: the built-in emulator)."),
+            .value(
+                "apns-key-file", valueName: "file",
+                help: "The team's APNs auth key (.p8, PEM, EC P-256); required with a real APNs host, else a dev key is made."),
+            .value("apns-key-id", valueName: "kid", help: "The key's 10-character key id (the provider token's kid)."),
+            .value(
+                "apns-team-id", valueName: "team", default: "ASTRATEAM1",
+                help: "Apple team id (the provider token's iss; the emulator checks it)."),
+            .value(
+                "fcm-service-account", valueName: "file",
+                help: "Google service-account JSON (RS256 key, client_email, token_uri, project_id); required with a real FCM host."),
+            .value(
+                "provider-ca-file", valueName: "file",
+                help: "PEM CA bundle for the provider hosts (default: the system's; the emulator's own certificate when every provider is emulated)."),
+            .value(
+                "provider-timeout-ms", valueName: "ms", kind: .milliseconds(100...60_000), default: "2000",
+                help: "One provider request's limit (also bounded by the ack window)."),
+            .value(
+                "fcm-ttl-s", valueName: "s", kind: .int(0...2_419_200), default: "0",
+                help: "ttl of FCM data messages (0 = deliver now or drop, as apns-expiration: 0)."),
+            .value(
+                "emulator-host", valueName: "ip", default: "127.0.0.1",
+                help: "Address of the emulator's provider listeners (IPv4)."),
+            .value(
+                "apns-emulator-port", valueName: "port", kind: .listenPort, default: "2196",
+                help: "Emulated APNs sandbox host (HTTP/2 over TLS; 0 = any)."),
+            .value(
+                "apns-emulator-production-port", valueName: "port", kind: .listenPort, default: "2198",
+                help: "Emulated APNs production host (0 = any)."),
+            .value(
+                "fcm-emulator-port", valueName: "port", kind: .listenPort, default: "2199",
+                help: "Emulated FCM HTTP v1 host with its OAuth2 token endpoint /token (0 = any)."),
+            .value(
+                "emulator-cert-file", valueName: "file",
+                help: "PEM certificate chain for the emulator's listeners (with --emulator-key-file; default: self-signed at start)."),
+            .value("emulator-key-file", valueName: "file", help: "PEM private key of --emulator-cert-file."),
             .value(
                 "jwt-hs256-secret-file", valueName: "file",
                 help: "Accept HS256 bearer tokens signed with this secret (the file's bytes, one trailing newline dropped; at least 32)."),
@@ -136,6 +194,14 @@ extension ToolSpecs {
                 #"openssl rand -hex 32 > dev.key && astra-wakegw --jwt-hs256-secret-file dev.key & T=$(scripts/mint-jwt.py HS256 dev.key "{\"asterisk_endpoint\":\"1002\",\"exp\":$(($(date +%s)+3600))}")"#
             ),
             Example(
+                "Push to Apple's sandbox for real (needs the network this environment does not have):",
+                "astra-wakegw --jwt-hs256-secret-file dev.key --apns-url https://api.sandbox.push.apple.com --apns-key-file AuthKey_ABC123DEFG.p8 --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ"
+            ),
+            Example(
+                "A VoIP push to the emulator with curl (token from the listening event's ports; $P = a provider token):",
+                #"curl --http2 --cacert emu.pem -H "authorization: bearer $P" -H 'apns-push-type: voip' -H 'apns-topic: com.example.astra.voip' -d '{"aps":{}}' https://127.0.0.1:2196/3/device/<64 hex>"#
+            ),
+            Example(
                 "Register a push token with it:",
                 #"curl -H "Authorization: Bearer $T" -H 'Content-Type: application/json' -d '{"asterisk_endpoint":"1002","token":"<64 hex>","environment":"sandbox","bundle_id":"com.example.astra","platform":"ios"}' http://127.0.0.1:8088/api/v1/users/voip-push-token"#
             ),
@@ -143,7 +209,9 @@ extension ToolSpecs {
         exitStatuses: [
             ExitStatusDoc(.success, "Stopped by SIGINT or SIGTERM."),
             ExitStatusDoc(.network, "A port could not be bound."),
-            ExitStatusDoc(.usage, "Bad arguments, no JWT key, or a key file that is unreadable or not a usable key."),
+            ExitStatusDoc(
+                .usage,
+                "Bad arguments, no JWT key, a key, certificate or service-account file that is unreadable or unusable, a real provider host without its credentials."),
             softwareStatus,
         ],
         seeAlso: ["astra-pushsim(1)", "astra-call(1)", "astra-register(1)"])
