@@ -39,6 +39,28 @@ extension KamailioPeer {
             #expect(text.contains("pass --ca-file"))
             // No internal names in words.
             for word in ["connectFailed", "certificateVerificationFailed", "badWAV"] { #expect(!text.contains(word)) }
+            for said in [out, bad, text] { #expect(!said.contains("astra1041") && !said.contains("wrong"), "no password") }
+        }
+
+        /// With -v (and with --keep) the events come first, each a sentence, then the verdict.
+        @Test func eventsInWordsWithVerbose() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let (ok, out, _) = try await ToolProcess.run(
+                "astra-register", ["--format", "text", "-v"] + H.line(server, .tcp, user: "1046"))
+            #expect(ok == 0)
+            let lines = out.split(separator: "\n").map { String($0.drop { $0 != "]" }.dropFirst(2)) }
+            #expect(
+                lines.first?.hasPrefix("connected to tcp://127.0.0.1:\(server.port(for: .tcp)) over TCP from 127.0.0.1:")
+                    == true, "\(out)")
+            #expect(
+                Array(lines.dropFirst().dropLast()) == [
+                    "REGISTER sent (expires 300 s)", "challenged (401, digest MD5): answering with the credentials",
+                    "REGISTER sent (expires 300 s)", "registered sip:1046@127.0.0.1, expires 300 s",
+                ], "\(out)")
+            #expect(out.split(separator: "\n").last?.hasPrefix("✔ sip:1046@127.0.0.1 registered over TCP in ") == true)
+            #expect(!out.contains("="), "no key=value dump: \(out)")
+            #expect(!out.contains("astra1046"), "no password in words")
         }
 
         @Test func connectionRefusedInWords() async throws {

@@ -49,18 +49,20 @@ struct RegisterReport {
             if flowUpAt == nil { flowUpAt = connectedAt ?? WireTime.now() }
             local = binding.host + (binding.port.map { ":\($0)" } ?? "")
             output?.emit("flow_up", ["transport": .string(setup.transport.rawValue), "server": .string(setup.target.description),
-                                     "local": .string(local ?? ""), "reliable": .bool(reliable)])
+                                     "local": .string(local ?? ""), "reliable": .bool(reliable)],
+                         text: "connected to \(setup.target) over \(setup.transport.viaToken) from \(local ?? "?")")
         case .flowDown(let reason):
             flowLosses += 1
-            output?.emit("flow_down", ["reason": .string(reason)])
+            output?.emit("flow_down", ["reason": .string(reason)], text: "connection lost: \(reason)")
         case .reconnectScheduled(let attempt, let after):
-            output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)])
+            output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)],
+                         text: "reconnecting in \(after.milliseconds) ms (attempt \(attempt))")
         case .qualifyAnswered(let from):
             qualified = true
             qualifyFrom = from
-            output?.emit("qualify_answered", ["from": .string(from)])
+            output?.emit("qualify_answered", ["from": .string(from)], text: "answered the server's OPTIONS (qualify) from \(from)")
         case .discarded(let why):
-            output?.emit("discarded", ["reason": .string(why)])
+            output?.emit("discarded", ["reason": .string(why)], text: "ignored a message: \(why)")
         case .registration(let registration):
             note(registration, output: output)
         }
@@ -69,12 +71,15 @@ struct RegisterReport {
     private mutating func note(_ event: RegistrationEvent, output: EventWriter?) {
         switch event {
         case .registering(let expires, let attempt):
-            output?.emit("registering", ["expires": .int(Int(expires)), "attempt": .int(attempt)])
+            output?.emit("registering", ["expires": .int(Int(expires)), "attempt": .int(attempt)],
+                         text: "REGISTER sent (expires \(expires) s)")
         case .challenged(let status, let algorithm):
             challenges += 1
-            output?.emit("challenged", ["status": .int(status), "algorithm": .string(algorithm)])
+            output?.emit("challenged", ["status": .int(status), "algorithm": .string(algorithm)],
+                         text: "challenged (\(status), digest \(algorithm)): answering with the credentials")
         case .intervalTooBrief(let minimum):
-            output?.emit("interval_too_brief", ["min_expires": .int(Int(minimum))])
+            output?.emit("interval_too_brief", ["min_expires": .int(Int(minimum))],
+                         text: "the registrar wants at least \(minimum) s (423 Interval Too Brief): asking again")
         case .registered(let result):
             // The 2xx that registered arrived before this event: its wire stamp is the latest.
             if registeredAt == nil { registeredAt = wire.current.lastSuccess ?? WireTime.now() }
@@ -82,16 +87,19 @@ struct RegisterReport {
             registered = true
             self.result = result
             failure = nil
-            output?.emit("registered", registeredFields(result))
+            output?.emit(
+                "registered", registeredFields(result),
+                text: (result.isRefresh ? "registration refreshed" : "registered \(setup.aor)")
+                    + ", expires \(result.grantedExpires) s")
         case .unregistered:
-            output?.emit("unregistered")
+            output?.emit("unregistered", text: "unregistered (the binding is removed)")
         case .failed(let failure):
             self.failure = failure
             var fields: JSONObject = ["reason": .string(failure.description)]
             if let status = failure.status { fields["status"] = .int(status) }
-            output?.emit("failed", fields)
+            output?.emit("failed", fields, text: "failed: " + FailureWords.explain(failure.description, setup: setup))
         case .retryScheduled(let after):
-            output?.emit("retry_scheduled", ["after_ms": .int(after.milliseconds)])
+            output?.emit("retry_scheduled", ["after_ms": .int(after.milliseconds)], text: "retrying in \(after.milliseconds) ms")
         case .flowLost:
             registered = false
         }

@@ -81,8 +81,9 @@ struct RegisterRun {
             case .line(let event):
                 var connectedAt: WireTime?
                 if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
-                // Text mode shows one verdict line; its events only with -v.
-                let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0)
+                // Text mode shows one verdict line; its events only with -v, or with --keep (a
+                // person watching a line stay registered wants to see refreshes and losses).
+                let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0 && !options.keep)
                 report.note(event, connectedAt: connectedAt, output: quiet ? nil : context.output)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {

@@ -14,7 +14,7 @@ extension ToolSpecs {
             On a terminal (or with --format text) the result is one verdict line instead: \
             '✔ sip:1001@pbx registered over WSS in 24 ms (connect 14, register 2), expires 300 s', or \
             '✘ … not registered over WSS: ' and why in words with the fix to try (e.g. 'pass --ca-file'); \
-            the events before it only with -v. JSON (piped, or --json) is unchanged.
+            the events before it, each a sentence, with -v or --keep. JSON (piped, or --json) is unchanged.
 
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
 
