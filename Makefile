@@ -16,9 +16,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Release tools link the Swift runtime statically: ~3x faster start-up (docs/decisions.md).
+# Release tools link the Swift runtime, OpenSSL and libstdc++ statically: start-up is most of a
+# one-shot run (docs/decisions.md D7; scripts/release-flags.sh).
 build-release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib $$(scripts/release-flags.sh)
 
 ## make test: install what is missing, build, run every test (unit, tool golden, real peers).
 test: deps

@@ -39,7 +39,10 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian packages (header-only shims wrap macros and variadic functions).
-        systemLibrary("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
+        // No pkg-config for OpenSSL: its `-L/usr/lib/x86_64-linux-gnu -lssl` would come first on the
+        // link line; the module map's `link` directives place -lssl/-lcrypto after the objects,
+        // so release builds can link the static archives (scripts/release-flags.sh, decisions D7).
+        .systemLibrary(name: "COpenSSL", path: "Modules/COpenSSL", providers: [.apt(["libssl-dev"])]),
         systemLibrary("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
         systemLibrary("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
@@ -53,7 +56,7 @@ let package = Package(
         .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
-        module("SIPCore", ["COpenSSL"]),
+        module("SIPCore", ["COpenSSL", "CLinux"]),
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),

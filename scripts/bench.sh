@@ -5,7 +5,8 @@
 # release tools against real peers (Kamailio, sipp) that it starts itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-flags=(-c release --static-swift-stdlib)
+# shellcheck disable=SC2207
+flags=(-c release --static-swift-stdlib $(scripts/release-flags.sh))
 bin=$(swift build "${flags[@]}" --show-bin-path)
 swift build "${flags[@]}" >&2
 status=0

@@ -10,7 +10,9 @@
 #      at once fails the run;
 # and between 1 and 2 (1b) the client examples: Examples/ built and judged through
 # `astra-pushsim check --client-cmd` (scripts/check-examples.sh).
-# Phases 1-4 are `swift test` runs; the script fails if any phase fails.
+# Phases 1-4 are `swift test` runs; the script fails if any phase fails. Last, the whole output
+# (every phase tees into .build/test-output.log) is checked for secrets: the test passwords and
+# tokens, and keys, ICE passwords, digest responses in clear (scripts/check-test-secrets.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # The independent WebRTC peer (aiortc) for MediaTests.DTLSInterop, when make deps installed it.
@@ -27,31 +29,41 @@ interop='MediaTests\.DTLSInterop'
 sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.|HTTP2Tests\.'
 peers='KamailioTests\.'
 status=0
+# Every phase's output goes to the terminal and to one log, which the last step checks for
+# secrets (scripts/check-test-secrets.sh: test passwords, tokens, keys in clear).
+log=.build/test-output.log
+mkdir -p .build
+: >"$log"
 # Each phase has a time limit, so a hung test fails the run with its phase named instead of
 # holding CI until its own cut-off (docs/decisions.md D29). The test process runs in its own
 # session so that the limit kills the test binary too, not only `swift test`.
 phase_timeout="${ASTRA_PHASE_TIMEOUT:-900}"
 phase() {
     local name="$1"
-    echo "== run-tests: phase $name/5: $2" >&2
+    echo "== run-tests: phase $name/5: $2" | tee -a "$log" >&2
     shift 2
-    setsid timeout --kill-after=15 "$phase_timeout" swift test "$@" &
+    setsid timeout --kill-after=15 "$phase_timeout" swift test "$@" > >(tee -a "$log") 2>&1 &
     local pid=$!
     wait "$pid"
     local rc=$?
     if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "== run-tests: phase $name did not finish within ${phase_timeout} s (a hung test); killed" >&2
+        echo "== run-tests: phase $name did not finish within ${phase_timeout} s (a hung test); killed" | tee -a "$log" >&2
         pkill -KILL -s "$pid" 2>/dev/null
     fi
     [ "$rc" -eq 0 ] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
-echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" >&2
-scripts/check-examples.sh || status=1
+echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
+scripts/check-examples.sh 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
 phase 4 "real peers (Kamailio)" --filter "$peers"
-echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" >&2
-scripts/fuzz.sh --smoke || status=1
+echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" | tee -a "$log" >&2
+scripts/fuzz.sh --smoke 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+wait  # the phases' tee processes have written the whole log
+echo "== run-tests: last step: no secret in the test output ($log)" >&2
+scripts/check-test-secrets.sh "$log" || status=1
 exit $status

@@ -11,7 +11,10 @@ Prints ONE JSON object on stdout:
     warm-up round of each tool first (BENCH_WARMUP, default 1): a fresh Kamailio's first load is slower.
 Diagnostics go to stderr. Usage: run.py BIN_DIR
 """
-import csv as csv_module, json, os, random, statistics, subprocess, sys, tempfile, time
+import csv as csv_module, json, os, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from kamailio_peer import KamailioPeer  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release")
@@ -24,11 +27,6 @@ CONCURRENCY = 50
 
 def log(*args):
     print("bench-register:", *args, file=sys.stderr)
-
-
-def kamailio(command, env):
-    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "kamailio.sh"), command], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
 
 
 def percentile(values, p):
@@ -59,16 +57,14 @@ def summary(values):
 
 
 def main():
-    base = random.randrange(20000, 59000) // 4 * 4
-    run_dir = tempfile.mkdtemp(prefix="astra-bench-kamailio-")
-    env = dict(os.environ, KAMAILIO_SIP_PORT=str(base), KAMAILIO_TLS_PORT=str(base + 1),
-               KAMAILIO_WS_PORT=str(base + 2), KAMAILIO_WSS_PORT=str(base + 3), KAMAILIO_RUN_DIR=run_dir)
-    started = kamailio("start", env)
-    if started.returncode != 0:
-        log("kamailio did not start:", started.stdout)
-        return 1
     try:
-        ca = os.path.join(run_dir, "ca.crt")
+        peer = KamailioPeer("astra-bench-kamailio-").__enter__()
+    except RuntimeError as error:
+        log(error)
+        return 1
+    base = peer.base
+    try:
+        ca = peer.ca
         result = {"benchmark": "register", "kamailio": "127.0.0.1 (scripts/kamailio.sh)"}
         for transport, port in (("udp", base), ("wss", base + 3)):
             one_shot(transport, port, ca)  # warm-up (page cache, Kamailio children)
@@ -166,7 +162,7 @@ def main():
         print(json.dumps(result))
         return 0
     finally:
-        kamailio("stop", env)
+        peer.__exit__(None, None, None)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,12 @@ static inline int astra_recvmmsg(int fd, struct astra_mmsghdr *vector, unsigned 
     return (int)syscall(SYS_recvmmsg, fd, vector, count, flags, (void *)0);
 }
 
+/* getrandom(2): the kernel CSPRNG without a file descriptor (glibc ≥ 2.25 exports it from
+   <sys/random.h>, which Glibc's module does not include). */
+static inline long astra_getrandom(void *buffer, unsigned long length, unsigned int flags) {
+    return syscall(SYS_getrandom, buffer, length, flags);
+}
+
 static inline int astra_sendmmsg(int fd, struct astra_mmsghdr *vector, unsigned int count, int flags) {
     return (int)syscall(SYS_sendmmsg, fd, vector, count, flags);
 }

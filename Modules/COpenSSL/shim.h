@@ -51,4 +51,20 @@ static inline uint64_t astra_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RE
 static inline const int astra_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
 static inline const int astra_TLS1_3_VERSION(void) { return TLS1_3_VERSION; }
 static inline const int astra_DTLS1_2_VERSION(void) { return DTLS1_2_VERSION; }
+
+/* SIP digest's MD5 and SHA-256 through OpenSSL's low-level functions: they need no provider,
+   while the first EVP fetch of anything initialises OpenSSL 3's provider and method store
+   (~6 M instructions, a third of a one-shot registration; docs/decisions.md). Deprecated in
+   3.0 but kept by OpenSSL 3.x; the wrappers keep the deprecation out of Swift. */
+#include <openssl/md5.h>
+#include <openssl/sha.h>
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int astra_MD5_Init(MD5_CTX *c) { return MD5_Init(c); }
+static inline int astra_MD5_Update(MD5_CTX *c, const void *data, size_t length) { return MD5_Update(c, data, length); }
+static inline int astra_MD5_Final(unsigned char *out, MD5_CTX *c) { return MD5_Final(out, c); }
+static inline int astra_SHA256_Init(SHA256_CTX *c) { return SHA256_Init(c); }
+static inline int astra_SHA256_Update(SHA256_CTX *c, const void *data, size_t length) { return SHA256_Update(c, data, length); }
+static inline int astra_SHA256_Final(unsigned char *out, SHA256_CTX *c) { return SHA256_Final(out, c); }
+#pragma clang diagnostic pop
 #endif

@@ -25,6 +25,14 @@ public struct LineSetup: Sendable {
         } catch {
             throw ToolError(.usage, "line: user or domain is not valid in a SIP URI: \(error)")
         }
+        // A CA file that cannot be loaded is configuration (64), found before any connection.
+        if let caFile = line.caFile, kind.isSecure, line.effectiveTLSVerify {
+            do {
+                try TLSOptions.checkCAFile(caFile)
+            } catch {
+                throw ToolError(.usage, error.detail)
+            }
+        }
     }
 
     /// Connection options: TLS verification on unless the line turns it off, the line's CA file,

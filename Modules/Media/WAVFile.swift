@@ -20,12 +20,17 @@ public struct WAVFile: Sendable, Hashable {
     /// 8 kHz then grows a file's samples at most eightfold.
     public static let sampleRates = 1_000...384_000
 
+    /// `RIFF`, a size, `WAVE`: the first 12 bytes of every WAV file.
+    static func hasRIFFWAVEHeader(_ head: ArraySlice<UInt8>) -> Bool {
+        head.count >= 12 && head.prefix(4).elementsEqual("RIFF".utf8)
+            && head.dropFirst(8).prefix(4).elementsEqual("WAVE".utf8)
+    }
+
     /// Parses a WAV file's bytes. Throws `badWAV`.
     public init(bytes: [UInt8]) throws(MediaError) {
         func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
         func u32(_ o: Int) -> Int { u16(o) | u16(o + 2) << 16 }
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
-        else {
+        guard bytes.count >= 12, Self.hasRIFFWAVEHeader(bytes[0..<12]) else {
             throw MediaError(.badWAV, "not RIFF/WAVE")
         }
         var offset = 12
@@ -107,6 +112,10 @@ public struct WAVFile: Sendable, Hashable {
     }
 
     /// Reads a file from disk.
+    /// The largest file ``read(path:)`` takes: over an hour of 8 kHz 16-bit mono, so `--play
+    /// /dev/zero` or a huge file ends with one line instead of filling memory.
+    public static let maxFileBytes = 64 << 20
+
     public static func read(path: String) throws(MediaError) -> WAVFile {
         guard let file = fopen(path, "rb") else { throw MediaError(.badWAV, "cannot open \(path)") }
         defer { fclose(file) }
@@ -115,14 +124,29 @@ public struct WAVFile: Sendable, Hashable {
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
             if n <= 0 { break }
+            // What is not RIFF/WAVE is refused on its first bytes, not after 64 MiB of it.
+            if bytes.isEmpty, n >= 12, !Self.hasRIFFWAVEHeader(chunk[0..<12]) {
+                throw MediaError(.badWAV, "\(path): not RIFF/WAVE")
+            }
+            guard bytes.count + n <= maxFileBytes else {
+                throw MediaError(.badWAV, "\(path) is larger than the 64 MiB limit for a WAV file")
+            }
             bytes += chunk[0..<n]
         }
         return try WAVFile(bytes: bytes)
     }
 
-    /// Writes the file to disk.
+    /// Writes the file to disk, mode 0600: a recording is a patient's call, readable by its owner
+    /// only (an existing regular file is narrowed to 0600 too).
     public func write(path: String, bitsPerSample: Int = 16) throws(MediaError) {
-        guard let file = fopen(path, "wb") else { throw MediaError(.badWAV, "cannot create \(path)") }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw MediaError(.badWAV, "cannot create \(path)") }
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG { _ = fchmod(fd, 0o600) }
+        guard let file = fdopen(fd, "wb") else {
+            close(fd)
+            throw MediaError(.badWAV, "cannot create \(path)")
+        }
         defer { fclose(file) }
         let bytes = serialized(bitsPerSample: bitsPerSample)
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }

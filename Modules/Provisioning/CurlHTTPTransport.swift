@@ -73,6 +73,9 @@ public struct CurlHTTPTransport: HTTPTransport {
             if sink.overflow {
                 throw PlatformError(.badResponse, "\(request.url): response larger than \(maxBodyBytes) bytes")
             }
+            if code == CURLE_PEER_FAILED_VERIFICATION {
+                throw PlatformError(.certificate, "\(request.method) \(request.url): \(what) (give the API's CA to curl: CURL_CA_BUNDLE)")
+            }
             if code == CURLE_OPERATION_TIMEDOUT {
                 throw PlatformError(
                     .timeout,

@@ -37,6 +37,7 @@ public enum DecodeCommand {
             result.exit = .usage
             return result
         }
+        var keyBudget = maxSealedOpens
         for file in options.files {
             let name = file == "-" ? "stdin" : file
             let bytes: [UInt8]
@@ -49,7 +50,7 @@ public enum DecodeCommand {
             }
             let outcomes: [CodeOutcome]
             do {
-                outcomes = try decode(imageBytes: bytes, options: options)
+                outcomes = try decode(imageBytes: bytes, options: options, keyBudget: &keyBudget)
             } catch {
                 result.diagnostics.append("astra-qr: \(name): \(error.detail)")
                 result.worsen(to: error.code == .noCode ? .noCode : .usage)
@@ -76,13 +77,42 @@ public enum DecodeCommand {
         return result
     }
 
-    /// Decodes one image's bytes: throws when the bytes are not an image or hold no code;
-    /// otherwise one outcome per code found.
-    public static func decode(imageBytes: [UInt8], options: Options) throws(ProvisioningError) -> [CodeOutcome] {
+    /// Codes read from one image at most: one image can hold many, and each sealed one costs a
+    /// key derivation.
+    public static let maxCodesPerImage = 16
+    /// Sealed codes opened with the key in one run at most (each is a bounded but real scrypt or
+    /// PBKDF2 derivation, docs/provisioning.md "Cost bounds"); later ones stay sealed.
+    public static let maxSealedOpens = 8
+
+    /// Decodes one image's bytes: throws when the bytes are not an image, hold no code or more
+    /// than ``maxCodesPerImage``; otherwise one outcome per code found. Each sealed code opened
+    /// with the key takes one from `keyBudget`.
+    public static func decode(
+        imageBytes: [UInt8], options: Options, keyBudget: inout Int
+    ) throws(ProvisioningError) -> [CodeOutcome] {
         let image = try ImageReader.decode(imageBytes)
         let codes = try QRScanner.scan(image)
         guard !codes.isEmpty else { throw ProvisioningError(.noCode, "no QR code found in the image") }
-        return codes.map { options.raw ? .raw($0) : outcome(of: $0, key: options.key) }
+        guard codes.count <= maxCodesPerImage else {
+            throw ProvisioningError(.tooLarge, "the image holds \(codes.count) codes, more than \(maxCodesPerImage)")
+        }
+        return codes.map { code in
+            if options.raw { return .raw(code) }
+            var key = options.key
+            if key != nil, code.contains(sealedMarker) {
+                if keyBudget > 0 { keyBudget -= 1 } else { key = nil }
+            }
+            return outcome(of: code, key: key)
+        }
+    }
+
+    /// `$s1$`: how every sealed password starts (``PasswordSeal/prefix``), as bytes.
+    static let sealedMarker = Array(PasswordSeal.prefix.utf8)
+
+    /// ``decode(imageBytes:options:keyBudget:)`` with a fresh budget.
+    public static func decode(imageBytes: [UInt8], options: Options) throws(ProvisioningError) -> [CodeOutcome] {
+        var budget = maxSealedOpens
+        return try decode(imageBytes: imageBytes, options: options, keyBudget: &budget)
     }
 
     static func outcome(of bytes: [UInt8], key: SealKey?) -> CodeOutcome {

@@ -53,6 +53,14 @@ public enum EncodeCommand {
         } catch {
             throw ProvisioningError(error)
         }
+        // A sealed code seals its secrets; the seal covers the password only, so a push token
+        // (RFC 8599 pn-prid, a secret) would ride in clear beside it: refuse instead.
+        if options.seal != nil, line.pushToken != nil {
+            throw ProvisioningError(
+                .badOption,
+                "a sealed code cannot carry push_token in clear (the seal covers the password only); "
+                    + "leave the token out: the app registers its own")
+        }
         let payload = try ProvisioningPayload.payload(for: line, seal: options.seal, kdf: options.kdf, random: random)
         let matrix = try QRMatrix.encode(payload, level: options.level)
         let bytes = try QRRenderer.render(

@@ -9,8 +9,8 @@ public enum LinesCommand {
         do {
             lines = try await client.lines()
         } catch {
-            result.diagnostics.append("astra-qr: \(error.detail)")
-            result.exit = error.isNetwork ? .network : .invalidLine
+            result.diagnostics.append("astra-qr: \(Redaction.untrusted(error.detail, limit: 400))")
+            result.exit = error.exit
             return result
         }
         if lines.isEmpty { result.diagnostics.append("astra-qr: no user of this org has a WSS line") }
@@ -19,8 +19,10 @@ public enum LinesCommand {
             case .success(let line):
                 result.stdout += Array(line.jsonString().utf8) + [0x0A]
             case .failure(let error):
-                result.diagnostics.append("astra-qr: user \(user.id): \(error.detail)")
-                result.worsen(to: error.isNetwork ? .network : .invalidLine)
+                // Server text (ids, bodies) is stripped of control characters and redacted.
+                result.diagnostics.append(
+                    "astra-qr: user \(Redaction.untrusted(user.id, limit: 80)): \(Redaction.untrusted(error.detail, limit: 400))")
+                result.worsen(to: error.exit)
             }
         }
         return result

@@ -58,8 +58,11 @@ public enum PasswordSeal {
     /// The marker every sealed string starts with.
     public static let prefix = "$s1$"
 
-    /// Upper bounds on decode so a hostile code cannot make us burn memory or minutes.
-    static let maxLogN = 20, maxR = 32, maxP = 16, maxIterations = 10_000_000
+    /// What a phone can afford to open a code (docs/provisioning.md "Cost bounds"), checked
+    /// before any derivation so a hostile code cannot make us burn memory or minutes: scrypt
+    /// memory 128·r·N ≤ 64 MiB, p ≤ 4, and work N·r·p ≤ 2^20 (4× the default ln=15, r=8, p=1,
+    /// ~0.1 s here); PBKDF2 at most 2,000,000 iterations (OWASP 2023 asks 600,000).
+    static let maxScryptMemory = 64 << 20, maxScryptWork = 1 << 20, maxP = 4, maxIterations = 2_000_000
 
     /// Seals `password` for the line identified by `context` (`user@domain`).
     public static func seal(
@@ -133,12 +136,17 @@ public enum PasswordSeal {
     static func check(_ kdf: SealKDF) throws(ProvisioningError) {
         switch kdf {
         case .scrypt(let logN, let r, let p):
-            guard (10...maxLogN).contains(logN), (1...maxR).contains(r), (1...maxP).contains(p) else {
-                throw ProvisioningError(.badSeal, "scrypt parameters out of bounds (ln 10…20, r 1…32, p 1…16)")
+            guard (10...20).contains(logN), (1...32).contains(r), (1...maxP).contains(p),
+                128 * r << logN <= maxScryptMemory, (r * p) << logN <= maxScryptWork
+            else {
+                throw ProvisioningError(
+                    .badSeal,
+                    "scrypt cost ln=\(logN),r=\(r),p=\(p) is over the bounds a phone can afford "
+                        + "(memory 128·r·2^ln ≤ 64 MiB, p ≤ \(maxP), 2^ln·r·p ≤ 2^20)")
             }
         case .pbkdf2SHA256(let i):
             guard (10_000...maxIterations).contains(i) else {
-                throw ProvisioningError(.badSeal, "pbkdf2 iterations out of bounds (10000…10000000)")
+                throw ProvisioningError(.badSeal, "pbkdf2 iterations \(i) out of bounds (10000…2000000)")
             }
         case .hkdfSHA256: break
         }
@@ -151,7 +159,8 @@ public enum PasswordSeal {
         let ok: Bool
         switch kdf {
         case .scrypt(let logN, let r, let p):
-            let maxMem = UInt64(128 * r * p) << UInt64(logN) + (1 << 24)
+            // check(_:) bounded 128·r·N to 64 MiB; OpenSSL also needs 128·r·p for B.
+            let maxMem = UInt64(128 * r) << UInt64(logN) + UInt64(128 * r * p) + (1 << 20)
             ok =
                 EVP_PBE_scrypt(
                     material, material.count, salt, salt.count, UInt64(1) << UInt64(logN), UInt64(r),
@@ -178,10 +187,6 @@ public enum PasswordSeal {
         return Array(md.prefix(Int(length)))
     }
 
-    /// `count` bytes from OpenSSL's CSPRNG.
-    public static func secureRandom(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&bytes, Int32(count)) == 1, "OpenSSL RAND_bytes failed")
-        return bytes
-    }
+    /// `count` bytes from the system CSPRNG (``KeyMaterial``, the one source of key material).
+    public static func secureRandom(_ count: Int) -> [UInt8] { KeyMaterial.bytes(count) }
 }

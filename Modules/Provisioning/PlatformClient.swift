@@ -103,7 +103,11 @@ public actor PlatformClient {
     /// The users with a usable WSS line, each with its line or the error fetching it.
     public func lines() async throws(PlatformError) -> [(user: PlatformUser, line: Result<Line, PlatformError>)] {
         var out: [(user: PlatformUser, line: Result<Line, PlatformError>)] = []
-        for user in try await users() where user.hasUsableWSSLine {
+        for user in try await users() where user.hasUsableWSSLine || user.problem != nil {
+            if let problem = user.problem {
+                out.append((user, .failure(problem)))
+                continue
+            }
             do {
                 out.append((user, .success(try await credentials(for: user))))
             } catch {
@@ -131,12 +135,13 @@ public actor PlatformClient {
         }
     }
 
-    /// `: message` from a JSON `{"error": "…"}` body, at most 120 characters, else empty.
+    /// `: message` from a JSON `{"error": "…"}` body, at most 120 characters, controls stripped
+    /// and secrets redacted (the server wrote it), else empty.
     func reason(_ response: HTTPResponse) -> String {
         guard let json = try? LineJSON.parse(response.body), let text = PlatformJSON.string(json["error"]) else {
             return ""
         }
-        return ": " + String(text.prefix(120))
+        return ": " + Redaction.untrusted(text, limit: 120)
     }
 
     /// RFC 3986 §3.3 path segment escaping for user ids.

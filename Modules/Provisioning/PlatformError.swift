@@ -15,6 +15,8 @@ public struct PlatformError: Error, Sendable, Hashable, CustomStringConvertible 
         case timeout
         /// Connection refused, DNS failure, TLS failure…
         case network
+        /// The API's TLS certificate did not verify (chain or host name).
+        case certificate
     }
 
     public let code: Code
@@ -30,6 +32,11 @@ public struct PlatformError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// True for failures where the API never answered (exit 3), false when it answered badly (exit 1).
     public var isNetwork: Bool { code == .timeout || code == .network }
+
+    /// The tool's exit for this failure: 6 certificate, 3 network, 1 a bad answer.
+    public var exit: QRCommandResult.Exit {
+        code == .certificate ? .certificate : (isNetwork ? .network : .invalidLine)
+    }
 
     public var description: String { detail }
 

@@ -55,6 +55,9 @@ public struct PlatformUser: Sendable, Hashable {
     public var asteriskEndpoint: String?
     /// `created_at` in seconds since 1970 (both `…:00Z` and `…:00.000Z` forms).
     public var createdAt: Double?
+    /// What was wrong with this user's entry (a bad `created_at`, no `id`): the entry gives one
+    /// error line, and the other users' lines are still printed.
+    public var problem: PlatformError?
 
     /// The lines astra-qr hands out: `sip_port == "wss"` and a non-empty `asterisk_endpoint`.
     public var hasUsableWSSLine: Bool {
@@ -75,24 +78,27 @@ public struct PlatformUser: Sendable, Hashable {
         }
         var users: [PlatformUser] = []
         for (index, item) in items.enumerated() {
+            // One bad entry costs one error line, not every user's line.
             guard case .object = item, let id = PlatformJSON.string(item["id"]) else {
-                throw PlatformError(.badResponse, "users: entry \(index) has no id")
+                var broken = PlatformUser(id: "#\(index)")
+                broken.problem = PlatformError(.badResponse, "users: entry \(index) has no id")
+                users.append(broken)
+                continue
             }
-            var createdAt: Double?
+            var user = PlatformUser(
+                id: id, name: PlatformJSON.string(item["name"]),
+                email: PlatformJSON.string(item["email"]),
+                sipPort: PlatformJSON.string(item["sip_port"]),
+                asteriskEndpoint: PlatformJSON.string(item["asterisk_endpoint"]))
             if let text = PlatformJSON.string(item["created_at"]) {
-                guard let parsed = ISO8601Timestamp.parse(text) else {
-                    throw PlatformError(
+                if let parsed = ISO8601Timestamp.parse(text) {
+                    user.createdAt = parsed
+                } else {
+                    user.problem = PlatformError(
                         .badResponse, "users: user \(id) created_at \"\(text)\" is not an ISO-8601 date")
                 }
-                createdAt = parsed
             }
-            users.append(
-                PlatformUser(
-                    id: id, name: PlatformJSON.string(item["name"]),
-                    email: PlatformJSON.string(item["email"]),
-                    sipPort: PlatformJSON.string(item["sip_port"]),
-                    asteriskEndpoint: PlatformJSON.string(item["asterisk_endpoint"]),
-                    createdAt: createdAt))
+            users.append(user)
         }
         return users
     }

@@ -10,6 +10,8 @@ public struct QRCommandResult: Sendable {
         case invalidLine = 1
         /// `lines`: network error or timeout.
         case network = 3
+        /// `lines`: the API's TLS certificate did not verify (configuration, not an outage).
+        case certificate = 6
         /// An image holds no code.
         case noCode = 4
         /// Bad arguments or unreadable input (EX_USAGE).
@@ -30,7 +32,7 @@ public struct QRCommandResult: Sendable {
 
     /// Keeps the most severe exit: usage, then invalid line, then network, then no code.
     mutating func worsen(to other: Exit) {
-        let rank: [Exit: Int] = [.ok: 0, .noCode: 1, .network: 2, .invalidLine: 3, .usage: 4]
+        let rank: [Exit: Int] = [.ok: 0, .noCode: 1, .network: 2, .certificate: 3, .invalidLine: 4, .usage: 5]
         if rank[other]! > rank[exit]! { exit = other }
     }
 }

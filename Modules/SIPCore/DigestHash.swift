@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// The three hash functions of SIP/HTTP digest (RFC 7616 §3.3, RFC 8760 §2), over OpenSSL EVP.
+/// The three hash functions of SIP/HTTP digest (RFC 7616 §3.3, RFC 8760 §2), over OpenSSL.
 ///
 /// `sha512_256` is the real FIPS 180-4 SHA-512/256 (its own initial values), OpenSSL's
 /// "SHA512-256" — *not* SHA-512 truncated. RFC 7616 §3.9.2 prints values computed with the
@@ -45,18 +45,12 @@ package enum DigestHash: Sendable, Hashable, CaseIterable {
         return try hasher.finalizeHex()
     }
 
-    /// The fetched `EVP_MD`, once per process; nil when the provider lacks it.
-    var evpMD: OpaquePointer? {
-        switch self {
-        case .md5: fetchedMD5
-        case .sha256: fetchedSHA256
-        case .sha512_256: fetchedSHA512_256
-        }
-    }
+    /// The fetched `EVP_MD` for SHA-512/256 (MD5 and SHA-256 use the low-level functions,
+    /// ``DigestHasher``), once per process; nil for the others or when the provider lacks it.
+    var evpMD: OpaquePointer? { self == .sha512_256 ? fetchedSHA512_256 : nil }
 }
 
-// Fetched once (Swift globals initialise lazily and thread-safely); an EVP_MD is immutable and
-// safe to share between threads (OpenSSL 3 "Algorithm fetching"). Never freed: process lifetime.
-nonisolated(unsafe) private let fetchedMD5: OpaquePointer? = EVP_MD_fetch(nil, "MD5", nil)
-nonisolated(unsafe) private let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+// Fetched once (Swift globals initialise lazily and thread-safely), only when a server asks for
+// SHA-512/256; an EVP_MD is immutable and safe to share between threads (OpenSSL 3 "Algorithm
+// fetching"). Never freed: process lifetime.
 nonisolated(unsafe) private let fetchedSHA512_256: OpaquePointer? = EVP_MD_fetch(nil, "SHA512-256", nil)

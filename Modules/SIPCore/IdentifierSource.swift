@@ -1,4 +1,7 @@
-import COpenSSL
+import CLinux
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Synchronization
 
 /// The source of the identifiers SIP and RTP need: Call-ID, tags, branches (RFC 3261 §8.1.1.7),
@@ -68,10 +71,11 @@ extension IdentifierSource {
     }
 }
 
-/// Cryptographically secure identifiers: OpenSSL's DRBG (`RAND_bytes`, seeded by the system),
+/// Cryptographically secure identifiers from the operating system's CSPRNG (`getrandom(2)`),
 /// drawn 512 bytes at a time so a branch or a cnonce costs no system call (a `getrandom(2)` per
-/// 8 bytes was ~15 system calls per registration in load mode). Falls back to the system
-/// generator if OpenSSL refuses.
+/// 8 bytes was ~15 system calls per registration in load mode). Not OpenSSL's `RAND_bytes`:
+/// its DRBG seeds itself from the same source, and instantiating it (provider and AES fetches)
+/// cost 8.1 M instructions, 37 % of a one-shot registration (docs/decisions.md D3).
 public struct SystemIdentifierSource: IdentifierSource {
     private let pool = RandomPool()
     public init() {}
@@ -91,8 +95,22 @@ private final class RandomPool: Sendable {
         state.withLock { s in
             if s.index == s.words.count {
                 var words = [UInt64](repeating: 0, count: 64)
-                let ok = words.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) == 1 }
-                if !ok {
+                let filled = words.withUnsafeMutableBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        // Blocks only until the kernel's pool is initialised (at boot); a
+                        // signal may interrupt it (EINTR), a request over 256 bytes may return short.
+                        let n = astra_getrandom(buffer.baseAddress! + offset, UInt(buffer.count - offset), 0)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            return false
+                        }
+                        offset += n
+                    }
+                    return true
+                }
+                if !filled {
+                    // The stdlib's generator is the same kernel source through another door.
                     var system = SystemRandomNumberGenerator()
                     for i in words.indices { words[i] = system.next() }
                 }

@@ -1,9 +1,9 @@
 /// The one source of randomness that protects something: SRTP master keys (SDES, RFC 4568
 /// §6.1), ICE passwords (RFC 8445 §5.3), digest client nonces (RFC 7616 §3.4), push ids (the
-/// capability a phone acks with). Always OpenSSL's CSPRNG (`RAND_bytes`, seeded by the
-/// system); there is no seeded form, so `--seed` and test seeds can never make a key
-/// predictable (docs/decisions.md D3). Identifiers that only need to be unique or repeatable
-/// come from an ``IdentifierSource``.
+/// capability a phone acks with). Always the operating system's CSPRNG (`getrandom(2)`, the
+/// source OpenSSL's `RAND_bytes` seeds itself from); there is no seeded form, so `--seed` and
+/// test seeds can never make a key predictable (docs/decisions.md D3). Identifiers that only
+/// need to be unique or repeatable come from an ``IdentifierSource``.
 public enum KeyMaterial {
     private static let system = SystemIdentifierSource()
 

@@ -21,6 +21,17 @@ public enum Resolver {
         return try result.get()
     }
 
+    /// ``resolve(host:port:transport:)`` on the calling thread (getaddrinfo blocks it), for a
+    /// caller that runs its own loop on its own thread (astra-register's one-shot over UDP).
+    public static func resolveNow(host: String, port: UInt16, transport: TransportKind) throws(TransportError)
+        -> [SocketAddress]
+    {
+        if let numeric = SocketAddress(ip: host, port: port) { return [numeric] }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard !bare.isEmpty else { throw TransportError(.invalidArgument, transport: transport, peer: host, "empty host") }
+        return try lookup(bare, port: port, transport: transport).get()
+    }
+
     static func lookup(_ host: String, port: UInt16, transport: TransportKind) -> Result<
         [SocketAddress], TransportError
     > {

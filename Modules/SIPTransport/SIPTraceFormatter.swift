@@ -22,7 +22,13 @@ public enum SIPTraceFormatter {
         var text = "----- \(iso8601(seconds: timestamp.seconds, nanoseconds: timestamp.nanoseconds)) "
         text +=
             "\(direction.rawValue) \(transport.viaToken) \(localText) \(arrow) \(remoteText) (\(message.count) bytes)\n"
-        var body = String(decoding: Redaction.redact(bytes: message), as: UTF8.self)
+        var bytes = Redaction.redact(bytes: message)
+        // A peer's ESC, BEL or NUL must not reach the terminal: every control byte but TAB, CR
+        // and LF is shown as '.'.
+        for i in bytes.indices where (bytes[i] < 0x20 && bytes[i] != 9 && bytes[i] != 10 && bytes[i] != 13) || bytes[i] == 0x7F {
+            bytes[i] = UInt8(ascii: ".")
+        }
+        var body = String(decoding: bytes, as: UTF8.self)
         if !body.hasSuffix("\n") { body += "\n" }
         return text + body + "\n"
     }

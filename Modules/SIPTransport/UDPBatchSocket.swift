@@ -70,6 +70,9 @@ public final class UDPBatchSocket {
         Glibc.close(fd)
     }
 
+    /// The socket, for a caller that polls it together with other descriptors.
+    public var descriptor: Int32 { fd }
+
     /// Waits until a datagram can be read, at most `timeout` (nil: no limit). False on timeout.
     @discardableResult
     public func waitReadable(timeout: Duration?) -> Bool {

@@ -28,6 +28,56 @@ extension KamailioPeer {
             }
         }
 
+        /// Configuration is not an outage (docs/tools.md "Exit codes"): a certificate that does not
+        /// verify exits 6 with the hint; a missing or non-PEM CA file exits 64 before connecting;
+        /// a closed UDP port ends the attempt at once on the ICMP error (exit 3, "port unreachable").
+        @Test func exitCodesTellConfigurationFromOutage() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let port = "127.0.0.1:\(server.port(for: .tls))"
+            // The server's throw-away CA is not in the system store.
+            let (status, _, err) = try await ToolProcess.run(
+                "astra-register", ["--password", "astra1001", "--server", port, "--transport", "tls", "sip:1001@127.0.0.1"])
+            #expect(status == 6, "\(err)")
+            #expect(err.contains("certificateVerificationFailed") && err.contains("--ca-file"), "\(err)")
+            for caFile in ["/nonexistent/ca.pem", "/etc/hostname"] {
+                let (code, _, text) = try await ToolProcess.run(
+                    "astra-register",
+                    ["--password", "astra1001", "--server", port, "--transport", "tls", "--ca-file", caFile,
+                     "sip:1001@127.0.0.1"])
+                #expect(code == 64, "\(caFile): \(text)")
+                #expect(text.hasPrefix("astra-register: ca_file '\(caFile)'") && text.split(separator: "\n").count == 1)
+            }
+            // A port the kernel just gave us and took back: nothing listens there.
+            let closed = Self.closedUDPPort()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (code, out, text) = try await ToolProcess.run(
+                "astra-register", ["--password", "astra1001", "--server", "127.0.0.1:\(closed)", "--timeout", "30",
+                                   "sip:1001@127.0.0.1"])
+            #expect(code == 3, "\(text)")
+            #expect(text.contains("port unreachable"), "\(text)")
+            #expect(out.contains("\"registered\":false"))
+            #expect(clock.now - start < .seconds(5))
+        }
+
+        /// A UDP port that was free a moment ago (bound to port 0, then closed).
+        static func closedUDPPort() -> UInt16 {
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(fd, pointer, length)
+                    return getsockname(fd, pointer, &length)
+                }
+            }
+            return UInt16(bigEndian: address.sin_port)
+        }
+
         @Test func wrongPasswordExitsOneNamingTheFinalStatus() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
@@ -41,12 +91,18 @@ extension KamailioPeer {
 
         @Test func stoppedServerExitsThreeWithinTheTimeout() async throws {
             let server = try KamailioServer.start()
+            // Its CA stays readable (stopping removes the run dir): a missing CA file is
+            // configuration (64), not the outage this test is about.
+            let ca = FileManager.default.temporaryDirectory.appendingPathComponent("astra-ca-\(UInt32.random(in: 0...UInt32.max)).pem")
+            try FileManager.default.copyItem(atPath: server.caFile, toPath: ca.path)
+            defer { try? FileManager.default.removeItem(at: ca) }
             server.stop()
             let clock = ContinuousClock()
             for transport in [TransportKind.udp, .wss] {
                 let start = clock.now
-                let (status, _, err) = try await ToolProcess.run(
-                    "astra-register", ["--timeout", "2"] + lineArguments(server, transport))
+                var arguments = lineArguments(server, transport)
+                arguments[arguments.firstIndex(of: server.caFile)!] = ca.path
+                let (status, _, err) = try await ToolProcess.run("astra-register", ["--timeout", "2"] + arguments)
                 #expect(status == 3, "\(transport): \(err)")
                 #expect(clock.now - start < .seconds(4))
                 #expect(err.split(separator: "\n").count == 1, "one line: \(err)")

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 @testable import Media
@@ -45,8 +48,16 @@ import Testing
         var tone = ToneGenerator(frequencies: [440], amplitude: 3000)
         let wav = WAVFile(sampleRate: 8000, samples: tone.samples(800))
         try wav.write(path: path)
+        defer { unlink(path) }
         #expect(try WAVFile.read(path: path) == wav)
+        // A recording is a patient's call: created 0600.
+        var status = stat()
+        #expect(stat(path, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(throws: MediaError(.badWAV)) { try WAVFile.read(path: "/nonexistent/x.wav") }
+        // `--play /dev/zero`: refused on its first bytes (a 64 MiB read took > 2 s under load).
+        let start = ContinuousClock.now
+        #expect(throws: MediaError(.badWAV)) { try WAVFile.read(path: "/dev/zero") }
+        #expect(ContinuousClock.now - start < .seconds(1))
     }
 
     @Test func toneGeneratorIsContinuousAcrossFramesAndEnds() {

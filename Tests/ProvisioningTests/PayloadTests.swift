@@ -35,6 +35,19 @@ import Testing
         #expect(back == line)
     }
 
+    /// A code is written by someone hostile (THREATS.md): a %-escaped CR LF in `w=` would have
+    /// become a header of the WebSocket upgrade (`GET /ws\r\nX-Evil: 1 HTTP/1.1`). The line
+    /// model refuses it, as it refuses the same value from a flag or a file.
+    @Test(arguments: [
+        "astra1:u=1001;d=pbx.example.com;t=wss;w=/ws%0D%0AX-Evil:%201",
+        "astra1:u=1001;d=pbx.example.com;n=Alice%0D%0AVia:%20x",
+        "astra1:u=1001;d=pbx.example.com;pp=apns;pt=ab%3Bcd",
+        "astra1:u=1001;d=127.0.0.1:5060",
+    ])
+    func headerInjectionFromACodeIsRefused(_ payload: String) {
+        #expect(throws: ProvisioningError.self) { try CompactPayload.decode(payload) }
+    }
+
     @Test func newerPayloadVersionIsRefused() {
         #expect(throws: ProvisioningError(.unsupportedPayload, "")) {
             try ProvisioningPayload.line(from: "astra2:u=alice;d=example.com")

@@ -137,6 +137,22 @@ extension Tag {
         #expect(throws: PlatformError(.badURL, "")) { try PlatformClient(baseURL: "ftp://x", firebaseToken: "t") }
     }
 
+    /// One user's bad entry costs one error line; every other user's line is still printed.
+    @Test func oneBadUserDoesNotDropTheOthers() async throws {
+        let result = await LinesCommand.run(client: try client("fb-bad-date"))
+        #expect(result.exit == .invalidLine)
+        #expect(result.diagnostics == [#"astra-qr: user u1: users: user u1 created_at "yesterday" is not an ISO-8601 date"#])
+        let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains(#""user":"1004""#))
+    }
+
+    /// Text from the server is stripped of control characters and redacted before it is printed.
+    @Test func serverTextIsSanitised() async throws {
+        let result = await LinesCommand.run(client: try client("fb-hostile"))
+        #expect(result.exit == .invalidLine)
+        #expect(result.diagnostics == ["astra-qr: GET /api/v1/users: HTTP 500 from the API:  [2J down  Authorization: Bearer <redacted>"])
+    }
+
     @Test func diagnosticsNeverShowTokensOrPasswords() async throws {
         for firebase in ["fb-unauthorized", "fb-500", "fb-users-500", "fb-good"] {
             let result = await LinesCommand.run(client: try client(firebase))

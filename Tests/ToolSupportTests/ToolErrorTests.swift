@@ -7,6 +7,7 @@ import ToolSupport
             (ToolError.Code.failed, 1),
             (.network, 3),
             (.timeout, 3),
+            (.certificate, 6),
             (.noCodeFound, 4),
             (.usage, 64),
             (.unreadableInput, 64),
@@ -17,7 +18,7 @@ import ToolSupport
     }
 
     @Test func everyCodeIsCovered() {
-        #expect(ToolError.Code.allCases.count == 7)  // one row per code in the table above
+        #expect(ToolError.Code.allCases.count == 8)  // one row per code in the table above
     }
 
     struct LowerError: ToolErrorConvertible {

@@ -37,6 +37,10 @@ import Testing
         #expect(
             made.stderr == "astra-qr: warning: the code holds the SIP password in clear; anyone who sees it can "
                 + "use the line (seal it with --passphrase or --key-file)\n")
+        // The code holds the password: the file is its owner's only (0600), even if it existed.
+        let mode = try #require(try await sh("stat -c %a line.png; touch old.png; chmod 644 old.png; "
+            + "$QR encode --line line.json -o old.png 2>/dev/null; stat -c %a old.png"))
+        #expect(mode.stdout == "600\n600\n")
         let zbar = try #require(try await sh("zbarimg -q --raw -Sbinary line.png"))
         #expect(zbar.stdout == "astra1:n=Alice;u=1001;p=pw-Secret-42;d=example.com;s=pbx.example.com:8089;t=wss;w=/ws")
         let decoded = try #require(try await sh("$QR decode line.png"))

@@ -175,8 +175,8 @@ struct CallRun {
             case .line(.registration(.failed(let failure))) where !registered:
                 outcome = (Self.exitCode(for: failure), failure.description)
                 break loop
-            case .line(.flowDown(let reason)) where !registered:
-                outcome = (.network, reason)
+            case .line(.flowDown(let error)) where !registered:
+                outcome = (error.exitCode, error.toolMessage)
                 break loop
             case .line:
                 continue

@@ -136,12 +136,15 @@ enum QRTool {
         context.diagnostics.error(line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line)
     }
 
-    /// Raw bytes to a file or, for `-`, standard output.
+    /// Raw bytes to a file or, for `-`, standard output. A file is created 0600 (an existing
+    /// regular file is narrowed to 0600): a code holds a line, often its password.
     static func write(_ bytes: [UInt8], to path: String) throws(ToolError) {
-        let fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw ToolError(.unreadableInput, "cannot write '\(path)': \(String(cString: strerror(errno)))")
         }
+        var status = stat()
+        if fd != 1, fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG { _ = fchmod(fd, 0o600) }
         defer { if fd != 1 { close(fd) } }
         var offset = 0
         while offset < bytes.count {

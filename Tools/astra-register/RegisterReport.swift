@@ -51,9 +51,9 @@ struct RegisterReport {
             output?.emit("flow_up", ["transport": .string(setup.transport.rawValue), "server": .string(setup.target.description),
                                      "local": .string(local ?? ""), "reliable": .bool(reliable)],
                          text: "connected to \(setup.target) over \(setup.transport.viaToken) from \(local ?? "?")")
-        case .flowDown(let reason):
+        case .flowDown(let error):
             flowLosses += 1
-            output?.emit("flow_down", ["reason": .string(reason)], text: "connection lost: \(reason)")
+            output?.emit("flow_down", ["reason": .string(error.description)], text: "connection lost: \(error.description)")
         case .reconnectScheduled(let attempt, let after):
             output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)],
                          text: "reconnecting in \(after.milliseconds) ms (attempt \(attempt))")

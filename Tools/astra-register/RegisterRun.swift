@@ -44,6 +44,8 @@ struct RegisterRun {
     }
 
     func run() async -> ExitCode {
+        // A one-shot over UDP runs on this thread over the same pure machines (OneShotUDP).
+        if OneShotUDP.applies(to: setup, options) { return OneShotUDP(owner: self).run() }
         let clock = ContinuousClock()
         let start = WireTime.now()
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
@@ -81,10 +83,7 @@ struct RegisterRun {
             case .line(let event):
                 var connectedAt: WireTime?
                 if case .flowUp = event { connectedAt = await flow.info?.connectedAt }
-                // Text mode shows one verdict line; its events only with -v, or with --keep (a
-                // person watching a line stay registered wants to see refreshes and losses).
-                let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0 && !options.keep)
-                report.note(event, connectedAt: connectedAt, output: quiet ? nil : context.output)
+                report.note(event, connectedAt: connectedAt, output: eventOutput)
                 outcome = decide(after: event, report: report)
                 if outcome == nil, report.registered, options.keep || !options.expectQualify || report.qualified {
                     // In keep mode the deadline only covers the first registration.
@@ -105,8 +104,21 @@ struct RegisterRun {
         await registration.stop(within: report.registered ? .seconds(3) : .zero)
         report.unregistered = report.registered ? (await registration.state == .stopped) : nil
         for pump in pumps { pump.cancel() }
-        let final = outcome ?? Outcome(exit: .network, message: "flow ended")
         report.finish()
+        return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))
+    }
+
+    /// Where the run's events go: nowhere under --nagios, nor in text mode without -v, unless
+    /// --keep (a person at a terminal gets one verdict line; one watching a line stay
+    /// registered wants to see refreshes and losses).
+    var eventOutput: EventWriter? {
+        let quiet = options.nagios || (context.output.format == .text && options.verbosity == 0 && !options.keep)
+        return quiet ? nil : context.output
+    }
+
+    /// The end of every one-shot run: the `result` object (or the Nagios line), the message on
+    /// stderr, the exit code.
+    func conclude(_ report: RegisterReport, _ final: Outcome) -> ExitCode {
         if options.nagios {
             let status = report.monitoringStatus(
                 exit: final.exit, message: final.message, warning: options.warning, critical: options.critical,
@@ -129,8 +141,8 @@ struct RegisterRun {
         switch event {
         case .registration(.failed(let failure)) where !options.keep:
             return Outcome(exit: Self.exitCode(for: failure), message: failure.description)
-        case .flowDown(let reason) where !report.registered && !options.keep:
-            return Outcome(exit: .network, message: reason)
+        case .flowDown(let error) where !report.registered && !options.keep:
+            return Outcome(exit: error.exitCode, message: error.toolMessage)
         case .registration(.registered), .qualifyAnswered:
             if options.keep { return nil }
             if options.expectQualify && !report.qualified { return nil }

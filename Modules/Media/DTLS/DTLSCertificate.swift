@@ -1,4 +1,5 @@
 import COpenSSL
+import SIPCore
 
 /// A per-session self-signed ECDSA P-256 certificate (RFC 5763 §5: self-signed is expected,
 /// the SDP fingerprint authenticates it) and its `sha-256` fingerprint (RFC 8122 §5).
@@ -25,8 +26,7 @@ public final class DTLSCertificate: @unchecked Sendable {
             EVP_PKEY_free(pkey)
             throw DTLSError(.setupFailed, "X509_new")
         }
-        var serial: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &serial) { RAND_bytes($0.baseAddress, 8) }
+        let serial = KeyMaterial.bytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let ok =
             X509_set_version(x, 2) == 1
             && ASN1_INTEGER_set(X509_get_serialNumber(x), Int(serial & 0x7FFF_FFFF_FFFF_FFFF)) == 1

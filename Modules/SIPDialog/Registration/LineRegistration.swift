@@ -104,7 +104,7 @@ public actor LineRegistration {
                 execute(client.start(binding: binding))
             }
         case .flowDown(let error):
-            sink.yield(.flowDown(error.description))
+            sink.yield(.flowDown(error))
             execute(client.flowLost())
         case .reconnectScheduled(let attempt, let after):
             sink.yield(.reconnectScheduled(attempt: attempt, after: after))

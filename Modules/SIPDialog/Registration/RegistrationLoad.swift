@@ -93,6 +93,11 @@ public struct RegistrationLoad: Sendable {
     private var heap: [TimerEntry] = []
     private var outgoing: [[UInt8]] = []
     private var outcomes: [Outcome] = []
+    private var events: [(index: Int, event: RegistrationEvent)] = []
+
+    /// Keep every registration event (registering, challenged, …) for ``takeEvents()``: a
+    /// one-shot registration reports them; load mode does not pay for them.
+    public var recordsEvents = false
 
     /// - Parameters:
     ///   - clients: one idle registration per line, in line order (``Outcome/index`` refers to it).
@@ -203,6 +208,13 @@ public struct RegistrationLoad: Sendable {
     public mutating func takeOutcomes() -> [Outcome] {
         defer { outcomes.removeAll(keepingCapacity: true) }
         return outcomes
+    }
+
+    /// The registration events since the last call, in order, with their line (only with
+    /// ``recordsEvents``); empties the list.
+    public mutating func takeEvents() -> [(index: Int, event: RegistrationEvent)] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
     }
 
     /// Whether anything waits in ``takeOutgoing()`` or ``takeOutcomes()``.
@@ -317,6 +329,7 @@ public struct RegistrationLoad: Sendable {
             startTransaction(wire, slot: index, now: now)
         }
         for action in actions {
+            if recordsEvents, case .event(let event) = action { events.append((index, event)) }
             switch action {
             case .send(let request):
                 startTransaction(request.serialized(), slot: index, now: now)

@@ -54,8 +54,9 @@ public final class Diagnostics: Sendable {
         sink.write(text)
     }
 
+    /// One line, always: redacted, and every control character (a server's ESC, BEL, CR, LF in
+    /// a reason phrase or error body) replaced by a space, so nothing can rewrite the terminal.
     private func line(_ message: String) {
-        let oneLine = Redaction.redact(message).split(whereSeparator: \.isNewline).joined(separator: " ")
-        sink.write("\(tool): \(oneLine)\n")
+        sink.write("\(tool): \(Redaction.untrusted(message, limit: 4000))\n")
     }
 }

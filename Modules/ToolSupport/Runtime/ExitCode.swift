@@ -15,6 +15,9 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     /// 5: astra-call's media could not be secured (WebRTC: ICE failed, DTLS failed or the
     /// peer's certificate did not match its `a=fingerprint`); the call was hung up.
     public static let mediaFailed = ExitCode(5)
+    /// 6: the server's TLS certificate did not verify (chain or name): a configuration problem
+    /// (give its CA with `--ca-file`), not an outage, so monitoring can tell them apart.
+    public static let certificate = ExitCode(6)
     /// 64 (EX_USAGE): bad arguments or unreadable input.
     public static let usage = ExitCode(64)
     /// 70 (EX_SOFTWARE): internal error.

@@ -11,6 +11,8 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         case network
         /// No answer in time → 3.
         case timeout
+        /// The server's TLS certificate did not verify → 6.
+        case certificate
         /// astra-qr: an image had no code → 4.
         case noCodeFound
         /// Bad command-line arguments → 64.
@@ -39,6 +41,7 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         switch code {
         case .failed: .failure
         case .network, .timeout: .network
+        case .certificate: .certificate
         case .noCodeFound: .noCodeFound
         case .usage, .unreadableInput: .usage
         case .internal: .software

@@ -153,6 +153,7 @@ extension ToolSpecs {
             ExitStatusDoc(.success, "The call completed as asked."),
             ExitStatusDoc(.failure, "The call failed (the SIP status is in the ended event)."),
             ExitStatusDoc(.network, "Network error or timeout."),
+            certificateStatus,
             ExitStatusDoc(
                 .mediaFailed,
                 "WebRTC media could not be secured: ICE failed, DTLS failed or the peer's certificate did not "

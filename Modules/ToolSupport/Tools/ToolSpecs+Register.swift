@@ -6,10 +6,11 @@ extension ToolSpecs {
         discussion: """
             One-shot by default: resolve the server, connect, register with digest authentication, \
             report the result as JSON, unregister and exit. With --keep it stays registered and refreshes \
-            until SIGINT/SIGTERM, then unregisters. The result's timings_ms (connect, first_response, register, \
-            total) are stamped where the messages cross the socket, on the clock --sip-trace prints. A \
-            registration-only line answers what the server sends it: INVITE 480 (with a Reason), a \
-            cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
+            until SIGINT/SIGTERM, then unregisters. Over UDP a one-shot uses one connected socket: an ICMP port \
+            unreachable ends it at once (exit 3, "port unreachable"). The result's timings_ms (connect, \
+            first_response, register, total) are stamped where the messages cross the socket, on the clock \
+            --sip-trace prints. A registration-only line answers what the server sends it: INVITE 480 (with a \
+            Reason), a cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
 
             On a terminal (or with --format text) the result is one verdict line instead: \
             '✔ sip:1001@pbx registered over WSS in 24 ms (connect 14, register 2), expires 300 s', or \
@@ -82,7 +83,9 @@ extension ToolSpecs {
             ExitStatusDoc(.success, "Registered (and, with --expect-qualify, the qualify was answered)."),
             ExitStatusDoc(.failure, "Rejected: 401/403/404 after authentication, or another final failure response."),
             ExitStatusDoc(
-                .network, "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response)."),
+                .network,
+                "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response, ICMP port unreachable)."),
+            certificateStatus,
             usageStatus, softwareStatus,
             ExitStatusDoc(
                 ExitCode(2),

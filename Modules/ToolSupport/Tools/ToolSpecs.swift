@@ -7,6 +7,10 @@ public enum ToolSpecs {
 
     /// Exit statuses every tool shares.
     static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
+    /// Certificate verification failed (tls/wss): configuration, not an outage.
+    static let certificateStatus = ExitStatusDoc(
+        .certificate,
+        "The server's TLS certificate did not verify (chain or name): give its CA with --ca-file (or ca_file).")
     static let softwareStatus = ExitStatusDoc(
         .software, "Internal error (EX_SOFTWARE).")
 

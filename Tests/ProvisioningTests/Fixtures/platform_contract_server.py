@@ -9,7 +9,9 @@ plus GET /__stats -> {"logins": N, "requests": N} for the tests.
 
 Firebase tokens choose behaviours: fb-good (whole seconds), fb-fraction (dates with .000Z),
 fb-unauthorized (401), fb-500 (login 500), fb-badjson (login body is not JSON), fb-slow (login
-answers after 3 s), fb-users-500 (users list 500), fb-users-shape (users wrapped in {"users": []}).
+answers after 3 s), fb-users-500 (users list 500), fb-users-shape (users wrapped in {"users": []}),
+fb-bad-date (one user's created_at is not a date), fb-hostile (users list 500 whose error text
+carries ESC/BEL/CR/LF and a bearer token).
 Usage: platform_contract_server.py [PORTFILE] -> prints "PORT <n>" (and writes n to PORTFILE), serves until killed.
 """
 import base64
@@ -125,6 +127,12 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(503, {"error": "maintenance"})
             if firebase == "fb-users-shape":
                 return self.send_json(200, {"users": USERS})
+            if firebase == "fb-bad-date":
+                users = [dict(u) for u in USERS]
+                users[0]["created_at"] = "yesterday"
+                return self.send_json(200, users)
+            if firebase == "fb-hostile":
+                return self.send_json(500, {"error": "\x1b[2J\x07down\r\nAuthorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"})
             return self.send_json(200, USERS)
         parts = self.path.split("/")
         if len(parts) == 6 and parts[1:4] == ["api", "v1", "users"] and parts[5] == "sip-credentials":
