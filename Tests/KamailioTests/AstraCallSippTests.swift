@@ -51,7 +51,7 @@ extension KamailioPeer {
                     mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
                 ])
             #expect(
-                await uas.waitFor(.seconds(5)) {
+                await uas.waitFor(.seconds(20)) {  // a positive condition; the bound is for a busy machine
                     Self.udpPortTaken(UInt16(port)!) && Self.udpPortTaken(UInt16(mediaPort)!)  // SIP and echo sockets
                 }, "sipp UAS not listening")
             let recording = H.temporaryPath("sipp-uas")
@@ -81,25 +81,37 @@ extension KamailioPeer {
         @Test func rtcpOnPortPlusOneWhenThePeerDeclinesMux() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
-            let port = Self.freePort(), mediaPort = UInt16(Self.freePort())! + 1000
-            let (registered, _, regErr) = try await ToolProcess.run(
-                Self.sipp,
-                [
-                    "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1044", "-au", "1044",
-                    "-ap", "astra1044", "-p", port, "-i", "127.0.0.1", "-m", "1", "-nostdin",
-                ], timeout: .seconds(10))
-            try #require(registered == 0, "sipp REGISTER: \(regErr)")
-            let rtcpPeer = try RTCPTestPeer(port: mediaPort + 1)
+            // sipp cannot bind port 0: its SIP port, its media port and the RTCP peer's + 1 are
+            // picked free (TestPorts), sipp is waited for until it listens (a generous bound: a
+            // busy machine), and it starts again elsewhere if it never does.
+            var started: (peer: RTCPTestPeer, uas: ToolProcess)?
+            for _ in 0..<3 where started == nil {
+                let sipPort = TestPorts.random(alignment: 2), mediaPort = TestPorts.random(alignment: 2, span: 3)
+                guard ![sipPort, mediaPort, mediaPort + 1, mediaPort + 2].contains(where: Self.udpPortTaken),
+                      let peer = try? RTCPTestPeer(port: mediaPort + 1)
+                else { continue }
+                let (registered, _, regErr) = try await ToolProcess.run(
+                    Self.sipp,
+                    [
+                        "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1044", "-au", "1044",
+                        "-ap", "astra1044", "-p", String(sipPort), "-i", "127.0.0.1", "-m", "1", "-nostdin",
+                    ], timeout: .seconds(20))
+                try #require(registered == 0, "sipp REGISTER: \(regErr)")
+                let uas = try ToolProcess(
+                    Self.sipp,
+                    [
+                        "-sf", Self.scenario("uas"), "-p", String(sipPort), "-i", "127.0.0.1", "-mi", "127.0.0.1",
+                        "-mp", String(mediaPort), "-rtp_echo", "-m", "1", "-nostdin",
+                    ])
+                if await uas.waitFor(.seconds(20), { Self.udpPortTaken(sipPort) && Self.udpPortTaken(mediaPort) }) {
+                    started = (peer, uas)
+                } else {
+                    peer.stop()
+                    _ = await uas.exitStatus(within: .milliseconds(1))  // ends it
+                }
+            }
+            let (rtcpPeer, uas) = try #require(started, "sipp UAS never listened")
             defer { rtcpPeer.stop() }
-            let uas = try ToolProcess(
-                Self.sipp,
-                [
-                    "-sf", Self.scenario("uas"), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp",
-                    String(mediaPort), "-rtp_echo", "-m", "1", "-nostdin",
-                ])
-            #expect(
-                await uas.waitFor(.seconds(5)) { Self.udpPortTaken(UInt16(port)!) && Self.udpPortTaken(mediaPort) },
-                "sipp UAS not listening")
             let callerRTP = TestPorts.random(alignment: 2, span: 2)
             // RTCP every 5 s × 0.5…1.5 (RFC 3550 §6.2): a 9 s call carries at least one report.
             let caller = try H.dial(
