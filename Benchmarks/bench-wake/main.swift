@@ -18,6 +18,11 @@
 // ≥ BENCH_WAKE_RUNS (default 20) runs each; killed runs under field delivery go on until that many
 // rang (at most 3× as many runs). Targets under field delivery, at p95: push-to-ring ≤ APNs delay +
 // cold start + 300 ms (overhead_ms ≤ 300), dead-phone failover ≤ ack window + 100 ms.
+// Every push rides HTTP/2 to the gateway's APNs emulator (docs/decisions.md D34): `http2` gives the
+// provider exchange per push (push_sent's provider_ms: request queued → Apple's answer read, the
+// part the HTTP/2 path adds over the former in-process hand-off; target ≤ 5 ms at p50), how many
+// pushes opened a connection, and the TLS handshakes counted by the client (provider_connections)
+// and by the emulator's listener — one connection for the whole run.
 import Glibc
 import PushKitEmu
 import PushKitLive
@@ -42,6 +47,8 @@ let runs = Int(environment("BENCH_WAKE_RUNS") ?? "") ?? 20
 var settings = LiveInfrastructure.GatewaySettings()
 settings.ackWindowMs = Int64(environment("BENCH_WAKE_ACK_WINDOW_MS") ?? "") ?? 2_000
 settings.apnsDelayMs = Int64(environment("BENCH_WAKE_APNS_DELAY_MS") ?? "") ?? 0
+// A stats event every second: the last one before the stop has the connection counters.
+settings.extraArguments = ["--stats-interval-s", "1"]
 let binary = CommandLine.arguments[0]
 let bin = {
     let d = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)]); return d.isEmpty ? "." : d
@@ -146,10 +153,12 @@ func measure(_ delivery: DeliveryModel, maxRuns: Int, unboundToo: Bool) async ->
 
 // Gateway-side figures from astra-wakegw's JSON events (one `ringing` per killed run, one
 // `failover` per dead or unbound run).
-func gatewayFigures(_ log: Substring, event: String, where filter: (Substring) -> Bool = { _ in true }) -> [Int64] {
+func gatewayFigures(
+    _ log: Substring, event: String, key: String = "since_invite_ms", where filter: (Substring) -> Bool = { _ in true }
+) -> [Int64] {
     var values: [Int64] = []
     for line in log.split(separator: "\n") where line.contains("\"event\":\"\(event)\"") && filter(line) {
-        guard let range = line.firstRange(of: "\"since_invite_ms\":") else { continue }
+        guard let range = line.firstRange(of: "\"\(key)\":") else { continue }
         let digits = line[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "-" }
         if let value = Int64(digits) { values.append(value) }
     }
@@ -181,6 +190,15 @@ func deadPhoneFailover(_ line: Substring) -> Bool {
 }
 let failoverGateway = gatewayFigures(zeroSlice, event: "failover", where: deadPhoneFailover)
 let fieldFailoverGateway = gatewayFigures(fieldLog, event: "failover", where: deadPhoneFailover)
+// The HTTP/2 leg: every push of both phases; the counters from the last stats event.
+usleep(1_500_000)
+let finalLog = Substring(infrastructure.gatewayLog)
+let providerMs = gatewayFigures(finalLog, event: "push_sent", key: "provider_ms")
+let newConnections = finalLog.split(separator: "\n").filter {
+    $0.contains("\"event\":\"push_sent\"") && $0.contains("\"new_connection\":true")
+}.count
+let providerConnections = gatewayFigures(finalLog, event: "stats", key: "provider_connections").last ?? -1
+let emulatorHandshakes = gatewayFigures(finalLog, event: "stats", key: "emulator_apns_sandbox_tls_handshakes").last ?? -1
 app.close()
 infrastructure.stop()
 let failures = zero.failures + field.failures
@@ -195,7 +213,8 @@ let zeroOK =
 let fieldOK =
     field.pushToRing.count >= runs && percentile(field.overhead, 0.95) <= overheadTarget
     && field.failover.count == runs && percentile(field.failover, 0.95) <= failoverTarget
-let ok = failures.isEmpty && zeroOK && fieldOK
+let http2OK = percentile(providerMs, 0.5) <= 5 && providerConnections == 1 && emulatorHandshakes == 1
+let ok = failures.isEmpty && zeroOK && fieldOK && http2OK
 var load = [Double](repeating: 0, count: 3)
 _ = getloadavg(&load, 3)
 print(
@@ -217,6 +236,10 @@ print(
     "spawn_to_report_ms": \(stats(field.spawnToReport)), "spawn_to_register_ms": \(stats(field.spawnToRegister)), \
     "failover_caller_ms": \(stats(field.failover, "\"target\": \(failoverTarget)")), \
     "failover_gateway_ms": \(stats(fieldFailoverGateway)), "ok": \(fieldOK)}, \
+    "http2": {"provider_ms": \(stats(providerMs, "\"target_p50\": 5, \"from\": \"push request queued\", \"to\": \"provider answer read\"")), \
+    "pushes": \(providerMs.count), "pushes_opening_a_connection": \(newConnections), \
+    "provider_connections": \(providerConnections), "emulator_tls_handshakes": \(emulatorHandshakes), \
+    "before": "push_to_ring_gateway_ms median 25 / p95 40 over the in-process hand-off (D24, load 7.5-9)", "ok": \(http2OK)}, \
     "failures": \(failures.count), "ok": \(ok)}
     """)
 exit(ok ? 0 : 1)

@@ -18,6 +18,8 @@ public enum LiveCommand {
         public var external: LiveEnvironment?
         /// RFC 8599 mode.
         public var rfc8599 = false
+        /// `--platform`: an iOS or an Android phone.
+        public var platform: DevicePlatform = .ios
         public var sipTrace = false
         public var phoneUser: String?
         public var callerUser: String?
@@ -77,6 +79,7 @@ public enum LiveCommand {
             environment = infrastructure!.environment
         }
         environment.rfc8599 = options.rfc8599
+        environment.platform = options.platform
         environment.sipTrace = options.sipTrace
         if let user = options.phoneUser { environment.phoneUser = user }
         if let user = options.callerUser { environment.callerUser = user }

@@ -63,6 +63,28 @@ extension KamailioPeer {
             #expect(!out.contains("astra1046"), "no password in words")
         }
 
+        /// Load mode: a verdict line per line of the file and the summary in words, over UDP
+        /// (one socket for every line) and TCP (an endpoint per line).
+        @Test(arguments: [TransportKind.udp, .tcp]) func loadModeVerdicts(_ transport: TransportKind) async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            let path = NSTemporaryDirectory() + "astra-load-text-\(UUID().uuidString).jsonl"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let at = "127.0.0.1:\(server.port(for: transport))"
+            try (#"{"v":1,"user":"1047","password":"astra1047","domain":"127.0.0.1","server":"\#(at)","transport":"\#(transport.rawValue)"}"#
+                + "\n"
+                + #"{"v":1,"user":"1048","password":"nope","domain":"127.0.0.1","server":"\#(at)","transport":"\#(transport.rawValue)"}"#
+                + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let (status, out, _) = try await ToolProcess.run("astra-register", ["--format", "text", "--load", path])
+            #expect(status == 1)
+            let lines = out.split(separator: "\n").map { String($0.drop { $0 != "]" }.dropFirst(2)) }.sorted()
+            #expect(lines.count == 3, "\(out)")
+            #expect(lines.contains { $0.range(of: #"^✔ sip:1047@127\.0\.0\.1 registered in \d+\.\d ms$"#, options: .regularExpression) != nil }, "\(out)")
+            #expect(lines.contains("✘ sip:1048@127.0.0.1 not registered: credentials rejected: 401 Unauthorized"), "\(out)")
+            #expect(lines.contains { $0.hasPrefix("2 lines: 1 registered, 1 failed (completed) in ") && $0.contains("; latency p50 ") }, "\(out)")
+            #expect(!out.contains("=") && !out.contains("nope") && !out.contains("astra1047"), "\(out)")
+        }
+
         @Test func connectionRefusedInWords() async throws {
             let port = TestPorts.random()
             let (status, out, _) = try await ToolProcess.run(

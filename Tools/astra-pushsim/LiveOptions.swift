@@ -11,6 +11,7 @@ func liveOptions(_ arguments: ParsedArguments, _ format: PushSimCommand.Format) 
     options.gateway.apnsDelayMs = Int64(arguments.int("apns-delay-ms") ?? 0)
     options.gateway.qualifyTimeoutMs = Int64(arguments.int("qualify-timeout-ms") ?? 500)
     options.rfc8599 = arguments.flag("rfc8599")
+    options.platform = arguments.choice("platform", as: DevicePlatform.self) ?? .ios
     options.sipTrace = arguments.flag(CommonOptions.Key.sipTrace)
     options.wakegw = arguments.string("wakegw")
     options.kamailioScript = arguments.string("kamailio-script")

@@ -18,7 +18,7 @@ struct LoadProgress: Sendable {
         if terminal {
             stderr.write("\r\u{1B}[K" + Self.line(p))
         } else {
-            output.emit("progress", Self.fields(p))
+            output.emit("progress", Self.fields(p), text: String(Self.line(p).dropFirst("astra-register: ".count)))
         }
     }
 

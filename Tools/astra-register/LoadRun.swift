@@ -199,7 +199,8 @@ struct LoadRun {
     /// Prints the summary (with the stop reason and counts) and picks the exit code: a run
     /// timeout is 3; otherwise the finished lines decide (abandoned ones are not failures).
     private func finish(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration) -> ExitCode {
-        context.output.emit("load_summary", summary(outcomes, control: control, wall: wall))
+        let fields = summary(outcomes, control: control, wall: wall)
+        context.output.emit("load_summary", fields, text: Self.text(summary: fields))
         if control.stopReason == .runTimeout {
             context.diagnostics.error("run timeout after \(options.runTimeout ?? .zero): summary of the lines so far")
             return .network
@@ -210,7 +211,9 @@ struct LoadRun {
         return done.contains { $0.exit == .network } ? .network : .failure
     }
 
-    private func emit(_ outcome: LineOutcome) { context.output.emit("line_result", fields(outcome)) }
+    private func emit(_ outcome: LineOutcome) {
+        context.output.emit("line_result", fields(outcome), text: Self.text(outcome))
+    }
 
     private func fields(_ outcome: LineOutcome) -> JSONObject {
         var fields: JSONObject = [
@@ -267,7 +270,7 @@ struct LoadRun {
                     outcome.abandoned = true
                 }
                 outcomes.append(outcome)
-                text += context.output.render("line_result", fields(outcome))
+                text += context.output.render("line_result", fields(outcome), text: Self.text(outcome))
             }
             context.output.write(text)
             collected.withLock { $0 += outcomes }

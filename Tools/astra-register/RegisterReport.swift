@@ -53,7 +53,7 @@ struct RegisterReport {
                          text: "connected to \(setup.target) over \(setup.transport.viaToken) from \(local ?? "?")")
         case .flowDown(let error):
             flowLosses += 1
-            output?.emit("flow_down", ["reason": .string(error.description)], text: "connection lost: \(error.description)")
+            output?.emit("flow_down", ["reason": .string(error.description)], text: "connection lost: " + FailureWords.explain(error.description, setup: setup))
         case .reconnectScheduled(let attempt, let after):
             output?.emit("reconnect_scheduled", ["attempt": .int(attempt), "after_ms": .int(after.milliseconds)],
                          text: "reconnecting in \(after.milliseconds) ms (attempt \(attempt))")
