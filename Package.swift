@@ -50,6 +50,8 @@ let package = Package(
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
+        // libre (Baresip's SIP stack): only bench-sip links it, as the parser SIPCore is measured against.
+        systemLibrary("CLibre", pkgConfig: "libre", apt: "libre-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
         .systemLibrary(name: "CResolv", path: "Modules/CResolv"),
         // libFuzzer's driver entry points, declared weak (Fuzz/CFuzzer/shim.h).
@@ -122,7 +124,7 @@ let package = Package(
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
-        bench("bench-sip", ["SIPCore"]),
+        bench("bench-sip", ["SIPCore", "CLibre"]),  // against libre's sip_msg_decode (libre-dev)
         bench("bench-transport", ["SIPTransport"]),
         bench("bench-media", ["Media"]),
         bench("bench-webrtc", ["Media"]),

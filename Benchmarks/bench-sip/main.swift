@@ -224,6 +224,27 @@ for (name, bytes) in messages { record("redact_\(name)", measureRedaction(bytes,
 let all = messages.map(\.1)
 record("mix", measure(all, rounds: 10_000, typed: false), into: &fields)
 record("mix_with_typed_via_cseq_callid", measure(all, rounds: 10_000, typed: true), into: &fields)
+// Parse only, against libre's sip_msg_decode on the corpus of the SIPCore test resources.
+let corpusDirectory = CommandLine.arguments.firstIndex(of: "--corpus").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
+} ?? Corpus.defaultDirectory
+let corpus = Corpus.load(corpusDirectory)
+if corpus.isEmpty {
+    let line = Array("bench-sip: no corpus messages under \(corpusDirectory) (run from the repository root or pass --corpus DIR)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+let libre = LibreComparison.run(corpus: corpus)
+fields.append("\"corpus_messages\":\(libre.messages)")
+fields.append("\"corpus_rejected_by_libre\":\(libre.rejectedByLibre)")
+fields.append("\"corpus_rejected_by_sipcore\":\(libre.rejectedBySIPCore)")
+fields.append("\"corpus_libre_decode_msgs_per_cpu_s\":\(Int(libre.libre))")
+fields.append("\"corpus_lazy_parse_msgs_per_cpu_s\":\(Int(libre.lazy))")
+fields.append("\"corpus_typed_parse_msgs_per_cpu_s\":\(Int(libre.typed))")
+func ratio(_ a: Double, _ b: Double) -> String { b > 0 ? String(Double(Int(a / b * 100)) / 100) : "null" }
+fields.append("\"corpus_lazy_vs_libre\":\(ratio(libre.lazy, libre.libre))")
+fields.append("\"corpus_typed_vs_libre\":\(ratio(libre.typed, libre.libre))")
+fields.append("\"target_typed_vs_libre\":3")
 print(
     "{\"benchmark\":\"bench-sip\",\"unit\":\"messages/s\",\"cores\":1,\"operation\":\"parse+serialize\","
         + "\"target_mix_msgs_per_s\":300000," + fields.joined(separator: ",") + "}")

@@ -1,0 +1,105 @@
+import CLibre
+import SIPCore
+
+/// SIPCore against libre's `sip_msg_decode` (Debian libre-dev) on one corpus, in one run, on one
+/// thread: libre decodes the Request-URI, the top Via, From/To with their tags, CSeq, Call-ID,
+/// Content-Type, and keeps Content-Length, Max-Forwards and Expires as spans; the typed pass here
+/// parses and then reads the same fields through the public accessors (numbers as numbers, the
+/// way a transaction layer reads them), the lazy pass only parses. Only messages both parsers
+/// accept are timed. The three passes alternate inside each of the 5 runs, so a load change on
+/// the shared machine hits all three alike; the best run of each counts.
+enum LibreComparison {
+    /// The fields libre decodes eagerly, read as a SIP layer reads them; returns a checksum.
+    @inline(never)
+    static func readTyped(_ message: SIPMessage) -> Int {
+        var n = 0
+        switch message {
+        case .request(let request):
+            let uri = request.uri
+            n &+= uri.host?.address.utf8.count ?? 0
+            n &+= uri.user?.utf8.count ?? 0
+            n &+= Int(uri.port ?? 0) &+ uri.parameters.count
+        case .response(let response):
+            n &+= response.statusCode
+        }
+        let headers = message.headers
+        if let via = (try? headers.topVia()) ?? nil {
+            n &+= via.transport.token.utf8.count &+ via.host.address.utf8.count &+ Int(via.port ?? 0)
+            n &+= via.branch?.utf8.count ?? 0
+        }
+        n &+= (try? headers.from())??.tag?.utf8.count ?? 0
+        n &+= (try? headers.to())??.tag?.utf8.count ?? 0
+        if let cseq = (try? headers.cseq()) ?? nil { n &+= Int(cseq.sequence) &+ cseq.method.rawValue.utf8.count }
+        n &+= headers.callID?.utf8.count ?? 0
+        n &+= headers.contentType?.utf8.count ?? 0
+        n &+= ((try? headers.contentLength()) ?? nil) ?? 0
+        n &+= ((try? headers.maxForwards()) ?? nil) ?? 0
+        n &+= Int(((try? headers.expires()) ?? nil) ?? 0)
+        return n
+    }
+
+    struct Result {
+        var messages = 0
+        var rejectedByLibre = 0
+        var rejectedBySIPCore = 0
+        var libre = 0.0
+        var lazy = 0.0
+        var typed = 0.0
+    }
+
+    static func run(corpus: [(name: String, bytes: [UInt8])], targetSeconds: Double = 0.25) -> Result {
+        var result = Result()
+        var ours = [[UInt8]]()
+        var theirs = [OpaquePointer]()
+        for (_, bytes) in corpus {
+            let parsed = try? SIPMessage(parsing: bytes)
+            guard let buffer = bytes.withUnsafeBufferPointer({ astra_libre_buffer($0.baseAddress, $0.count) }) else {
+                continue
+            }
+            let libreOK = astra_libre_decode(buffer) != 0
+            if !libreOK { result.rejectedByLibre += 1 }
+            if parsed == nil { result.rejectedBySIPCore += 1 }
+            guard libreOK, parsed != nil else {
+                astra_libre_release(buffer)
+                continue
+            }
+            ours.append(bytes)
+            theirs.append(OpaquePointer(buffer))
+        }
+        defer { for buffer in theirs { astra_libre_release(UnsafeMutablePointer(buffer)) } }
+        result.messages = ours.count
+        guard !ours.isEmpty else { return result }
+
+        func librePass() -> Int {
+            var n = 0
+            for buffer in theirs { n &+= Int(truncatingIfNeeded: astra_libre_decode(UnsafeMutablePointer(buffer))) }
+            return n
+        }
+        func lazyPass() -> Int {
+            var n = 0
+            for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= m.headers.count } }
+            return n
+        }
+        func typedPass() -> Int {
+            var n = 0
+            for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= readTyped(m) } }
+            return n
+        }
+        // Rounds so that one pass of libre takes about `targetSeconds` of CPU.
+        let probeStart = threadCPUSeconds()
+        sink &+= librePass()
+        let probe = max(threadCPUSeconds() - probeStart, 1e-6)
+        let rounds = max(1, Int(targetSeconds / probe))
+        func rate(_ pass: () -> Int) -> Double {
+            let start = threadCPUSeconds()
+            for _ in 0..<rounds { sink &+= pass() }
+            return Double(rounds * ours.count) / (threadCPUSeconds() - start)
+        }
+        for _ in 0..<5 {
+            result.libre = max(result.libre, rate(librePass))
+            result.lazy = max(result.lazy, rate(lazyPass))
+            result.typed = max(result.typed, rate(typedPass))
+        }
+        return result
+    }
+}
