@@ -27,8 +27,8 @@ enum LibreComparison {
             n &+= via.transport.token.utf8.count &+ via.host.address.utf8.count &+ Int(via.port ?? 0)
             n &+= via.branch?.utf8.count ?? 0
         }
-        n &+= (try? headers.from())??.tag?.utf8.count ?? 0
-        n &+= (try? headers.to())??.tag?.utf8.count ?? 0
+        n &+= ((try? headers.fromTag()) ?? nil)?.utf8.count ?? 0
+        n &+= ((try? headers.toTag()) ?? nil)?.utf8.count ?? 0
         if let cseq = (try? headers.cseq()) ?? nil { n &+= Int(cseq.sequence) &+ cseq.method.rawValue.utf8.count }
         n &+= headers.callID?.utf8.count ?? 0
         n &+= headers.contentType?.utf8.count ?? 0
@@ -47,59 +47,79 @@ enum LibreComparison {
         var typed = 0.0
     }
 
-    static func run(corpus: [(name: String, bytes: [UInt8])], targetSeconds: Double = 0.25) -> Result {
-        var result = Result()
+    /// The corpus as both parsers take it: our byte arrays and libre's buffers, made once.
+    struct Prepared: ~Copyable {
         var ours = [[UInt8]]()
         var theirs = [OpaquePointer]()
-        for (_, bytes) in corpus {
-            let parsed = try? SIPMessage(parsing: bytes)
-            guard let buffer = bytes.withUnsafeBufferPointer({ astra_libre_buffer($0.baseAddress, $0.count) }) else {
-                continue
-            }
-            let libreOK = astra_libre_decode(buffer) != 0
-            if !libreOK { result.rejectedByLibre += 1 }
-            if parsed == nil { result.rejectedBySIPCore += 1 }
-            guard libreOK, parsed != nil else {
-                astra_libre_release(buffer)
-                continue
-            }
-            ours.append(bytes)
-            theirs.append(OpaquePointer(buffer))
-        }
-        defer { for buffer in theirs { astra_libre_release(UnsafeMutablePointer(buffer)) } }
-        result.messages = ours.count
-        guard !ours.isEmpty else { return result }
+        var rejectedByLibre = 0
+        var rejectedBySIPCore = 0
 
-        func librePass() -> Int {
+        init(_ corpus: [(name: String, bytes: [UInt8])]) {
+            for (_, bytes) in corpus {
+                let parsed = try? SIPMessage(parsing: bytes)
+                guard let buffer = bytes.withUnsafeBufferPointer({ astra_libre_buffer($0.baseAddress, $0.count) })
+                else { continue }
+                let libreOK = astra_libre_decode(buffer) != 0
+                if !libreOK { rejectedByLibre += 1 }
+                if parsed == nil { rejectedBySIPCore += 1 }
+                guard libreOK, parsed != nil else {
+                    astra_libre_release(buffer)
+                    continue
+                }
+                ours.append(bytes)
+                theirs.append(OpaquePointer(buffer))
+            }
+        }
+
+        deinit { for buffer in theirs { astra_libre_release(UnsafeMutablePointer(buffer)) } }
+
+        func pass(_ kind: Pass) -> Int {
             var n = 0
-            for buffer in theirs { n &+= Int(truncatingIfNeeded: astra_libre_decode(UnsafeMutablePointer(buffer))) }
+            switch kind {
+            case .libre:
+                for buffer in theirs { n &+= Int(truncatingIfNeeded: astra_libre_decode(UnsafeMutablePointer(buffer))) }
+            case .lazy:
+                for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= m.headers.count } }
+            case .typed:
+                for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= readTyped(m) } }
+            }
             return n
         }
-        func lazyPass() -> Int {
-            var n = 0
-            for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= m.headers.count } }
-            return n
-        }
-        func typedPass() -> Int {
-            var n = 0
-            for bytes in ours { if let m = try? SIPMessage(parsing: bytes) { n &+= readTyped(m) } }
-            return n
-        }
+    }
+
+    enum Pass: String, CaseIterable { case libre, lazy, typed }
+
+    static func run(corpus: [(name: String, bytes: [UInt8])], targetSeconds: Double = 0.25) -> Result {
+        let prepared = Prepared(corpus)
+        var result = Result()
+        result.rejectedByLibre = prepared.rejectedByLibre
+        result.rejectedBySIPCore = prepared.rejectedBySIPCore
+        result.messages = prepared.ours.count
+        guard result.messages > 0 else { return result }
         // Rounds so that one pass of libre takes about `targetSeconds` of CPU.
         let probeStart = threadCPUSeconds()
-        sink &+= librePass()
+        sink &+= prepared.pass(.libre)
         let probe = max(threadCPUSeconds() - probeStart, 1e-6)
         let rounds = max(1, Int(targetSeconds / probe))
-        func rate(_ pass: () -> Int) -> Double {
+        func rate(_ kind: Pass) -> Double {
             let start = threadCPUSeconds()
-            for _ in 0..<rounds { sink &+= pass() }
-            return Double(rounds * ours.count) / (threadCPUSeconds() - start)
+            for _ in 0..<rounds { sink &+= prepared.pass(kind) }
+            return Double(rounds * result.messages) / (threadCPUSeconds() - start)
         }
         for _ in 0..<5 {
-            result.libre = max(result.libre, rate(librePass))
-            result.lazy = max(result.lazy, rate(lazyPass))
-            result.typed = max(result.typed, rate(typedPass))
+            result.libre = max(result.libre, rate(.libre))
+            result.lazy = max(result.lazy, rate(.lazy))
+            result.typed = max(result.typed, rate(.typed))
         }
         return result
+    }
+
+    /// `--pass KIND --rounds N`: only N passes of one kind over the corpus, nothing printed but
+    /// the message count — for counting instructions under valgrind (scripts/bench-sip-instructions.sh),
+    /// a figure the machine's load does not move.
+    static func passOnly(corpus: [(name: String, bytes: [UInt8])], kind: Pass, rounds: Int) -> Int {
+        let prepared = Prepared(corpus)
+        for _ in 0..<rounds { sink &+= prepared.pass(kind) }
+        return prepared.ours.count
     }
 }

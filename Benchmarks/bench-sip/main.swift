@@ -191,6 +191,24 @@ func allocationReport() {
             + fields.joined(separator: ",") + "}")
 }
 
+func argument(_ name: String) -> String? {
+    CommandLine.arguments.firstIndex(of: name).flatMap {
+        $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
+    }
+}
+let corpusDirectory = argument("--corpus") ?? Corpus.defaultDirectory
+
+if let kind = argument("--pass") {
+    guard let pass = LibreComparison.Pass(rawValue: kind), let rounds = Int(argument("--rounds") ?? "1"), rounds >= 0 else {
+        let line = Array("bench-sip: --pass libre|lazy|typed [--rounds N]\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        exit(2)
+    }
+    let n = LibreComparison.passOnly(corpus: Corpus.load(corpusDirectory), kind: pass, rounds: rounds)
+    print("{\"benchmark\":\"bench-sip-pass\",\"pass\":\"\(kind)\",\"rounds\":\(rounds),\"messages\":\(n)}")
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--allocations") {
     allocationReport()
     exit(0)
@@ -225,9 +243,6 @@ let all = messages.map(\.1)
 record("mix", measure(all, rounds: 10_000, typed: false), into: &fields)
 record("mix_with_typed_via_cseq_callid", measure(all, rounds: 10_000, typed: true), into: &fields)
 // Parse only, against libre's sip_msg_decode on the corpus of the SIPCore test resources.
-let corpusDirectory = CommandLine.arguments.firstIndex(of: "--corpus").flatMap {
-    $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
-} ?? Corpus.defaultDirectory
 let corpus = Corpus.load(corpusDirectory)
 if corpus.isEmpty {
     let line = Array("bench-sip: no corpus messages under \(corpusDirectory) (run from the repository root or pass --corpus DIR)\n".utf8)

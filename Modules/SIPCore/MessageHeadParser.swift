@@ -19,11 +19,14 @@ struct ParsedHead: Sendable {
     /// whose header section is closed by the datagram's end).
     var headerEnd: Int
     var contentLength: Int?
+    /// The hot headers, recorded while validating them.
+    var index: HeaderIndex
 }
 
 /// Indexes a header section (RFC 3261 §7.1–§7.3, §25.1) and validates the headers that framing
 /// and transaction matching depend on: Content-Length, CSeq, Max-Forwards, Via, From, To, Call-ID
-/// and Contact. Allocates only the slot array.
+/// and Contact, recording what it scanned of them in a ``HeaderIndex``. Allocates only the slot
+/// array.
 enum MessageHeadParser {
     /// Index of the first `byte` in `p[from..<to]`, or `to` (memchr: vectorised by the C library).
     @inline(__always)
@@ -68,6 +71,7 @@ enum MessageHeadParser {
         var slots = [HeaderSlot]()
         slots.reserveCapacity(24)
         var contentLength: Int? = nil
+        var index = HeaderIndex()
         var headerEnd = end
         while true {
             guard i < end else {
@@ -146,7 +150,7 @@ enum MessageHeadParser {
             if let known {
                 try validate(
                     known, p, valueStart..<valueEnd, base: base, limits: limits,
-                    contentLength: &contentLength)
+                    contentLength: &contentLength, index: &index, slot: Int32(slots.count))
             }
             slots.append(
                 HeaderSlot(
@@ -158,13 +162,14 @@ enum MessageHeadParser {
         guard headerEnd <= sectionLimit else { throw fail(.headerSectionTooLarge, headerEnd) }
         return ParsedHead(
             startLine: startLine, startLineRange: startLineRange, slots: slots,
-            headerEnd: headerEnd - base, contentLength: contentLength)
+            headerEnd: headerEnd - base, contentLength: contentLength, index: index)
     }
 
-    /// Eager checks of the headers framing and transactions rely on (RFC 3261 §8.1.1, §18.3).
+    /// Eager checks of the headers framing and transactions rely on (RFC 3261 §8.1.1, §18.3); the
+    /// first line of each hot header (slot number `slot`) also goes into `index`.
     private static func validate(
         _ known: KnownHeader, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
-        base: Int, limits: SIPParserLimits, contentLength: inout Int?
+        base: Int, limits: SIPParserLimits, contentLength: inout Int?, index: inout HeaderIndex, slot: Int32
     ) throws(SIPParseError) {
         switch known {
         case .contentLength:
@@ -180,26 +185,74 @@ enum MessageHeadParser {
             guard c.atEnd else { throw c.error(.invalidContentLength) }
             if let previous = contentLength, previous != Int(value) { throw c.error(.conflictingContentLength) }
             contentLength = Int(value)
+            if index.contentLength < 0 {
+                index.contentLength = slot
+                index.contentLengthValue = Int32(value)
+            }
         case .cseq:
-            _ = try SIPCSeq.scan(p, range, base: base)
+            let (number, method) = try SIPCSeq.scan(p, range, base: base)
+            if index.cseq < 0 {
+                index.cseq = slot
+                index.cseqNumber = number
+                index.cseqMethod = HeaderIndex.Span(method, base: base)
+            }
         case .maxForwards:
             var c = ByteCursor(p, range, base: base, header: known)
             c.skipLWS()
-            _ = try c.decimal(max: 255)
+            let value = try c.decimal(max: 255)
             c.skipLWS()
             guard c.atEnd else { throw c.error(.invalidHeaderValue) }
+            if index.maxForwards < 0 {
+                index.maxForwards = slot
+                index.maxForwardsValue = UInt8(value)
+            }
         case .via:
-            try SIPVia.validate(p, range, base: base)
-        case .from, .to:
-            try SIPNameAddress.validateSingle(p, range, base: base, header: known)
+            let top = try SIPVia.validate(p, range, base: base)
+            if index.via < 0 {
+                index.via = slot
+                index.topViaEnd = Int32(top.end - base)
+                index.topViaBranch = top.branch
+            }
+        case .from:
+            let tag = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
+            if index.from < 0 {
+                index.from = slot
+                index.fromTag = tag
+            }
+        case .to:
+            let tag = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
+            if index.to < 0 {
+                index.to = slot
+                index.toTag = tag
+            }
         case .contact:
             try SIPContact.validate(p, range, base: base)
+            if index.contact < 0 { index.contact = slot }
         case .callID:
             var c = ByteCursor(p, range, base: base, header: known)
             while let b = c.peek, ByteClass.isWord(b) || b == ByteClass.at { c.i += 1 }
             guard c.i > range.lowerBound else { throw c.error(.invalidHeaderValue, "empty Call-ID") }
+            let word = range.lowerBound..<c.i
             c.skipLWS()
             guard c.atEnd else { throw c.error(.invalidHeaderValue, "invalid Call-ID character") }
+            if index.callID < 0 {
+                index.callID = slot
+                index.callIDValue = HeaderIndex.Span(word, base: base)
+            }
+        case .expires:
+            // Not validated here (a bad Expires is the registrar's 400, RFC 3261 §10.3): the
+            // value is kept only when it parses; otherwise the accessor parses and throws.
+            if index.expires < 0 {
+                index.expires = slot
+                var c = ByteCursor(p, range, base: base, header: known)
+                c.skipLWS()
+                if let value = try? c.decimal(max: UInt64(UInt32.max)) {
+                    c.skipLWS()
+                    if c.atEnd { index.expiresValue = UInt32(value) }
+                }
+            }
+        case .contentType:
+            if index.contentType < 0 { index.contentType = slot }
         default:
             break
         }

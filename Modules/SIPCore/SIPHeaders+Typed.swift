@@ -1,9 +1,17 @@
-/// Typed, lazily parsed access to the headers of RFC 3261 §20 that SIP layers above need.
+/// Typed access to the headers of RFC 3261 §20 that SIP layers above need.
 ///
-/// Each accessor parses the raw bytes on every call; errors carry the header name. Headers a
-/// layer does not interpret (WWW-/Proxy-Authenticate, (Proxy-)Authorization, …) stay available
-/// as raw values through ``SIPHeaders/values(_:)`` and ``SIPHeaders/fields(_:)``.
+/// On a parsed message the hot headers — Via, From/To (and their tags), Call-ID, CSeq, Contact,
+/// Content-Length, Max-Forwards, Expires, Content-Type — are found through the ``HeaderIndex``
+/// the parse recorded: numbers, tags, the Call-ID and the top Via's extent come from it without
+/// rescanning the lines. Every other accessor, and every accessor of built or edited headers,
+/// scans the raw bytes on each call. Errors carry the header name. Headers a layer does not
+/// interpret (WWW-/Proxy-Authenticate, (Proxy-)Authorization, …) stay available as raw values
+/// through ``SIPHeaders/values(_:)`` and ``SIPHeaders/fields(_:)``.
 extension SIPHeaders {
+    /// The slot of a hot header's first line per the index (nil when absent).
+    @inline(__always)
+    private func slot(_ number: Int32) -> HeaderSlot? { number >= 0 ? slots[Int(number)] : nil }
+
     private func withValues<T>(
         _ name: SIPHeaderName,
         _ body: (UnsafeBufferPointer<UInt8>, HeaderSlot) throws(SIPParseError) -> T?
@@ -57,6 +65,14 @@ extension SIPHeaders {
 
     /// The topmost Via (RFC 3261 §17.1.3, §17.2.3 transaction matching).
     public func topVia() throws(SIPParseError) -> SIPVia? {
+        if let index = parsedIndex {
+            guard let slot = slot(index.via) else { return nil }
+            var one = [SIPVia]()
+            try storage.withUnsafeBufferPointer { (p) throws(SIPParseError) in
+                try SIPVia.parseAll(p, slot.valueStart.asInt..<Int(index.topViaEnd), into: &one)
+            }
+            return one.first
+        }
         guard let field = first(.via) else { return nil }
         var one = [SIPVia]()
         try field.storage.withUnsafeBufferPointer { (p) throws(SIPParseError) in
@@ -67,25 +83,55 @@ extension SIPHeaders {
         return one.first
     }
 
-    private func singleAddress(_ name: SIPHeaderName) throws(SIPParseError) -> SIPNameAddress? {
-        try withFirst(name) { (p, slot) throws(SIPParseError) -> SIPNameAddress in
+    private func singleAddress(_ name: SIPHeaderName, indexed: Int32?) throws(SIPParseError) -> SIPNameAddress? {
+        func build(_ p: UnsafeBufferPointer<UInt8>, _ slot: HeaderSlot) throws(SIPParseError) -> SIPNameAddress {
             var c = ByteCursor(p, slot.valueRange, header: slot.known)
             return try SIPNameAddress(p, try SIPNameAddress.scan(&c), header: slot.known)
         }
+        if let indexed {
+            guard let slot = slot(indexed) else { return nil }
+            let result: Result<SIPNameAddress, SIPParseError> = storage.withUnsafeBufferPointer { p in
+                do throws(SIPParseError) { return .success(try build(p, slot)) } catch { return .failure(error) }
+            }
+            return try result.get()
+        }
+        return try withFirst(name, build)
     }
 
     /// From (RFC 3261 §20.20).
-    public func from() throws(SIPParseError) -> SIPNameAddress? { try singleAddress(.from) }
+    public func from() throws(SIPParseError) -> SIPNameAddress? { try singleAddress(.from, indexed: parsedIndex?.from) }
 
     /// To (RFC 3261 §20.39).
-    public func to() throws(SIPParseError) -> SIPNameAddress? { try singleAddress(.to) }
+    public func to() throws(SIPParseError) -> SIPNameAddress? { try singleAddress(.to, indexed: parsedIndex?.to) }
+
+    /// The From tag (RFC 3261 §19.3, §12): the same as `from()?.tag`, without building the address
+    /// on a parsed message.
+    public func fromTag() throws(SIPParseError) -> String? {
+        guard let index = parsedIndex else { return try from()?.tag }
+        return storage.withUnsafeBufferPointer { index.fromTag.string($0) }
+    }
+
+    /// The To tag (RFC 3261 §19.3, §12): the same as `to()?.tag`, without building the address on
+    /// a parsed message.
+    public func toTag() throws(SIPParseError) -> String? {
+        guard let index = parsedIndex else { return try to()?.tag }
+        return storage.withUnsafeBufferPointer { index.toTag.string($0) }
+    }
 
     /// Call-ID (RFC 3261 §20.8), trimmed.
-    public var callID: String? { self[.callID] }
+    public var callID: String? {
+        guard let index = parsedIndex else { return self[.callID] }
+        guard index.callID >= 0 else { return nil }
+        return storage.withUnsafeBufferPointer { $0.string(index.callIDValue.range) }
+    }
 
     /// CSeq (RFC 3261 §20.16).
     public func cseq() throws(SIPParseError) -> SIPCSeq? {
-        try withFirst(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq in
+        if let index = parsedIndex {
+            guard index.cseq >= 0 else { return nil }
+            return SIPCSeq(index.cseqNumber, storage.withUnsafeBufferPointer { SIPMethod($0.string(index.cseqMethod.range)) })
+        }
+        return try withFirst(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq in
             let (number, method) = try SIPCSeq.scan(p, slot.valueRange, base: 0)
             return SIPCSeq(number, SIPMethod(p.string(method)))
         }
@@ -93,6 +139,7 @@ extension SIPHeaders {
 
     /// Every Contact value in order; `[.wildcard]` for `Contact: *` (RFC 3261 §20.10).
     public func contacts() throws(SIPParseError) -> [SIPContact] {
+        if let index = parsedIndex, index.contact < 0 { return [] }
         var all = [SIPContact]()
         _ = try withValues(.contact) { (p, slot) throws(SIPParseError) -> Void? in
             if SIPContact.isWildcard(p, slot.valueRange) {
@@ -137,16 +184,24 @@ extension SIPHeaders {
     }
 
     /// Max-Forwards, 0...255 (RFC 3261 §20.22, §8.1.1.6).
-    public func maxForwards() throws(SIPParseError) -> Int? { try number(.maxForwards, max: 255).map(Int.init) }
+    public func maxForwards() throws(SIPParseError) -> Int? {
+        if let index = parsedIndex { return index.maxForwards >= 0 ? Int(index.maxForwardsValue) : nil }
+        return try number(.maxForwards, max: 255).map(Int.init)
+    }
 
     /// Content-Length (RFC 3261 §20.14).
     public func contentLength() throws(SIPParseError) -> Int? {
-        try number(.contentLength, max: UInt64(Int32.max)).map(Int.init)
+        if let index = parsedIndex { return index.contentLength >= 0 ? Int(index.contentLengthValue) : nil }
+        return try number(.contentLength, max: UInt64(Int32.max)).map(Int.init)
     }
 
     /// Expires as delta-seconds (RFC 3261 §20.19; values above 2**32-1 are an error here).
     public func expires() throws(SIPParseError) -> UInt32? {
-        try number(.expires, max: UInt64(UInt32.max)).map(UInt32.init)
+        if let index = parsedIndex {
+            guard index.expires >= 0 else { return nil }
+            if let value = index.expiresValue { return value }
+        }
+        return try number(.expires, max: UInt64(UInt32.max)).map(UInt32.init)
     }
 
     /// Min-Expires (RFC 3261 §20.23), sent with 423 Interval Too Brief.
@@ -155,7 +210,10 @@ extension SIPHeaders {
     }
 
     /// Content-Type as written, e.g. `application/sdp` (RFC 3261 §20.15).
-    public var contentType: String? { self[.contentType] }
+    public var contentType: String? {
+        guard let index = parsedIndex else { return self[.contentType] }
+        return slot(index.contentType).map { SIPHeaderField(storage: storage, slot: $0).value }
+    }
 
     /// The comma-separated elements of every line with this name, split only outside
     /// quoted-strings and `<>` (RFC 3261 §7.3.1), each trimmed and unfolded; empty elements are

@@ -69,6 +69,10 @@ extension SIPHeaders {
     private static let branchName: [UInt8] = Array("branch".utf8)
 
     package var topViaBranch: String? {
+        if let index = parsedIndex {
+            guard index.via >= 0 else { return nil }
+            return storage.withUnsafeBufferPointer { index.topViaBranch.string($0) }
+        }
         guard let slot = slots.first(where: { $0.known == .via }) else { return nil }
         return storage.withUnsafeBufferPointer { p -> String? in
             let end = slot.valueRange.upperBound

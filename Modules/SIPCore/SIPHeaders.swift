@@ -2,19 +2,24 @@
 ///
 /// Storage is one byte buffer plus one array of small offset records (``HeaderSlot``): indexing a
 /// parsed message allocates nothing per header, and typed values are parsed only when asked for
-/// (see `SIPHeaders+Typed.swift`). Edits append new lines to the buffer; a parsed message that is
-/// never edited serializes as its original bytes.
+/// (see `SIPHeaders+Typed.swift`). A parsed message also carries the ``HeaderIndex`` its parse
+/// recorded for the headers every transaction reads, so those accessors need no rescan. Edits
+/// append new lines to the buffer and drop the index; a parsed message that is never edited
+/// serializes as its original bytes.
 public struct SIPHeaders: Sendable, RandomAccessCollection {
     package var storage: [UInt8]
     package var slots: [HeaderSlot]
     /// Set by every mutation; a message whose headers are modified is re-serialized line by line.
     package private(set) var isModified: Bool
+    /// What the parse recorded about the hot headers; nil for built headers and after any edit.
+    package private(set) var parsedIndex: HeaderIndex?
 
     /// No headers.
     public init() {
         storage = []
         slots = []
         isModified = false
+        parsedIndex = nil
     }
 
     /// Headers from `(name, value)` pairs, in order.
@@ -30,10 +35,19 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         slots.reserveCapacity(count)
     }
 
-    package init(storage: [UInt8], slots: [HeaderSlot]) {
+    package init(storage: [UInt8], slots: [HeaderSlot], index: HeaderIndex? = nil) {
         self.storage = storage
         self.slots = slots
         self.isModified = false
+        self.parsedIndex = index
+    }
+
+    /// The same lines without the parse's index: every typed accessor scans, as for built
+    /// headers (tests and the fuzz targets compare both paths).
+    package var withoutIndex: SIPHeaders {
+        var copy = self
+        copy.parsedIndex = nil
+        return copy
     }
 
     public var startIndex: Int { 0 }
@@ -77,6 +91,7 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
     /// Inserts `name: value` before the line at `index`.
     public mutating func insert(_ name: SIPHeaderName, _ value: String, at index: Int) {
         isModified = true
+        parsedIndex = nil
         let lineStart = storage.count
         storage.append(contentsOf: name.canonicalName.utf8)
         let nameEnd = storage.count
@@ -118,6 +133,7 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
         let found = indices(of: name)
         guard !found.isEmpty else { return 0 }
         isModified = true
+        parsedIndex = nil
         for index in found.reversed() { slots.remove(at: index) }
         return found.count
     }
@@ -125,6 +141,7 @@ public struct SIPHeaders: Sendable, RandomAccessCollection {
     /// Removes the line at `index`.
     public mutating func remove(at index: Int) {
         isModified = true
+        parsedIndex = nil
         slots.remove(at: index)
     }
 

@@ -47,7 +47,9 @@ struct NameAddressRanges {
 
 extension SIPNameAddress {
     /// Scans `( name-addr / addr-spec ) *( SEMI generic-param )` at the cursor.
-    static func scan(_ c: inout ByteCursor) throws(SIPParseError) -> NameAddressRanges {
+    static func scan(
+        _ c: inout ByteCursor, parameter: (Range<Int>, Range<Int>?) -> Void = { _, _ in }
+    ) throws(SIPParseError) -> NameAddressRanges {
         c.skipLWS()
         var display: Range<Int>? = nil
         var quoted = false
@@ -76,7 +78,7 @@ extension SIPNameAddress {
                     let range = start..<c.i
                     _ = try URIScanner.scan(c.p, range, base: c.base)
                     let parametersStart = c.i
-                    try c.parameters { _, _ in }
+                    try c.parameters(parameter)
                     return NameAddressRanges(
                         displayName: nil, displayNameQuoted: false, uri: range,
                         parameters: parametersStart..<c.i)
@@ -92,7 +94,7 @@ extension SIPNameAddress {
             uri = try bracketed(&c)
         }
         let parametersStart = c.i
-        try c.parameters { _, _ in }
+        try c.parameters(parameter)
         return NameAddressRanges(
             displayName: display, displayNameQuoted: quoted, uri: uri,
             parameters: parametersStart..<c.i)
@@ -124,15 +126,18 @@ extension SIPNameAddress {
         self.parameters = try SIPParameters(p, cursor: &pc)
     }
 
-    /// Validates a single-valued header (From, To).
+    /// Validates a single-valued header (From, To); returns its `tag` parameter.
+    @discardableResult
     static func validateSingle(
         _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
         header: KnownHeader
-    ) throws(SIPParseError) {
+    ) throws(SIPParseError) -> HeaderIndex.Parameter {
         var c = ByteCursor(p, range, base: base, header: header)
-        _ = try scan(&c)
+        var tag = HeaderIndex.Parameter.absent
+        _ = try scan(&c) { name, value in tag.note(p, name, value, matching: "tag", base: base) }
         c.skipLWS()
         guard c.atEnd else { throw c.error(.invalidHeaderValue, "unexpected character after address") }
+        return tag
     }
 
     /// Parses a comma-separated list of addresses (Route, Record-Route, Contact without `*`).

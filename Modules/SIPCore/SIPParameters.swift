@@ -64,6 +64,7 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
 
     /// The content of a quoted-string with quoted-pairs resolved, or `text` itself.
     static func unquoted(_ text: String) -> String {
+        guard text.utf8.first == ByteClass.quote else { return text }  // the common case: a token
         let utf8 = Array(text.utf8)
         guard utf8.count >= 2, utf8.first == ByteClass.quote, utf8.last == ByteClass.quote else { return text }
         var out = [UInt8]()

@@ -38,7 +38,7 @@ public struct SIPRequest: Sendable {
     ) {
         self.method = SIPMethod(String(decoding: storage[method], as: UTF8.self))
         self.version = String(decoding: storage[version], as: UTF8.self)
-        self.headers = SIPHeaders(storage: storage, slots: head.slots)
+        self.headers = SIPHeaders(storage: storage, slots: head.slots, index: head.index)
         self.bodyStorage = storage[body]
         self.uriStorage = .raw(storage[uri])
         self.rawStartLine = storage[head.startLineRange]

@@ -52,7 +52,7 @@ public struct SIPResponse: Sendable {
     ) {
         self.statusCode = status
         self.version = String(decoding: storage[version], as: UTF8.self)
-        self.headers = SIPHeaders(storage: storage, slots: head.slots)
+        self.headers = SIPHeaders(storage: storage, slots: head.slots, index: head.index)
         self.bodyStorage = storage[body]
         self.reasonStorage = storage[reason]
         self.rawStartLine = storage[head.startLineRange]

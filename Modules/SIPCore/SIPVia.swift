@@ -93,7 +93,9 @@ struct ViaRanges {
 
 extension SIPVia {
     /// Scans one via-parm at the cursor: `sent-protocol LWS sent-by *( SEMI via-params )`.
-    static func scan(_ c: inout ByteCursor) throws(SIPParseError) -> ViaRanges {
+    static func scan(
+        _ c: inout ByteCursor, parameter: (Range<Int>, Range<Int>?) -> Void = { _, _ in }
+    ) throws(SIPParseError) -> ViaRanges {
         c.skipLWS()
         let name = try c.token("protocol name")
         try c.expectSeparator(ByteClass.slash, "'/'")
@@ -128,16 +130,23 @@ extension SIPVia {
             port = UInt16(try c.decimal(max: 65535))
         }
         let parametersStart = c.i
-        try c.parameters { _, _ in }
+        try c.parameters(parameter)
         return ViaRanges(
             protocolName: name, protocolVersion: version, transport: transport, host: host,
             hostKind: kind, port: port, parameters: parametersStart..<c.i)
     }
 
-    /// Validates a whole Via header value (one or more comma-separated via-parms).
-    static func validate(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int) throws(SIPParseError) {
+    /// Validates a whole Via header value (one or more comma-separated via-parms); returns where
+    /// the first via-parm ends and its `branch`, which the parser keeps for the first Via line.
+    @discardableResult
+    static func validate(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int) throws(SIPParseError)
+        -> (end: Int, branch: HeaderIndex.Parameter)
+    {
         var c = ByteCursor(p, range, base: base, header: .via)
-        repeat { _ = try scan(&c) } while try c.nextListElement()
+        var branch = HeaderIndex.Parameter.absent
+        let first = try scan(&c) { name, value in branch.note(p, name, value, matching: "branch", base: base) }
+        while try c.nextListElement() { _ = try scan(&c) }
+        return (first.parameters.upperBound, branch)
     }
 
     /// Parses every via-parm of one Via header value.

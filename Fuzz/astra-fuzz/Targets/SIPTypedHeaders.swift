@@ -4,9 +4,11 @@ import SIPCore
 /// user agent relies on when it writes a value it read back into a new message (a Contact into a
 /// REGISTER, a Record-Route into a route set, a Via into a response).
 enum SIPTypedHeaders {
-    /// Touches every typed accessor; errors are fine, traps are not.
+    /// Touches every typed accessor; errors are fine, traps are not. On a parsed message, every
+    /// hot-header accessor answers through the parse's index exactly what the line scan answers.
     static func exercise(_ message: SIPMessage) {
         let h = message.headers
+        checkIndexAgreesWithScan(h)
         _ = try? h.vias()
         _ = try? h.topVia()?.rport
         _ = try? h.from()?.description
@@ -26,6 +28,34 @@ enum SIPTypedHeaders {
         for field in h { _ = (field.name, field.value, field.rawValue) }
         if case .request(let r) = message { _ = (r.uri.description, r.rawURI) }
         if case .response(let r) = message { _ = r.reasonPhrase }
+    }
+
+    /// The ``HeaderIndex`` recorded at parse time changes no answer: each accessor it serves
+    /// returns the same value, or fails with the same error, as the scan of the lines.
+    static func checkIndexAgreesWithScan(_ h: SIPHeaders) {
+        guard h.parsedIndex != nil else { return }
+        let s = h.withoutIndex
+        func same<T: Equatable>(_ what: String, _ f: (SIPHeaders) throws(SIPParseError) -> T) {
+            func run(_ x: SIPHeaders) -> Result<T, SIPParseError> {
+                do throws(SIPParseError) { return .success(try f(x)) } catch { return .failure(error) }
+            }
+            let (a, b) = (run(h), run(s))
+            invariant(a == b, "\(what) through the parse's index \(a) differs from the line scan \(b)")
+        }
+        same("topVia") { (x) throws(SIPParseError) in try x.topVia() }
+        same("from") { (x) throws(SIPParseError) in try x.from() }
+        same("to") { (x) throws(SIPParseError) in try x.to() }
+        same("fromTag") { (x) throws(SIPParseError) in try x.fromTag() }
+        same("toTag") { (x) throws(SIPParseError) in try x.toTag() }
+        same("callID") { $0.callID }
+        same("cseq") { (x) throws(SIPParseError) in try x.cseq() }
+        same("contacts") { (x) throws(SIPParseError) in try x.contacts() }
+        same("maxForwards") { (x) throws(SIPParseError) in try x.maxForwards() }
+        same("contentLength") { (x) throws(SIPParseError) in try x.contentLength() }
+        same("expires") { (x) throws(SIPParseError) in try x.expires() }
+        same("contentType") { $0.contentType }
+        let branch = (try? h.topVia())??.branch
+        invariant(h.topViaBranch == branch, "topViaBranch \(h.topViaBranch ?? "nil") is not the top Via's \(branch ?? "nil")")
     }
 
     /// Every typed value re-serialized and read back gives the same value (RFC 3261 §20: the

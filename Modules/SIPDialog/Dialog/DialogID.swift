@@ -17,8 +17,8 @@ public struct DialogID: Sendable, Hashable, CustomStringConvertible {
     /// Nil when the request carries no To tag (it is not in a dialog) or lacks the headers.
     public init?(incoming request: SIPRequest) {
         guard let callID = request.headers.callID,
-            let localTag = (try? request.headers.to())??.tag,
-            let remoteTag = (try? request.headers.from())??.tag
+            let localTag = (try? request.headers.toTag()) ?? nil,
+            let remoteTag = (try? request.headers.fromTag()) ?? nil
         else { return nil }
         self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
     }
@@ -27,8 +27,8 @@ public struct DialogID: Sendable, Hashable, CustomStringConvertible {
     /// To tag. Nil when the response has no To tag.
     public init?(response: SIPResponse) {
         guard let callID = response.headers.callID,
-            let localTag = (try? response.headers.from())??.tag,
-            let remoteTag = (try? response.headers.to())??.tag
+            let localTag = (try? response.headers.fromTag()) ?? nil,
+            let remoteTag = (try? response.headers.toTag()) ?? nil
         else { return nil }
         self.init(callID: callID, localTag: localTag, remoteTag: remoteTag)
     }

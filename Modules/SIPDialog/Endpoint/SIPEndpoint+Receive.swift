@@ -155,12 +155,12 @@ extension SIPEndpoint {
     private func mergedRequest(_ request: SIPRequest, key: TransactionKey) -> RequestRejection? {
         guard let to = (try? request.headers.to()) ?? nil, to.tag == nil,
               let cseq = (try? request.headers.cseq()) ?? nil else { return nil }
-        let fromTag = (try? request.headers.from())??.tag
+        let fromTag = (try? request.headers.fromTag()) ?? nil
         let callID = request.headers.callID
         for (other, record) in servers where other != key {
             let earlier = record.request
             guard earlier.headers.callID == callID, let earlierCSeq = (try? earlier.headers.cseq()) ?? nil,
-                  earlierCSeq == cseq, (try? earlier.headers.from())??.tag == fromTag else { continue }
+                  earlierCSeq == cseq, ((try? earlier.headers.fromTag()) ?? nil) == fromTag else { continue }
             return .loopDetected
         }
         return nil
@@ -186,7 +186,7 @@ extension SIPEndpoint {
     }
 
     func automaticResponse(to request: SIPRequest, status: Int, reason: String? = nil, toTag: Bool = false) -> SIPResponse {
-        let hasTag = ((try? request.headers.to())??.tag) != nil
+        let hasTag = ((try? request.headers.toTag()) ?? nil) != nil
         var response = SIPResponse(to: request, statusCode: status, reasonPhrase: reason,
                                    toTag: toTag && !hasTag ? ids.tag() : nil)
         response.headers.add(.server, settings.userAgent)

@@ -40,8 +40,8 @@ public struct TransactionKey: Sendable, Hashable, CustomStringConvertible {
         }
         // RFC 2543 fallback (§17.2.3 second half). The To tag of an ACK is the one we sent in the
         // final response, which the INVITE did not carry: leave it out so both match.
-        let toTag = request.method == .ack ? "" : ((try? request.headers.to())??.tag ?? "")
-        let fromTag = (try? request.headers.from())??.tag ?? ""
+        let toTag = request.method == .ack ? "" : (((try? request.headers.toTag()) ?? nil) ?? "")
+        let fromTag = ((try? request.headers.fromTag()) ?? nil) ?? ""
         let compound = [request.rawURI, toTag, fromTag, request.headers.callID ?? "", String(cseq.sequence),
                         via.description].joined(separator: "|")
         return TransactionKey(branch: "2543:" + compound, sentBy: sentBy, method: method)

@@ -176,7 +176,7 @@ extension InviteUsage {
         }
     }
 
-    static func toTag(_ response: SIPResponse) -> String? { (try? response.headers.to())??.tag }
+    static func toTag(_ response: SIPResponse) -> String? { (try? response.headers.toTag()) ?? nil }
 }
 
 extension InviteUsage {

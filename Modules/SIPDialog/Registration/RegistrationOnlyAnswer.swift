@@ -41,7 +41,7 @@ public enum RegistrationOnlyAnswer {
     /// The answer to a new request that reached a registration-only line (not ACK or CANCEL).
     /// `settings` gives Allow/Accept/Supported for OPTIONS.
     public static func answer(to request: SIPRequest, settings: EndpointSettings = EndpointSettings()) -> Answer {
-        let inDialog = ((try? request.headers.to())??.tag) != nil
+        let inDialog = ((try? request.headers.toTag()) ?? nil) != nil
         switch request.method {
         case .options:
             return Answer(
