@@ -65,7 +65,9 @@ extension SIPHeaders {
     /// The `branch` parameter of the top Via (RFC 3261 §8.1.1.7), found by scanning the first Via
     /// line's bytes without parsing the Via: what transaction matching (§17.1.3) needs per
     /// response. Nil when there is no Via or its first element has no branch. Folded lines are
-    /// handled (SWS around `;` and `=`); quoted parameter values are skipped.
+    /// handled (SWS around `;` and `=`); quoted parameter values are skipped. On a parsed message
+    /// the parse's index answers instead, with the branch ``topVia()`` gives (a quoted value
+    /// unquoted).
     private static let branchName: [UInt8] = Array("branch".utf8)
 
     package var topViaBranch: String? {

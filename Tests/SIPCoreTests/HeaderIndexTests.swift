@@ -80,9 +80,18 @@ struct HeaderIndexTests {
             contentLength = run { () throws(SIPParseError) in try h.contentLength() }
             expires = run { () throws(SIPParseError) in try h.expires() }
             contentType = h.contentType
-            // The index answers with the branch `topVia()` parses; without it the byte scan runs.
-            topViaBranch = h.parsedIndex == nil ? h.topViaBranch : ((try? h.topVia()) ?? nil)?.branch
+            // Through the index, the branch `topVia()` parses (unquoted); without it the byte scan
+            // runs, which keeps quotes (HeaderTests covers it), so it is not compared here.
+            topViaBranch = h.parsedIndex == nil ? nil : h.topViaBranch
+            if h.parsedIndex != nil { #expect(topViaBranch == ((try? h.topVia()) ?? nil)?.branch) }
             responseVia = h.responseVia
+        }
+
+        static func == (a: Reading, b: Reading) -> Bool {
+            a.topVia == b.topVia && a.vias == b.vias && a.from == b.from && a.to == b.to && a.fromTag == b.fromTag
+                && a.toTag == b.toTag && a.callID == b.callID && a.cseq == b.cseq && a.contacts == b.contacts
+                && a.maxForwards == b.maxForwards && a.contentLength == b.contentLength && a.expires == b.expires
+                && a.contentType == b.contentType && a.responseVia == b.responseVia
         }
 
         var description: String {
@@ -125,9 +134,13 @@ struct HeaderIndexTests {
 
     /// Framed messages carry offsets from their own first byte, like datagrams.
     @Test func framedStreamMessagesHaveTheSameIndex() throws {
-        let stream = Self.corpus.map(\.1).filter {
-            guard let m = try? SIPMessage(parsing: $0) else { return false }
-            return (try? m.headers.contentLength()) != nil && m.serialized() == $0
+        // Those that frame alone as exactly themselves (not the RFC 5118 archive forms whose
+        // header section ends with the file, nor messages without Content-Length).
+        let stream = Self.corpus.map(\.1).filter { bytes in
+            var one = SIPStreamFramer()
+            one.append(bytes)
+            guard case .message(let m)? = try? one.next() else { return false }
+            return m.serialized() == bytes && (try? one.next()) == nil
         }
         var framer = SIPStreamFramer()
         framer.append([13, 10, 13, 10] + stream.joined())
