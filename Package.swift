@@ -124,7 +124,7 @@ let package = Package(
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
         // Benchmarks: release builds, one JSON object each (scripts/bench.sh).
-        bench("bench-sip", ["SIPCore", "CLibre"]),  // against libre's sip_msg_decode (libre-dev)
+        bench("bench-sip", ["SIPCore", "CLibre", "AstraTestSupport"]),  // against libre's sip_msg_decode (libre-dev), on the tests' corpus
         bench("bench-transport", ["SIPTransport"]),
         bench("bench-media", ["Media"]),
         bench("bench-webrtc", ["Media"]),

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import SIPCore
 
 // bench-sip: parse + serialize throughput of SIPCore on one core, as one JSON object on stdout.
@@ -196,7 +197,7 @@ func argument(_ name: String) -> String? {
         $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
     }
 }
-let corpusDirectory = argument("--corpus") ?? Corpus.defaultDirectory
+let corpusDirectory = argument("--corpus") ?? SIPCorpus.repositoryDirectory
 
 if let kind = argument("--pass") {
     guard let pass = LibreComparison.Pass(rawValue: kind), let rounds = Int(argument("--rounds") ?? "1"), rounds >= 0 else {
@@ -204,7 +205,7 @@ if let kind = argument("--pass") {
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
         exit(2)
     }
-    let n = LibreComparison.passOnly(corpus: Corpus.load(corpusDirectory), kind: pass, rounds: rounds)
+    let n = LibreComparison.passOnly(corpus: SIPCorpus.load(corpusDirectory), kind: pass, rounds: rounds)
     print("{\"benchmark\":\"bench-sip-pass\",\"pass\":\"\(kind)\",\"rounds\":\(rounds),\"messages\":\(n)}")
     exit(0)
 }
@@ -243,7 +244,7 @@ let all = messages.map(\.1)
 record("mix", measure(all, rounds: 10_000, typed: false), into: &fields)
 record("mix_with_typed_via_cseq_callid", measure(all, rounds: 10_000, typed: true), into: &fields)
 // Parse only, against libre's sip_msg_decode on the corpus of the SIPCore test resources.
-let corpus = Corpus.load(corpusDirectory)
+let corpus = SIPCorpus.load(corpusDirectory)
 if corpus.isEmpty {
     let line = Array("bench-sip: no corpus messages under \(corpusDirectory) (run from the repository root or pass --corpus DIR)\n".utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

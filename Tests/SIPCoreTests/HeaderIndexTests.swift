@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -9,40 +10,9 @@ import Testing
 /// stream messages and on seeded mutations; and any edit drops it.
 @Suite("Header index cached at parse time")
 struct HeaderIndexTests {
-    /// The corpus bench-sip measures: the accepted vectors and every message of the captured traces.
-    static let corpus: [(String, [UInt8])] = {
-        var out = RoundTripTests.accepted.map { ($0, Vectors.bytes(Vectors.manifest.messages[$0]!.file)) }
-        let redaction = Vectors.directory.appendingPathComponent("redaction")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: redaction.path)) ?? []
-        for file in files.sorted() where file.hasSuffix(".trace") {
-            let text = Array(try! Data(contentsOf: redaction.appendingPathComponent(file)))
-            for (n, message) in traceMessages(text).enumerated() where (try? SIPMessage(parsing: message)) != nil {
-                out.append(("\(file)#\(n)", message))
-            }
-        }
-        return out
-    }()
-
-    /// Splits a trace at its `----- message` lines (the format of `Vectors/redaction/*.trace`).
-    static func traceMessages(_ bytes: [UInt8]) -> [[UInt8]] {
-        let marker = Array("----- message\n".utf8)
-        var out = [[UInt8]]()
-        var current: [UInt8]? = nil
-        var i = 0
-        while i < bytes.count {
-            if (i == 0 || bytes[i - 1] == 0x0A), bytes.count - i >= marker.count,
-                Array(bytes[i..<i + marker.count]) == marker
-            {
-                if let current { out.append(current) }
-                current = []
-                i += marker.count
-                continue
-            }
-            current?.append(bytes[i])
-            i += 1
-        }
-        if let current { out.append(current) }
-        return out
+    /// The corpus bench-sip measures (``SIPCorpus``), the messages this parser accepts.
+    static let corpus: [(name: String, bytes: [UInt8])] = SIPCorpus.load(Vectors.directory.path).filter {
+        (try? SIPMessage(parsing: $0.bytes)) != nil
     }
 
     /// Every hot-header accessor's outcome, value or error code, as one comparable record.

@@ -2,15 +2,18 @@
 import Glibc
 #endif
 
-/// The parse corpus: every message of the SIPCore test resources, read at run time so the bench
-/// and the tests share one set — the RFC 4475 / 5118 / 7118 vectors (`*.dat`, the RFC 5118 wire
-/// forms in `derived/`) and the messages captured from real peers in the redaction corpus
+/// The SIP message corpus the SIPCore tests and bench-sip share: every message of
+/// `Tests/SIPCoreTests/Vectors` — the RFC 4475 / 5118 / 7118 vectors (`*.dat`, with the RFC 5118
+/// wire forms in `derived/`) and the messages captured from real peers in the redaction traces
 /// (`redaction/*.trace`: astra tools, sipsak and Kamailio, one `----- message` block each).
-/// Messages that either parser rejects are left out of the comparison by the caller.
-enum Corpus {
-    static let defaultDirectory = "Tests/SIPCoreTests/Vectors"
+/// Read at run time, byte for byte; which messages a parser accepts is the caller's question.
+public enum SIPCorpus {
+    /// The directory relative to the repository root (where `make bench` runs).
+    public static let repositoryDirectory = "Tests/SIPCoreTests/Vectors"
 
-    static func load(_ directory: String) -> [(name: String, bytes: [UInt8])] {
+    /// Every message under `directory`, named by file (and `#n` for the n-th of a trace), in a
+    /// stable order.
+    public static func load(_ directory: String) -> [(name: String, bytes: [UInt8])] {
         var out = [(name: String, bytes: [UInt8])]()
         for dir in [directory, directory + "/derived", directory + "/derived/rfc5118_wire"] {
             for file in files(in: dir, suffix: ".dat") {
@@ -24,8 +27,8 @@ enum Corpus {
         return out
     }
 
-    /// Splits a trace at its `----- message\n` marker lines; each message keeps its own bytes.
-    static func traceMessages(_ bytes: [UInt8]) -> [[UInt8]] {
+    /// Splits a trace at its `----- message` marker lines; each message keeps its own bytes.
+    public static func traceMessages(_ bytes: [UInt8]) -> [[UInt8]] {
         let marker = Array("----- message\n".utf8)
         var starts = [Int]()
         var i = 0
@@ -37,12 +40,10 @@ enum Corpus {
                 i += 1
             }
         }
-        var out = [[UInt8]]()
-        for (k, start) in starts.enumerated() {
+        return starts.enumerated().map { k, start in
             let end = k + 1 < starts.count ? starts[k + 1] : bytes.count
-            out.append(Array(bytes[(start + marker.count)..<end]))
+            return Array(bytes[(start + marker.count)..<end])
         }
-        return out
     }
 
     private static func files(in directory: String, suffix: String) -> [String] {
