@@ -4,48 +4,39 @@ import Glibc
 /// One OpenSSL client connection over memory BIOs: ciphertext is fed in from the socket and
 /// drained out to it by the owning actor, so OpenSSL never touches the file descriptor.
 ///
-/// Not Sendable: owned by exactly one ``StreamConnection`` actor.
-final class TLSSession {
-    enum HandshakeStep {
+/// Not Sendable: owned by exactly one ``StreamConnection`` actor, or by the one thread of the
+/// connection-oriented load engine.
+public final class TLSSession {
+    public enum HandshakeStep {
         case done
         case wantMore
         case failed(TransportError)
     }
 
-    private let ctx: OpaquePointer
+    /// Kept alive as long as the session: `SSL_new` does not own its context.
+    private let context: TLSClientContext
     private let ssl: OpaquePointer
     private let rbio: OpaquePointer
     private let wbio: OpaquePointer
     private let transport: TransportKind
     private let peer: String
     /// True once the peer sent close_notify.
-    private(set) var peerClosed = false
+    public private(set) var peerClosed = false
 
-    init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
+    /// A session with a context of its own (a flow's single connection).
+    convenience init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
+        let context = try TLSClientContext(options: options, transport: transport, peer: peer)
+        try self.init(context: context, host: host, transport: transport, peer: peer)
+    }
+
+    /// A session on a shared context (verification settings and trust store loaded once).
+    public init(context: TLSClientContext, host: String, transport: TransportKind, peer: String) throws(TransportError) {
         self.transport = transport
         self.peer = peer
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
-            throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, "SSL_CTX_new failed")
-        }
-        // RFC 8996 / RFC 5630: nothing older than TLS 1.2.
-        _ = astra_SSL_CTX_set_min_proto_version(ctx, astra_TLS1_2_VERSION())
-        if options.verifyPeer {
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
-            if let caFile = options.caFile {
-                if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
-                    SSL_CTX_free(ctx)
-                    throw TransportError(
-                        .invalidArgument, transport: transport, peer: peer,
-                        "cannot load CA file \(caFile): \(TLSSession.lastError())")
-                }
-            } else {
-                SSL_CTX_set_default_verify_paths(ctx)
-            }
-        } else {
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        }
+        self.context = context
+        let options = context.options
+        let ctx = context.ctx
         guard let ssl = SSL_new(ctx), let rbio = BIO_new(BIO_s_mem()), let wbio = BIO_new(BIO_s_mem()) else {
-            SSL_CTX_free(ctx)
             throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, "SSL_new failed")
         }
         _ = astra_BIO_set_mem_eof_return(rbio, -1)
@@ -58,31 +49,26 @@ final class TLSSession {
             let ok = isIP ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), bare) : SSL_set1_host(ssl, bare)
             if ok != 1 {
                 SSL_free(ssl)
-                SSL_CTX_free(ctx)
                 throw TransportError(
                     .invalidArgument, transport: transport, peer: peer, "cannot verify against name \(name)")
             }
         }
         SSL_set_connect_state(ssl)
-        self.ctx = ctx
         self.ssl = ssl
         self.rbio = rbio
         self.wbio = wbio
     }
 
-    deinit {
-        SSL_free(ssl)
-        SSL_CTX_free(ctx)
-    }
+    deinit { SSL_free(ssl) }
 
     /// Ciphertext received from the socket.
-    func feed(_ bytes: [UInt8]) {
+    public func feed(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         _ = bytes.withUnsafeBytes { BIO_write(rbio, $0.baseAddress, Int32($0.count)) }
     }
 
     /// Advances the handshake with what was fed so far.
-    func handshake() -> HandshakeStep {
+    public func handshake() -> HandshakeStep {
         ERR_clear_error()
         let rc = SSL_do_handshake(ssl)
         if rc == 1 { return .done }
@@ -103,10 +89,10 @@ final class TLSSession {
     }
 
     /// The negotiated protocol version, e.g. `TLSv1.3`.
-    var version: String { String(cString: SSL_get_version(ssl)) }
+    public var version: String { String(cString: SSL_get_version(ssl)) }
 
     /// Decrypts everything available; throws on a TLS-level failure.
-    func readPlaintext() throws(TransportError) -> [UInt8] {
+    public func readPlaintext() throws(TransportError) -> [UInt8] {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -131,7 +117,7 @@ final class TLSSession {
     }
 
     /// Encrypts `plaintext`; the records are then in ``drainOutbound()``.
-    func write(_ plaintext: [UInt8]) throws(TransportError) {
+    public func write(_ plaintext: [UInt8]) throws(TransportError) {
         guard !plaintext.isEmpty else { return }
         ERR_clear_error()
         let n = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
@@ -142,7 +128,7 @@ final class TLSSession {
     }
 
     /// Ciphertext waiting to go to the socket.
-    func drainOutbound() -> [UInt8] {
+    public func drainOutbound() -> [UInt8] {
         let pending = Int(astra_BIO_ctrl_pending(wbio))
         guard pending > 0 else { return [] }
         var out = [UInt8](repeating: 0, count: pending)
@@ -151,12 +137,12 @@ final class TLSSession {
     }
 
     /// Queues a close_notify (RFC 5246 §7.2.1).
-    func shutdown() {
+    public func shutdown() {
         ERR_clear_error()
         _ = SSL_shutdown(ssl)
     }
 
-    static func lastError() -> String {
+    public static func lastError() -> String {
         let code = ERR_get_error()
         guard code != 0 else { return "no OpenSSL error queued (peer closed?)" }
         var buffer = [CChar](repeating: 0, count: 256)
