@@ -15,15 +15,20 @@ public final class TLSClientContext: @unchecked Sendable {
     let ctx: OpaquePointer
     public let options: TLSOptions
 
+    /// - Parameters:
+    ///   - releaseBuffers: `SSL_MODE_RELEASE_BUFFERS`: an idle connection gives its ~34 KiB of
+    ///     record buffers back (a fleet holds thousands of idle connections; a flow has one).
     /// - Throws: `.invalidArgument` when the CA file cannot be loaded, `.tlsHandshakeFailed`
     ///   when OpenSSL cannot make a context.
-    public init(options: TLSOptions, transport: TransportKind, peer: String) throws(TransportError) {
+    public init(options: TLSOptions, transport: TransportKind, peer: String,
+                releaseBuffers: Bool = false) throws(TransportError) {
         self.options = options
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, "SSL_CTX_new failed")
         }
         // RFC 8996 / RFC 5630: nothing older than TLS 1.2.
         _ = astra_SSL_CTX_set_min_proto_version(ctx, astra_TLS1_2_VERSION())
+        if releaseBuffers { _ = astra_SSL_CTX_set_mode(ctx, Int(SSL_MODE_RELEASE_BUFFERS)) }
         if options.verifyPeer {
             SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
             if let caFile = options.caFile {
