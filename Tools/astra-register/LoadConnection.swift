@@ -76,10 +76,10 @@ final class LoadConnection {
             tls = try TLSSession(context: context, host: target.host, transport: target.transport,
                                  peer: target.address.description)
         }
-        let (fd, connected) = try StreamSocket.open(to: target.address)
-        self.fd = fd
+        // Even a connect that finished at once is taken up by the first EPOLLOUT (`writable`),
+        // so its events reach the loop like every other connection's.
+        fd = try StreamSocket.open(to: target.address).fd
         stage = .connecting
-        if connected { _ = connectFinished(now: now) }
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
