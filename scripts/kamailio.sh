@@ -17,7 +17,9 @@
 #   KAMAILIO_WS_PORT  [8080]            KAMAILIO_WSS_PORT [8089]
 #   KAMAILIO_NATPING  [30] seconds between OPTIONS pings to registered contacts
 #   KAMAILIO_TCP_MAX  [2048] TCP (and TLS) connections at most; open files = this + 2048
-#   KAMAILIO_SHM_MB   [64] shared memory (a TLS connection costs ~40 KiB of it)
+#   KAMAILIO_SHM_MB   [256] shared memory: each TLS connection holds ~150 KiB of it (64 MiB ran
+#                     out at ~400 WSS connections; then Kamailio 5.6 closes new ones, and OpenSSL 3
+#                     under low memory has crashed it)
 #   KAMAILIO_TCP_CHILDREN [2] TCP/TLS/WS worker processes
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
@@ -40,7 +42,7 @@ ws_port=${KAMAILIO_WS_PORT:-8080}
 wss_port=${KAMAILIO_WSS_PORT:-8089}
 natping=${KAMAILIO_NATPING:-30}
 tcp_max=${KAMAILIO_TCP_MAX:-2048}
-shm_mb=${KAMAILIO_SHM_MB:-64}
+shm_mb=${KAMAILIO_SHM_MB:-256}
 tcp_children=${KAMAILIO_TCP_CHILDREN:-2}
 for value in "$tcp_max" "$shm_mb" "$tcp_children"; do
     if [[ ! "$value" =~ ^[1-9][0-9]{0,5}$ ]]; then

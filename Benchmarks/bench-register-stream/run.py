@@ -11,7 +11,7 @@ Prints ONE JSON object on stdout:
   * fleet over WSS: FLEET_LINES lines (default 10000) held HOLD_S seconds (default 60) with
     --expires 30 (every line refreshes twice or more), keep-alive every 30 s: drops, refreshes late,
     RSS per line.
-Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 1 GiB of shared memory. The machine load
+Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS connection). The machine load
 (os.getloadavg) is printed beside each figure. Diagnostics go to stderr. Usage: run.py BIN_DIR
 """
 import json, os, resource, subprocess, sys, tempfile
@@ -112,7 +112,7 @@ def fleet(kamailio, port, first):
 def main():
     try:
         kamailio = KamailioPeer("astra-bench-stream-", KAMAILIO_TCP_MAX=str(FLEET_LINES + 2000),
-                                KAMAILIO_SHM_MB="1024").__enter__()
+                                KAMAILIO_SHM_MB="3072").__enter__()
     except RuntimeError as error:
         log(error)
         return 1

@@ -58,12 +58,14 @@ import Testing
     @Test func eachLineRegistersOnItsOwnBindingAndSentBy() throws {
         var load = engine(3)
         for line in 0..<3 { load.bind(line, to: binding(line)) }
-        #expect(load.startLine(1, now: .zero))
-        #expect(!load.startLine(1, now: .zero))  // in flight already
+        let r1 = load.startLine(1, now: .zero)
+        #expect(r1)
+        let r2 = load.startLine(1, now: .zero)
+        #expect(!r2)  // in flight already
         let first = load.takeOutgoingByLine()
         #expect(first.map(\.line) == [1])
         let request = parse(first[0].bytes)
-        #expect(try request.headers.topVia()?.host == "line1.invalid")
+        #expect(try request.headers.topVia()?.host.description == "line1.invalid")
         #expect(request.headers[.contact]?.contains("line1.invalid") == true)
 
         // An answer whose Via names another line's sent-by is not ours (RFC 3261 §18.1.2).
@@ -71,7 +73,8 @@ import Testing
         let via = forged.headers[.via]!.replacing("line1.invalid", with: "line2.invalid")
         forged.headers.set(.via, via)
         load.receive(forged, now: .milliseconds(1))
-        #expect(load.takeOutgoingByLine().isEmpty)
+        let nothing = load.takeOutgoingByLine()
+        #expect(nothing.isEmpty)
 
         load.receive(answer(first[0].bytes), now: .milliseconds(2))
         var lines: [Int] = []
@@ -84,7 +87,8 @@ import Testing
         }
         #expect(result.contactMatched)
         #expect(outcomes.first?.refresh == nil)
-        #expect(load.unregisterLine(1, now: .milliseconds(4)))
+        let r3 = load.unregisterLine(1, now: .milliseconds(4))
+        #expect(r3)
         let removal = load.takeOutgoingByLine()
         #expect(try parse(removal[0].bytes).headers.expires() == 0)
         load.receive(answer(removal[0].bytes), now: .milliseconds(5))
@@ -102,9 +106,11 @@ import Testing
             load.bind(line, to: binding(line))
             load.startLine(line, now: .zero)
         }
-        #expect(settle(&load, now: .milliseconds(10), lines: &lines).count == 2)
+        let registered = settle(&load, now: .milliseconds(10), lines: &lines)
+        #expect(registered.count == 2)
         // RegistrationSettings.refreshDelay(60): 50 s (expiry − 10 s margin).
-        #expect(load.nextDeadline() == .milliseconds(10) + .seconds(50))
+        let r4 = load.nextDeadline()
+        #expect(r4 == .milliseconds(10) + .seconds(50))
         load.fireTimers(now: .seconds(50) + .milliseconds(10))
         let refreshed = settle(&load, now: .seconds(50) + .milliseconds(30), lines: &lines)
         #expect(refreshed.count == 2)
@@ -113,7 +119,8 @@ import Testing
         }
         // The next refresh fires 61 s late: after the binding expired.
         let due = Duration.seconds(100) + .milliseconds(30)
-        #expect(load.nextDeadline() == due)
+        let r5 = load.nextDeadline()
+        #expect(r5 == due)
         load.fireTimers(now: due + .seconds(61))
         let late = settle(&load, now: due + .seconds(61), lines: &lines)
         #expect(late.count == 2)
@@ -126,17 +133,21 @@ import Testing
         var lines: [Int] = []
         load.bind(0, to: binding(0))
         load.startLine(0, now: .zero)
-        #expect(settle(&load, now: .milliseconds(10), lines: &lines).count == 1)
-        #expect(!load.lineLost(0, now: .seconds(1)))  // nothing was in flight
+        let registered = settle(&load, now: .milliseconds(10), lines: &lines)
+        #expect(registered.count == 1)
+        let r6 = load.lineLost(0, now: .seconds(1))
+        #expect(!r6)  // nothing was in flight
         load.fireTimers(now: .seconds(55))
         #expect(!load.hasOutput)  // the refresh timer went with the flow
-        #expect(load.nextDeadline() == nil)
+        let r7 = load.nextDeadline()
+        #expect(r7 == nil)
 
         let next = LocalBinding(transport: .wss, host: "again.invalid", port: nil)
         load.bind(0, to: next)
-        #expect(load.startLine(0, now: .seconds(56)))
+        let r8 = load.startLine(0, now: .seconds(56))
+        #expect(r8)
         let sent = load.takeOutgoingByLine()
-        #expect(try parse(sent[0].bytes).headers.topVia()?.host == "again.invalid")
+        #expect(try parse(sent[0].bytes).headers.topVia()?.host.description == "again.invalid")
         load.receive(answer(sent[0].bytes), now: .seconds(56))
         let outcomes = settle(&load, now: .seconds(56), lines: &lines)
         guard case .registered = outcomes.first?.result else {
@@ -147,9 +158,12 @@ import Testing
 
         // Lost with a REGISTER in flight: no outcome; the line can start again later.
         load.fireTimers(now: .seconds(106))
-        #expect(load.takeOutgoingByLine().count == 1)
-        #expect(load.lineLost(0, now: .seconds(106)))
-        #expect(load.takeOutcomes().isEmpty)
+        let refresh = load.takeOutgoingByLine()
+        #expect(refresh.count == 1)
+        let r9 = load.lineLost(0, now: .seconds(106))
+        #expect(r9)
+        let none = load.takeOutcomes()
+        #expect(none.isEmpty)
         #expect(!load.isInFlight(0))
         #expect(load.inFlight == 0)
     }

@@ -58,8 +58,7 @@ final class StreamLoadLoop: @unchecked Sendable {
         case reconnect = 3
     }
 
-    private struct TimerEntry {
-        var deadline: Duration
+    private struct TimerEntry: Sendable {
         var line: Int32
         var kind: UInt8
         var stamp: UInt32
@@ -78,7 +77,7 @@ final class StreamLoadLoop: @unchecked Sendable {
     private let ids: any IdentifierSource
     private var connections: [LoadConnection?]
     private var lines: [LineState]
-    private var timers: [TimerEntry] = []
+    private var timers = DeadlineHeap<TimerEntry>()
     private var nextLine = 0
     private var unregisterQueue: [Int] = []
     private var unregisterNext = 0
@@ -564,15 +563,10 @@ final class StreamLoadLoop: @unchecked Sendable {
 
     private func schedule(_ kind: TimerKind, line: Int, at deadline: Duration) {
         lines[line].stamps[kind.rawValue] &+= 1
-        timers.append(TimerEntry(deadline: deadline, line: Int32(line), kind: UInt8(kind.rawValue),
-                                 stamp: lines[line].stamps[kind.rawValue]))
-        var child = timers.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard timers[child].deadline < timers[parent].deadline else { break }
-            timers.swapAt(child, parent)
-            child = parent
-        }
+        timers.push(deadline, TimerEntry(line: Int32(line), kind: UInt8(kind.rawValue),
+                                         stamp: lines[line].stamps[kind.rawValue]))
+        // Cancelled entries pile up (every answered ping leaves its pong deadline behind).
+        if timers.count > 4 * lines.count + 1024 { timers.retain(where: isLive) }
     }
 
     private func cancel(_ kind: TimerKind, line: Int) { lines[line].stamps[kind.rawValue] &+= 1 }
@@ -585,15 +579,15 @@ final class StreamLoadLoop: @unchecked Sendable {
 
     private func nextTimer() -> Duration? {
         while let top = timers.first {
-            if isLive(top) { return top.deadline }
-            popTimer()
+            if isLive(top.payload) { return top.deadline }
+            timers.popFirst()
         }
         return nil
     }
 
     private func fireTimers(now at: Duration, poll: EventPoll) {
-        while let top = timers.first, top.deadline <= at {
-            popTimer()
+        while let (deadline, top) = timers.first, deadline <= at {
+            timers.popFirst()
             guard isLive(top) else { continue }
             let line = Int(top.line)
             switch TimerKind(rawValue: Int(top.kind))! {
@@ -618,22 +612,6 @@ final class StreamLoadLoop: @unchecked Sendable {
                 guard lines[line].phase == .reconnectWait, !finishing else { continue }
                 connect(line, poll: poll, now: at)
             }
-        }
-    }
-
-    private func popTimer() {
-        let last = timers.removeLast()
-        guard !timers.isEmpty else { return }
-        timers[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < timers.count else { return }
-            var best = left
-            if left + 1 < timers.count, timers[left + 1].deadline < timers[left].deadline { best = left + 1 }
-            guard timers[best].deadline < timers[parent].deadline else { return }
-            timers.swapAt(best, parent)
-            parent = best
         }
     }
 

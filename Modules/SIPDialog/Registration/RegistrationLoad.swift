@@ -86,7 +86,6 @@ public struct RegistrationLoad: Sendable {
     }
 
     private struct TimerEntry: Sendable {
-        var deadline: Duration
         var slot: Int32
         var kind: TimerKind
         var stamp: UInt32
@@ -109,7 +108,7 @@ public struct RegistrationLoad: Sendable {
     private var nextInQueue = 0
     private var running = 0
     private var byBranch: [String: Int] = [:]
-    private var heap: [TimerEntry] = []
+    private var heap = DeadlineHeap<TimerEntry>()
     private var compactAt = 256
     private var outgoing: [[UInt8]] = []
     /// The line of each ``outgoing`` message (line-driven engines send each on its line's flow).
@@ -354,16 +353,16 @@ public struct RegistrationLoad: Sendable {
     /// The earliest running timer's deadline.
     public mutating func nextDeadline() -> Duration? {
         while let top = heap.first {
-            if isLive(top) { return top.deadline }
-            popTop()
+            if isLive(top.payload) { return top.deadline }
+            heap.popFirst()
         }
         return nil
     }
 
     /// Fires every timer due at `now`.
     public mutating func fireTimers(now: Duration) {
-        while let top = heap.first, top.deadline <= now {
-            popTop()
+        while let (deadline, top) = heap.first, deadline <= now {
+            heap.popFirst()
             guard isLive(top) else { continue }
             let index = Int(top.slot)
             switch top.kind {
@@ -372,7 +371,7 @@ public struct RegistrationLoad: Sendable {
                 finish(index, .failed(.timeout), now: now)
             case .refresh:
                 guard !slots[index].active else { continue }
-                slots[index].refreshDue = top.deadline
+                slots[index].refreshDue = deadline
                 activate(index, now: now)
                 apply(slots[index].client.timerFired(.refresh), slot: index, now: now)
             case .e, .f:
@@ -539,55 +538,29 @@ public struct RegistrationLoad: Sendable {
         default: return  // K is not kept (see the type's documentation)
         }
         if kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
-        push(TimerEntry(deadline: now + after, slot: Int32(index), kind: kind,
-                        stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
+        push(now + after, TimerEntry(slot: Int32(index), kind: kind,
+                                     stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
     }
 
     private mutating func scheduleLineDeadline(slot index: Int, at deadline: Duration) {
         slots[index].stampLine &+= 1
-        push(TimerEntry(deadline: deadline, slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
+        push(deadline, TimerEntry(slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
     }
 
     private mutating func scheduleRefresh(slot index: Int, at deadline: Duration) {
         slots[index].stampRefresh &+= 1
-        push(TimerEntry(deadline: deadline, slot: Int32(index), kind: .refresh, stamp: slots[index].stampRefresh))
+        push(deadline, TimerEntry(slot: Int32(index), kind: .refresh, stamp: slots[index].stampRefresh))
     }
 
-    private mutating func push(_ entry: TimerEntry) {
+    private mutating func push(_ deadline: Duration, _ entry: TimerEntry) {
         if heap.count >= compactAt && heap.count > 8 * running { compactHeap() }
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+        heap.push(deadline, entry)
     }
 
     /// Drops cancelled entries (most Timer F entries are: their transaction ended long before).
     private mutating func compactHeap() {
-        let live = heap.filter(isLive)
+        heap.retain(where: isLive)
         // Held lines keep a live refresh timer each: compact again only once the heap doubled.
-        compactAt = max(256, 2 * live.count)
-        heap = []
-        heap.reserveCapacity(live.count * 2)
-        for entry in live.sorted(by: { $0.deadline < $1.deadline }) { heap.append(entry) }  // sorted = a heap
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var best = left
-            if left + 1 < heap.count, heap[left + 1].deadline < heap[left].deadline { best = left + 1 }
-            guard heap[best].deadline < heap[parent].deadline else { return }
-            heap.swapAt(best, parent)
-            parent = best
-        }
+        compactAt = max(256, 2 * heap.count)
     }
 }
