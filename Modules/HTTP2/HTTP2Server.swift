@@ -67,6 +67,9 @@ public actor HTTP2Server {
     /// Open connections now.
     public var openConnections: Int { connections.count }
 
+    /// The listener's `accept()` failures for want of descriptors (``TCPListener/acceptFailures``).
+    public nonisolated var acceptFailures: Int { listener.acceptFailures }
+
     public func start() {
         guard tasks.isEmpty else { return }
         let listener = listener

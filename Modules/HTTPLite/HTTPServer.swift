@@ -44,6 +44,9 @@ public actor HTTPServer {
     /// Open connections now.
     public var openConnections: Int { connections.count }
 
+    /// The listener's `accept()` failures for want of descriptors (``TCPListener/acceptFailures``).
+    public nonisolated var acceptFailures: Int { listener.acceptFailures }
+
     /// Starts accepting connections and the timeout sweep.
     public func start() {
         guard acceptTask == nil else { return }

@@ -148,6 +148,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
             out[name + "_tls_handshakes"] = s.tlsHandshakes
             out[name + "_requests"] = s.requests
             out[name + "_connections"] = await server.openConnections
+            out[name + "_accept_failures"] = server.acceptFailures
         }
         return out
     }

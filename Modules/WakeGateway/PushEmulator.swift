@@ -142,6 +142,9 @@ public actor PushEmulator<C: Clock<Duration>> {
     /// Device connections open now (with or without a hello).
     public var openConnections: Int { open.count }
 
+    /// The device port's `accept()` failures for want of descriptors (``TCPListener/acceptFailures``).
+    public nonisolated var acceptFailures: Int { listener.acceptFailures }
+
     /// Per-token state held now, by kind (a long run must keep it bounded).
     public var stateCounts: [String: Int] {
         [

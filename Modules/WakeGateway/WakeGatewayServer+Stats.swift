@@ -12,6 +12,8 @@ extension WakeGatewayServer {
         for (key, value) in (await devices?.stateCounts ?? [:]).sorted(by: { $0.key < $1.key }) {
             fields.append(("apns_" + key, .int(Int64(value))))
         }
+        // Out of descriptors, a listener pauses (10 ms doubling to 1 s): a few a second, never a spin.
+        if let devices { fields.append(("apns_accept_failures", .int(Int64(devices.acceptFailures)))) }
         // One provider connection reused: connections opened (TLS handshakes) stay at 1 per host.
         let client = providers.stats
         fields.append(("provider_requests", .int(Int64(client.requests))))
@@ -24,6 +26,7 @@ extension WakeGatewayServer {
         }
         if let http {
             fields.append(("http_connections", .int(Int64(await http.openConnections))))
+            fields.append(("http_accept_failures", .int(Int64(http.acceptFailures))))
             for (key, value) in await http.closedBy.sorted(by: { $0.key < $1.key }) {
                 fields.append(("http_closed_" + key, .int(Int64(value))))
             }

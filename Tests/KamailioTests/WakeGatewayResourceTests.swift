@@ -21,16 +21,22 @@ import Testing
         let apns: UInt16
         let keyFile: String
 
-        static func start(kamailio: SocketAddress, _ extra: [String]) async throws -> Gateway {
+        /// `descriptorLimit`: the gateway runs under `prlimit --nofile=N:N` (its own process, never
+        /// the test runner's), soft and hard limit alike so its start-up raise changes nothing.
+        static func start(kamailio: SocketAddress, _ extra: [String], descriptorLimit: Int? = nil) async throws -> Gateway {
             let keyFile = NSTemporaryDirectory() + "astra-wakegw-key-\(UUID().uuidString)"
             try Data((SecureBytes.hex(KeyMaterial.bytes(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
-            let process = try ToolProcess(
-                "astra-wakegw",
+            let arguments =
                 [
                     "--sip", "127.0.0.1:0", "--kamailio", kamailio.description, "--http-port", "0",
                     "--apns-device-port", "0", "--jwt-hs256-secret-file", keyFile, "--json", "--apns-emulator-port", "0",
                     "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
-                ] + extra)
+                ] + extra
+            let process =
+                try descriptorLimit.map {
+                    try ToolProcess(
+                        "/usr/bin/prlimit", ["--nofile=\($0):\($0)", ToolProcess.binDirectory + "/astra-wakegw"] + arguments)
+                } ?? ToolProcess("astra-wakegw", arguments)
             guard await process.waitFor(.seconds(20), { !process.events("listening").isEmpty }),
                 let line = process.events("listening").first
             else { throw ToolProcessError(message: "astra-wakegw did not start: \(process.stderr)") }
