@@ -1,3 +1,4 @@
+import AstraJSON
 import ToolSupport
 
 /// The figures of a connection-oriented load run (storm or fleet), gathered on the loop's
