@@ -5,8 +5,13 @@ export SWIFT_BACKTRACE ?= enable=no
 SWIFT ?= swift
 FUZZ_SECONDS ?= 300
 FUZZ_TARGETS ?=
+# make install: where the tools, man pages and completions go (DESTDIR stages them for packagers);
+# CONFIG=debug installs the debug build instead of the release one (the install test does).
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIG ?= release
 
-.PHONY: all deps build build-release test demo bench fuzz lint clean
+.PHONY: all deps build build-release test demo bench fuzz lint clean install uninstall
 
 all: build
 
@@ -25,6 +30,14 @@ build-release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	scripts/run-tests.sh
+
+## make install: the release tools, their man pages, bash and zsh completions under
+## $(DESTDIR)$(PREFIX) (scripts/install.sh); make uninstall removes exactly those files.
+install:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" CONFIG="$(CONFIG)" scripts/install.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" CONFIG="$(CONFIG)" scripts/install.sh uninstall
 
 ## make demo: install, build, and run the main job end to end.
 demo: deps build-release

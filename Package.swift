@@ -100,11 +100,11 @@ let package = Package(
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
-        tests("ToolSupportTests", ["ToolSupport", "AstraTestSupport"]),
+        tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
-        tests("ToolsTests", ["ToolSupport", "AstraTestSupport"], resources: [.copy("Golden")]),
+        tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport", "SIPDialog", "LineRunner", "Capture"]),

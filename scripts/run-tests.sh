@@ -9,7 +9,9 @@
 #      (scripts/fuzz.sh --smoke, docs/fuzzing.md), so a target that no longer builds or crashes
 #      at once fails the run;
 # and between 1 and 2 (1b) the client examples: Examples/ built and judged through
-# `astra-pushsim check --client-cmd` (scripts/check-examples.sh).
+# `astra-pushsim check --client-cmd` (scripts/check-examples.sh), and (1c) the install test:
+# `make install PREFIX=$(mktemp -d)` of the debug build, each tool's --version, the man page,
+# bash completion, `make uninstall` (scripts/check-install.sh, ~20 s).
 # Phases 1-4 are `swift test` runs; the script fails if any phase fails. Last, the whole output
 # (every phase tees into .build/test-output.log) is checked for secrets: the test passwords and
 # tokens, and keys, ICE passwords, digest responses in clear (scripts/check-test-secrets.sh).
@@ -55,6 +57,9 @@ phase() {
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
 echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
 scripts/check-examples.sh 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+echo "== run-tests: phase 1c/5: make install PREFIX=\$(mktemp -d), then --version, man, completion, uninstall" | tee -a "$log" >&2
+scripts/check-install.sh 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"

@@ -65,7 +65,7 @@ public struct LineSetup: Sendable {
         var settings = RegistrationSettings()
         settings.requestedExpires = UInt32(clamping: expires ?? line.effectiveExpires)
         settings.retryOnFailure = keep
-        settings.userAgent = "\(userAgent)/\(AstraVersion.current)"
+        settings.userAgent = AstraVersion.product(userAgent)
         // RFC 5626 §4.1: one instance ID per device; a tool run is one device.
         settings.instanceID = "urn:uuid:" + ids.uuidString()
         if let provider = line.pushProvider, let token = line.pushToken {

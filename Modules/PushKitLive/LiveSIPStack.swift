@@ -37,7 +37,7 @@ public final class LiveSIPStack: Sendable {
             options: setup.connectionOptions(sipTrace: sipTrace, verbosity: 0, diagnostics: diagnostics),
             clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
-        endpointSettings.userAgent = "\(userAgent)/\(AstraVersion.current)"
+        endpointSettings.userAgent = AstraVersion.product(userAgent)
         if let tap {
             endpoint = SIPEndpoint(
                 channel: TappedChannel(flow: flow, tap: tap), clock: clock, ids: ids, settings: endpointSettings)

@@ -17,7 +17,7 @@ import Testing
         + "Contact: <sip:1001@df7jal23ls0d.invalid;transport=ws>\r\n"
         + "Allow: INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE\r\n"
         + "Supported: timer\r\n"
-        + "User-Agent: AstraSIP/0.1\r\n"
+        + "User-Agent: \(AstraVersion.product())\r\n"
         + "Content-Length: 105\r\n"
         + "Content-Type: application/sdp\r\n"
         + "\r\n"
@@ -37,7 +37,7 @@ import Testing
         + "To: <sip:1002@astra.test>\r\n"
         + "Call-ID: v626VyImx3deVzYoZ4VJs9\r\n"
         + "CSeq: 9203 CANCEL\r\n"
-        + "User-Agent: AstraSIP/0.1\r\n"
+        + "User-Agent: \(AstraVersion.product())\r\n"
         + "Content-Length: 0\r\n"
         + "\r\n"
 
@@ -51,7 +51,7 @@ import Testing
         + "To: <sip:1002@astra.test>;tag=bob1\r\n"
         + "Call-ID: v626VyImx3deVzYoZ4VJs9\r\n"
         + "CSeq: 9203 ACK\r\n"
-        + "User-Agent: AstraSIP/0.1\r\n"
+        + "User-Agent: \(AstraVersion.product())\r\n"
         + "Content-Length: 0\r\n"
         + "\r\n"
 
@@ -65,7 +65,7 @@ import Testing
         + "To: <sip:1002@astra.test>;tag=bob1\r\n"
         + "Call-ID: v626VyImx3deVzYoZ4VJs9\r\n"
         + "CSeq: 9204 BYE\r\n"
-        + "User-Agent: AstraSIP/0.1\r\n"
+        + "User-Agent: \(AstraVersion.product())\r\n"
         + "Content-Length: 0\r\n"
         + "\r\n"
 
@@ -79,7 +79,7 @@ import Testing
         + "Call-ID: incoming-call-1\r\n"
         + "CSeq: 20 INVITE\r\n"
         + "Contact: <sip:1002@192.0.2.20:5062;transport=tcp>\r\n"
-        + "Server: AstraSIP/0.1\r\n"
+        + "Server: \(AstraVersion.product())\r\n"
         + "Content-Length: 0\r\n"
         + "\r\n"
 
@@ -95,7 +95,7 @@ import Testing
         + "Contact: <sip:1002@192.0.2.20:5062;transport=tcp>\r\n"
         + "Allow: INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE\r\n"
         + "Supported: timer\r\n"
-        + "Server: AstraSIP/0.1\r\n"
+        + "Server: \(AstraVersion.product())\r\n"
         + "Content-Length: 103\r\n"
         + "Content-Type: application/sdp\r\n"
         + "\r\n"

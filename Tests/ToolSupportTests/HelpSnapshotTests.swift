@@ -1,4 +1,5 @@
 import Testing
+import SIPCore
 import ToolSupport
 
 /// Pins the help and manual layout on small specs (swift-argument-parser's section order).

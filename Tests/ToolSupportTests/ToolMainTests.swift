@@ -76,4 +76,15 @@ private func execute(
         let markdown = await execute(DemoSpecs.nested, ["--generate-manual=markdown"])
         #expect(markdown.stdout == MarkdownFormatter().markdown(for: DemoSpecs.nested))
     }
+
+    @Test func completionScriptsAreGenerated() async {
+        for shell in CompletionShell.allCases {
+            let result = await execute(DemoSpecs.nested, ["--generate-completion=\(shell.rawValue)"])
+            #expect(result.code == .success)
+            #expect(result.stdout == CompletionFormatter().completion(for: DemoSpecs.nested, shell: shell))
+        }
+        let unknown = await execute(DemoSpecs.nested, ["--generate-completion=fish"])
+        #expect(unknown.code == .usage)
+        #expect(unknown.stderr.contains("expected one of bash, zsh, got 'fish'"))
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-import enum ToolSupport.AstraVersion
+import enum SIPCore.AstraVersion
 
 /// Golden tests over the built binaries (swift-argument-parser's `AssertExecuteCommand`):
 /// `--help`, `--version`, bad options (64, one line on stderr), unimplemented commands (70, no

@@ -33,7 +33,7 @@ extension CallRun.Options {
         options = CallRun.Options(mode: mode)
         if case .dial = mode { options.timeout = seconds("timeout") ?? .seconds(60) }
         options.call.invite.noAnswerTimeout = options.timeout
-        options.call.invite.userAgent = "astra-call/\(AstraVersion.current)"
+        options.call.invite.userAgent = AstraVersion.product("astra-call")
         try parseMedia(arguments, into: &options.call)
         let rtpTimeout = seconds("rtp-timeout") ?? .seconds(30)
         options.call.rtpTimeout = rtpTimeout > .zero ? rtpTimeout : nil

@@ -74,7 +74,7 @@ struct CallRun {
         if let turn = options.turn {
             if let server = await Self.stunServer(turn.host, turn.port, context, option: "--turn") {
                 var t = TURNClient.Configuration(server: server, username: turn.user, password: turn.password)
-                t.software = "astra-call/\(AstraVersion.current)"
+                t.software = AstraVersion.product("astra-call")
                 options.call.webRTC.turn = t
             }
         }
@@ -88,7 +88,7 @@ struct CallRun {
                 diagnostics: context.diagnostics),
             clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
-        endpointSettings.userAgent = "astra-call/\(AstraVersion.current)"
+        endpointSettings.userAgent = AstraVersion.product("astra-call")
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
         let client = RegistrationClient(
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,

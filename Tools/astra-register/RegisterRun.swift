@@ -55,7 +55,7 @@ struct RegisterRun {
         connection.trace = wire.trace(over: connection.trace)
         let flow = SIPFlow(target: setup.target, options: connection, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
-        endpointSettings.userAgent = "astra-register/\(AstraVersion.current)"
+        endpointSettings.userAgent = AstraVersion.product("astra-register")
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
         let client = RegistrationClient(
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,

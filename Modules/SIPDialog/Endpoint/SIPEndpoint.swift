@@ -176,7 +176,7 @@ public struct EndpointSettings: Sendable {
     public var supported = "path, outbound, timer"
     /// Request-URI schemes we accept; others get 416 (RFC 3261 §8.2.2.1).
     public var uriSchemes: Set<String> = ["sip", "sips"]
-    public var userAgent = "AstraSIP/0.1"
+    public var userAgent = AstraVersion.product()
 
     public init() {}
 }

@@ -16,7 +16,7 @@ public struct InviteSettings: Sendable, Hashable {
     /// How we refresh when we are the refresher (RFC 4028 §7.4 / §9).
     public var refreshMethod: RefreshMethod = .automatic
     /// `User-Agent` / `Server` value.
-    public var userAgent: String = "AstraSIP/0.1"
+    public var userAgent: String = AstraVersion.product()
     /// The methods we accept in a dialog (`Allow`).
     public var allow: String = "INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE"
 

@@ -23,7 +23,7 @@ public struct RegistrationSettings: Sendable, Hashable {
     /// RFC 8599 §4.1.1 push parameters added to the Contact URI.
     public var push: PushParameters?
     /// `User-Agent` header value.
-    public var userAgent: String = "AstraSIP/0.1"
+    public var userAgent: String = AstraVersion.product()
 
     public init() {}
 

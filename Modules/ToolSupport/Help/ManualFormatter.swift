@@ -1,3 +1,5 @@
+import SIPCore
+
 /// Renders a section-1 man page (troff `man(7)` macros) from the same ``CommandSpec`` as `--help`.
 ///
 /// The output carries no date, so regenerating it is byte-stable.

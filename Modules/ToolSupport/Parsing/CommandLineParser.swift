@@ -45,7 +45,8 @@ public struct CommandLineParser: Sendable {
 
     // MARK: - Help, version, manual
 
-    /// `--help`/`-h` anywhere before `--` wins, then `help <subcommand>`, `--version`, `--generate-manual`.
+    /// `--help`/`-h` anywhere before `--` wins, then `help <subcommand>`, `--version`, `--generate-manual`,
+    /// `--generate-completion=<shell>`.
     private func earlyOutcome(_ arguments: [String]) throws(ToolError) -> ParseOutcome? {
         let beforeTerminator = arguments.prefix { $0 != "--" }
         if beforeTerminator.contains("--help") || beforeTerminator.contains("-h") {
@@ -66,6 +67,14 @@ public struct CommandLineParser: Sendable {
             if rest.first == "=", let format = ManualFormat(rawValue: String(rest.dropFirst())) {
                 return .manual(format)
             }
+        }
+        for token in beforeTerminator where token.hasPrefix(BuiltinOptions.generateCompletion) {
+            let shell = String(token.dropFirst(BuiltinOptions.generateCompletion.count))
+            guard let known = CompletionShell(rawValue: shell) else {
+                throw .usage(
+                    "option --generate-completion: expected one of \(CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")), got '\(shell)'")
+            }
+            return .completion(known)
         }
         return nil
     }

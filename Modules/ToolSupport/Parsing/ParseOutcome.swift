@@ -8,6 +8,8 @@ public enum ParseOutcome: Sendable {
     case version
     /// Print the manual page (hidden `--generate-manual[=troff|markdown]`).
     case manual(ManualFormat)
+    /// Print a shell completion script (hidden `--generate-completion=bash|zsh`).
+    case completion(CompletionShell)
 }
 
 /// The formats of the generated manual.

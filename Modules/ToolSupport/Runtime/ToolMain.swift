@@ -6,8 +6,8 @@
 
 import SIPCore
 
-/// The entry point of every tool: parse, handle `--help`/`--version`/`--generate-manual`, run the
-/// body, map any error to one `<tool>: <message>` line on stderr and the documented exit code.
+/// The entry point of every tool: parse, handle `--help`/`--version`/`--generate-manual`/
+/// `--generate-completion`, run the body, map any error to one `<tool>: <message>` line on stderr and the documented exit code.
 ///
 /// ```swift
 /// // Tools/astra-qr/main.swift
@@ -55,6 +55,9 @@ public enum ToolMain {
             return .success
         case .manual(.markdown):
             stdout.write(MarkdownFormatter().markdown(for: spec))
+            return .success
+        case .completion(let shell):
+            stdout.write(CompletionFormatter().completion(for: spec, shell: shell))
             return .success
         case .run(let parsed):
             let diagnostics = Diagnostics(

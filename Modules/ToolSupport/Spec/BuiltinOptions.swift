@@ -4,4 +4,6 @@ enum BuiltinOptions {
     static let version = OptionSpec.flag("version", help: "Show the version.")
     /// Hidden: prints the troff man page (`--generate-manual`) or Markdown (`--generate-manual=markdown`).
     static let generateManual = "--generate-manual"
+    /// Hidden: prints the bash or zsh completion script (`--generate-completion=bash|zsh`).
+    static let generateCompletion = "--generate-completion="
 }
