@@ -1,4 +1,5 @@
 import COpenSSL
+import TLSMemory
 
 /// One OpenSSL client context (`SSL_CTX`): protocol floor, verification mode and trust store,
 /// loaded once and shared by every ``TLSSession`` made from it.
@@ -36,7 +37,7 @@ public final class TLSClientContext: @unchecked Sendable {
                     SSL_CTX_free(ctx)
                     throw TransportError(
                         .invalidArgument, transport: transport, peer: peer,
-                        "cannot load CA file \(caFile): \(TLSSession.lastError())")
+                        "cannot load CA file \(caFile): \(OpenSSLError.last())")
                 }
             } else {
                 SSL_CTX_set_default_verify_paths(ctx)
