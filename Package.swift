@@ -56,12 +56,13 @@ let package = Package(
         .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
-        module("SIPCore", ["COpenSSL", "CLinux"]),
+        module("AstraJSON", []),
+        module("SIPCore", ["AstraJSON", "COpenSSL", "CLinux"]),
         module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
-        module("PushKitEmu", []),
+        module("PushKitEmu", ["AstraJSON"]),
         // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
         module("JWT", ["SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
@@ -73,7 +74,7 @@ let package = Package(
         module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
-        module("ToolSupport", ["SIPCore"]),
+        module("ToolSupport", ["AstraJSON", "SIPCore"]),
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
@@ -97,6 +98,7 @@ let package = Package(
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
+        tests("AstraJSONTests", ["AstraJSON"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),

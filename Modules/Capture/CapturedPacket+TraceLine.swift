@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 import SIPCore
 import SIPTransport

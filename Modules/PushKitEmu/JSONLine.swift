@@ -1,7 +1,11 @@
-/// A tiny JSON object writer for the timeline: fixed key order, no Foundation, no formatters.
+import AstraJSON
+
+/// A timeline or client-protocol line being built: a ``JSONObject`` with a builder API, written by
+/// the one encoder and escaper of AstraJSON (so pushsim's lines escape DEL and U+2028/U+2029 as
+/// every other tool's do, docs/decisions.md D40).
 public struct JSONLine: Sendable {
-    private var text = "{"
-    private var first = true
+    /// The fields so far, in the order they were added.
+    public private(set) var object = JSONObject()
 
     /// A line that starts with `"event"` and `"t"` (TOOLS.md: every event line has both).
     public init(event: String, t: Int64) {
@@ -12,70 +16,35 @@ public struct JSONLine: Sendable {
     /// An object with no fields yet (nested objects, the client protocol's lines).
     public init() {}
 
-    private mutating func key(_ key: String) {
-        if !first { text += "," }
-        first = false
-        text += "\"" + key + "\":"
+    private mutating func append(_ name: String, _ value: JSONValue) {
+        object.entries.append((key: name, value: value))
     }
 
     /// Adds a string field.
-    public mutating func add(_ name: String, _ value: String) {
-        key(name)
-        text += JSONLine.quote(value)
-    }
+    public mutating func add(_ name: String, _ value: String) { append(name, .string(value)) }
 
-    /// Adds an integer field.
+    /// Adds an integer field (one beyond `Int` is written as a double).
     public mutating func add<I: BinaryInteger>(_ name: String, _ value: I) {
-        key(name)
-        text += String(value)
+        append(name, Int(exactly: value).map(JSONValue.int) ?? .double(Double(value)))
     }
 
     /// Adds a boolean field.
-    public mutating func add(_ name: String, _ value: Bool) {
-        key(name)
-        text += value ? "true" : "false"
-    }
+    public mutating func add(_ name: String, _ value: Bool) { append(name, .bool(value)) }
 
     /// Adds an array of strings.
-    public mutating func add(_ name: String, _ values: [String]) {
-        key(name)
-        text += "[" + values.map(JSONLine.quote).joined(separator: ",") + "]"
-    }
+    public mutating func add(_ name: String, _ values: [String]) { append(name, .array(values.map(JSONValue.string))) }
 
     /// Adds a nested object.
-    public mutating func add(_ name: String, object: JSONLine) {
-        key(name)
-        text += object.string
-    }
+    public mutating func add(_ name: String, object: JSONLine) { append(name, .object(object.object)) }
 
     /// Adds an array of objects.
     public mutating func add(_ name: String, objects: [JSONLine]) {
-        key(name)
-        text += "[" + objects.map(\.string).joined(separator: ",") + "]"
+        append(name, .array(objects.map { .object($0.object) }))
     }
 
-    /// The finished object.
-    public var string: String { text + "}" }
+    /// The finished object as compact JSON text.
+    public var string: String { object.jsonText }
 
-    /// A JSON string literal (RFC 8259 §7 escapes).
-    public static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal (RFC 8259 §7), by the one escaper ``JSONString``.
+    public static func quote(_ s: String) -> String { JSONString.quoted(s) }
 }

@@ -1,3 +1,4 @@
+import AstraJSON
 import Dispatch
 import PushKitEmu
 import SIPCore
@@ -123,10 +124,11 @@ public final class APNsDeviceConnection: Sendable {
                 host: config.apnsHost, port: config.apnsDevicePort, tokenHex: config.wireToken, topic: config.topic,
                 environment: config.environment.rawValue, replacesHex: replacing)
         }
-        let hello =
-            "{\"platform\":\"android\",\"token\":\(JSONLine.quote(config.wireToken)),\"package\":"
-            + "\(JSONLine.quote(config.bundleID)),\"project_id\":\(JSONLine.quote(config.fcmProject))}\n"
-        return try await open(host: config.apnsHost, port: config.apnsDevicePort, hello: Array(hello.utf8))
+        let hello: JSONObject = [
+            "platform": "android", "token": .string(config.wireToken), "package": .string(config.bundleID),
+            "project_id": .string(config.fcmProject),
+        ]
+        return try await open(host: config.apnsHost, port: config.apnsDevicePort, hello: Array((hello.jsonText + "\n").utf8))
     }
 
     /// Connects and announces the device. `tokenHex` (and `replacesHex`, the token PushKit
@@ -135,11 +137,9 @@ public final class APNsDeviceConnection: Sendable {
         host: String = "127.0.0.1", port: UInt16, tokenHex: String, topic: String, environment: String,
         replacesHex: String? = nil
     ) async throws(LiveError) -> APNsDeviceConnection {
-        let replaces = replacesHex.map { ",\"replaces\":\(JSONLine.quote($0))" } ?? ""
-        let hello = Array(
-            "{\"token\":\(JSONLine.quote(tokenHex)),\"topic\":\(JSONLine.quote(topic)),\"environment\":\(JSONLine.quote(environment))\(replaces)}\n"
-                .utf8)
-        return try await open(host: host, port: port, hello: hello)
+        var hello: JSONObject = ["token": .string(tokenHex), "topic": .string(topic), "environment": .string(environment)]
+        hello["replaces"] = replacesHex.map(JSONValue.string)
+        return try await open(host: host, port: port, hello: Array((hello.jsonText + "\n").utf8))
     }
 
     /// Connects, sends the hello line, and reads pushes.

@@ -1,3 +1,4 @@
+import AstraJSON
 import PushKitEmu
 import SIPCore
 
@@ -34,7 +35,7 @@ public struct GatewayClient: Sendable {
 
     /// `POST /api/v1/users/voip-push-ack {"push_id":…}`: the one request allowed before reporting.
     public func ack(pushID: String) async throws(LiveError) -> Response {
-        try await request("POST", "/api/v1/users/voip-push-ack", json: "{\"push_id\":\(JSONLine.quote(pushID))}")
+        try await request("POST", "/api/v1/users/voip-push-ack", json: (["push_id": .string(pushID)] as JSONObject).jsonText)
     }
 
     /// `POST /api/v1/users/voip-push-token {asterisk_endpoint, token, environment, bundle_id, platform}`.
@@ -42,11 +43,11 @@ public struct GatewayClient: Sendable {
     public func registerToken(
         endpoint: String, token: String, environment: String, bundleID: String, platform: DevicePlatform = .ios
     ) async throws(LiveError) -> Response {
-        let body =
-            "{\"asterisk_endpoint\":\(JSONLine.quote(endpoint)),\"token\":\(JSONLine.quote(token)),"
-            + "\"environment\":\(JSONLine.quote(environment)),\"bundle_id\":\(JSONLine.quote(bundleID)),"
-            + "\"platform\":\(JSONLine.quote(platform.rawValue))}"
-        return try await request("POST", "/api/v1/users/voip-push-token", json: body)
+        let body: JSONObject = [
+            "asterisk_endpoint": .string(endpoint), "token": .string(token), "environment": .string(environment),
+            "bundle_id": .string(bundleID), "platform": .string(platform.rawValue),
+        ]
+        return try await request("POST", "/api/v1/users/voip-push-token", json: body.jsonText)
     }
 
     /// `GET /api/v1/users/voip-push-status?asterisk_endpoint=&token=` (404 = not registered).

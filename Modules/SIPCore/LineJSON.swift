@@ -1,3 +1,5 @@
+import AstraJSON
+
 /// A small JSON value (RFC 8259) used to read and write line objects without Foundation.
 ///
 /// Objects keep their key order so written lines are byte-stable. Numbers keep their source
@@ -101,7 +103,7 @@ public enum LineJSON: Sendable, Hashable {
     }
 
     /// RFC 8259 §7 string escaping: quote, backslash and control characters.
-    static func writeString(_ s: String, to out: inout String) { JSONStringEscaping.write(s, to: &out) }
+    static func writeString(_ s: String, to out: inout String) { JSONString.write(s, to: &out) }
 }
 
 /// Recursive-descent JSON parser over bytes (RFC 8259 grammar), depth-limited.

@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTP2
 import HTTPLite
 import JWT
@@ -231,7 +232,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
             return response
         case .submit(let submission, let validateOnly):
             if validateOnly {
-                return .json(200, "{\"name\":\"projects/\(submission.project)/messages/fake_message_id\"}")
+                return .json(200, (["name": .string("projects/\(submission.project)/messages/fake_message_id")] as JSONObject).jsonText)
             }
             switch await devices.submitFCM(submission) {
             case .refused(let code):

@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import PushKitEmu
 import SIPCore
@@ -254,8 +255,8 @@ public actor PushEmulator<C: Clock<Duration>> {
     }
 
     static func apnsLine(apnsID: String, request: APNsRequest, payload: String) -> String {
-        "{\"apns_id\":\"\(apnsID)\",\"push_type\":" + JSONLine.quote(request.pushType) + ",\"topic\":"
-            + JSONLine.quote(request.topic) + ",\"priority\":\(request.priority),\"expiration\":"
+        "{\"apns_id\":\"\(apnsID)\",\"push_type\":" + JSONString.quoted(request.pushType) + ",\"topic\":"
+            + JSONString.quoted(request.topic) + ",\"priority\":\(request.priority),\"expiration\":"
             + "\(request.expirationSeconds),\"payload\":\(payload)}"
     }
 
@@ -263,7 +264,7 @@ public actor PushEmulator<C: Clock<Duration>> {
     /// not a JSON object (APNs delivers it all the same) — a string the phone cannot read as a call.
     static func jsonObjectText(_ bytes: [UInt8]) -> String {
         if let json = try? LineJSON.parse(bytes), case .object = json { return json.serialized }
-        return JSONLine.quote(String(decoding: bytes, as: UTF8.self))
+        return JSONString.quoted(String(decoding: bytes, as: UTF8.self))
     }
 
     // MARK: FCM
@@ -281,8 +282,8 @@ public actor PushEmulator<C: Clock<Duration>> {
         nextPush += 1
         let messageID = "projects/\(message.project)/messages/0:\(wallClockMs())%\(String(nextPush, radix: 16))"
         let line =
-            "{\"platform\":\"android\",\"message_id\":" + JSONLine.quote(messageID) + ",\"priority\":"
-            + JSONLine.quote(message.priority) + ",\"ttl_s\":\(message.ttlSeconds),\"data\":" + message.data.serialized + "}"
+            "{\"platform\":\"android\",\"message_id\":" + JSONString.quoted(messageID) + ",\"priority\":"
+            + JSONString.quoted(message.priority) + ",\"ttl_s\":\(message.ttlSeconds),\"data\":" + message.data.serialized + "}"
         // FCM's delivery follows the same rules as the APNs model: online → now, offline + ttl 0 →
         // dropped, offline + ttl > 0 → latest kept for ttl. The package plays the topic's part.
         let package = known[token]?.topic ?? "android"
@@ -397,7 +398,7 @@ public actor PushEmulator<C: Clock<Duration>> {
             switch Self.parseHello(Array(buffer[0..<newline])) {
             case .failure(let reason):
                 log("push service: device \(connection.remote) sent a bad hello: \(reason.message)")
-                _ = await connection.write(Array("{\"error\":\(JSONLine.quote(reason.message))}\n".utf8))
+                _ = await connection.write(Array(((["error": .string(reason.message)] as JSONObject).jsonText + "\n").utf8))
                 connection.close()
                 return
             case .success(let hello):

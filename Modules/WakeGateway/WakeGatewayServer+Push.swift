@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTP2
 import JWT
 import PushKitEmu
@@ -206,9 +207,9 @@ extension WakeGatewayServer {
                 data: [("type", "call"), ("push_id", pushID), ("caller", call.caller), ("call_id", call.callID)],
                 ttlSeconds: configuration.fcmTTLSeconds, timeoutMs: timeout)
         }
-        let payload =
-            "{\"push_id\":" + JSONLine.quote(pushID) + ",\"caller\":" + JSONLine.quote(call.caller) + ",\"call_id\":"
-            + JSONLine.quote(call.callID) + ",\"aps\":{}}"
+        let payload = JSONValue.object([
+            "push_id": .string(pushID), "caller": .string(call.caller), "call_id": .string(call.callID), "aps": [:],
+        ]).jsonText
         return await providers.sendAPNs(
             token: registration.token, environment: registration.environment, topic: registration.topic,
             payload: payload, timeoutMs: timeout)

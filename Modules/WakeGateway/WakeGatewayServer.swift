@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTP2
 import HTTPLite
 import JWT
@@ -275,7 +276,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             await wake?.registerReceived(id)
         }
         let active = await callActive(id)
-        return .json(200, "{\"acked\":true,\"call_active\":\(active)}")
+        return .json(200, (["acked": true, "call_active": .bool(active)] as JSONObject).jsonText)
     }
 
     /// Whether the held call behind a push is still there for the phone: not cancelled by the

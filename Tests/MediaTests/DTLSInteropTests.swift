@@ -1,3 +1,4 @@
+import AstraJSON
 import Foundation
 import SIPCore
 import Testing

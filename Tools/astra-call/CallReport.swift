@@ -1,3 +1,4 @@
+import AstraJSON
 import CallSession
 import LineRunner
 import Media

@@ -1,3 +1,4 @@
+import AstraJSON
 import ToolSupport
 
 /// Load mode in text mode, for a person at a terminal: a verdict line per line of the file and

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 import SIPDialog
 import LineRunner

@@ -1,5 +1,6 @@
 // astra-wakegw — the push wake gateway beside Kamailio (docs/man/astra-wakegw.md, docs/wake-gateway.md).
 // Thin main: ToolSupport parses and prints; WakeGateway.WakeGatewayServer does the work.
+import AstraJSON
 import Glibc
 import ToolSupport
 import WakeGateway

@@ -1,3 +1,4 @@
+import AstraJSON
 import Capture
 import ToolSupport
 

@@ -1,3 +1,4 @@
+import AstraJSON
 import Synchronization
 
 /// Writes a tool's events to standard output: one JSON object per line, or one text line.

@@ -1,3 +1,5 @@
+import AstraJSON
+
 /// The line (SIP account) fields given on the command line: the highest-precedence layer of
 /// "flags > `--line FILE` > standard input" (TOOLS.md).
 ///

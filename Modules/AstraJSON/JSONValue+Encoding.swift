@@ -1,5 +1,3 @@
-import SIPCore
-
 /// Compact JSON text, keys in model order, no whitespace: one line per value.
 extension JSONValue {
     /// The compact JSON text (RFC 8259). Non-finite doubles become `null`.
@@ -9,7 +7,8 @@ extension JSONValue {
         return out
     }
 
-    func write(to out: inout String) {
+    /// Appends the compact JSON text to `out` (the tools' event lines are written in one pass).
+    public func write(to out: inout String) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
@@ -34,14 +33,16 @@ extension JSONValue {
         return String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05
     }
 
-    static func writeString(_ value: String, to out: inout String) { JSONStringEscaping.write(value, to: &out) }
+    /// Appends `value` as a JSON string literal (``JSONString``).
+    public static func writeString(_ value: String, to out: inout String) { JSONString.write(value, to: &out) }
 }
 
 extension JSONObject {
     /// The compact JSON text of the object.
     public var jsonText: String { JSONValue.object(self).jsonText }
 
-    func write(to out: inout String) {
+    /// Appends the compact JSON text of the object to `out`.
+    public func write(to out: inout String) {
         out += "{"
         for (index, entry) in entries.enumerated() {
             if index > 0 { out += "," }

@@ -1,4 +1,6 @@
-/// A JSON value whose objects keep their key order, so every output line is byte-stable.
+/// The one JSON value of AstraSIP (RFC 8259): what the tools write as JSON Lines, the push
+/// emulators and the gateway answer, and the clients send. Objects keep their key order, so every
+/// output line is byte-stable.
 ///
 /// Literals work: `["registered": true, "expires": 3600, "server": "pbx.example.com:5061"]`.
 public indirect enum JSONValue: Sendable, Equatable {

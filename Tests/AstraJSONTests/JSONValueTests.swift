@@ -1,5 +1,5 @@
 import Testing
-import ToolSupport
+import AstraJSON
 
 @Suite struct JSONValueTests {
     @Test(
