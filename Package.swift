@@ -58,7 +58,9 @@ let package = Package(
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
         module("AstraJSON", []),
         module("SIPCore", ["AstraJSON", "COpenSSL", "CLinux"]),
-        module("SIPTransport", ["SIPCore", "COpenSSL", "CLinux", "CResolv"]),
+        // OpenSSL over memory BIOs, client or server: the one TLS step SIP over TLS and HTTP/2 share.
+        module("TLSMemory", ["COpenSSL"]),
+        module("SIPTransport", ["SIPCore", "TLSMemory", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
         // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
@@ -69,7 +71,7 @@ let package = Package(
         module("HTTPLite", []),
         // HTTP/2 over TLS: a server (OpenSSL + libnghttp2, ALPN h2) and a client (libcurl's multi
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
-        module("HTTP2", ["HTTPLite", "COpenSSL", "CNGHTTP2", "CCurl"]),
+        module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
         module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
         module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
@@ -95,6 +97,7 @@ let package = Package(
         tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite"]),
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
+        tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),

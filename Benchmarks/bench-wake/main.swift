@@ -189,6 +189,10 @@ func deadPhoneFailover(_ line: Substring) -> Bool {
     return user >= "1080" && user <= "1099"
 }
 let failoverGateway = gatewayFigures(zeroSlice, event: "failover", where: deadPhoneFailover)
+// Where a failover's time goes at the gateway, dead and unbound runs alike: the ack window from
+// the push decision to the 480 (the timer), and what came before the push (the qualify).
+let failoverSincePush = gatewayFigures(zeroSlice, event: "failover", key: "since_push_ms")
+let failoverBeforePush = zip(gatewayFigures(zeroSlice, event: "failover"), failoverSincePush).map { $0 - $1 }
 let fieldFailoverGateway = gatewayFigures(fieldLog, event: "failover", where: deadPhoneFailover)
 // The HTTP/2 leg: every push of both phases; the counters from the last stats event.
 usleep(1_500_000)
@@ -227,6 +231,8 @@ print(
     "spawn_to_report_ms": \(stats(zero.spawnToReport)), "spawn_to_register_ms": \(stats(zero.spawnToRegister)), \
     "failover_caller_ms": \(stats(zero.failover, "\"target\": \(failoverTarget), \"note\": \"binding still registered: the gateway qualifies first; Kamailio's non-2xx ends the qualify at once\"")), \
     "failover_gateway_ms": \(stats(failoverGateway)), \
+    "failover_gateway_since_push_ms": \(stats(failoverSincePush)), \
+    "failover_gateway_before_push_ms": \(stats(failoverBeforePush)), \
     "failover_no_binding_caller_ms": \(stats(zero.failoverUnbound, "\"target\": \(failoverTarget)")), "ok": \(zeroOK)}, \
     "field": {"apns_delay": "\(EmulatorSettings.fieldAPNsDelay.spec)", "cold_launch": "\(EmulatorSettings.fieldColdLaunch.spec)", \
     "killed_runs": \(field.killedRuns), "late_failovers": \(field.lateFailovers), \

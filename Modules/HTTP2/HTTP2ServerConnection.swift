@@ -1,4 +1,5 @@
 import HTTPLite
+import TLSMemory
 
 /// One accepted connection of an ``HTTP2Server``: TLS (memory BIOs) under an nghttp2 session,
 /// driven by the socket's events. Requests are handed to the server's handler concurrently (many
@@ -21,7 +22,7 @@ actor HTTP2ServerConnection {
 
     let tcp: TCPConnection
     let number: Int
-    private let tls: TLSServerSession
+    private let tls: TLSMemorySession
     private let h2: HTTP2ServerSession
     private let handler: HTTP2Server.Handler
     private let report: Report
@@ -35,7 +36,9 @@ actor HTTP2ServerConnection {
     ) throws(HTTP2Error) {
         self.tcp = tcp
         self.number = number
-        tls = try TLSServerSession(context: context)
+        do { tls = try TLSMemorySession(context: context.ctx, role: .server) } catch {
+            throw HTTP2Error(.tls, error.message)
+        }
         h2 = try HTTP2ServerSession(limits: limits)
         self.handler = handler
         self.report = report
@@ -52,9 +55,9 @@ actor HTTP2ServerConnection {
                 case .wantMore:
                     send(tls.drainOutbound())
                     continue
-                case .failed(let reason):
+                case .failed:
                     send(tls.drainOutbound())  // the alert
-                    await report(.failed(reason))
+                    await report(.failed("TLS handshake failed: \(OpenSSLError.last())"))
                     return
                 case .done:
                     send(tls.drainOutbound())
@@ -68,7 +71,7 @@ actor HTTP2ServerConnection {
             }
             let plaintext: [UInt8]
             do { plaintext = try tls.readPlaintext() } catch {
-                await report(.failed(error.detail))
+                await report(.failed(error.message))
                 return
             }
             do {

@@ -1,4 +1,5 @@
 import COpenSSL
+import TLSMemory
 
 /// OpenSSL's server context for HTTP/2 over TLS (RFC 9113 §9.2): TLS 1.2 or newer, no
 /// renegotiation, AEAD suites with forward secrecy for TLS 1.2 (the §9.2.2 block list never
@@ -18,7 +19,7 @@ public final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_use_PrivateKey(ctx, identity.key) == 1,
             identity.chain.allSatisfy({ astra_SSL_CTX_add1_chain_cert(ctx, $0) == 1 })
         else {
-            let reason = Self.lastError()
+            let reason = OpenSSLError.last()
             SSL_CTX_free(ctx)
             throw HTTP2Error(.tls, "server certificate or key refused: \(reason)")
         }
@@ -45,14 +46,4 @@ public final class TLSServerContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(ctx) }
-
-    /// The oldest error OpenSSL queued on this thread, one line (the queue is cleared).
-    static func lastError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "no OpenSSL error queued" }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
 }

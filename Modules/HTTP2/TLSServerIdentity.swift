@@ -1,4 +1,5 @@
 import COpenSSL
+import TLSMemory
 
 /// The certificate and private key a TLS server presents: read from PEM files (a production
 /// identity, or one made with `openssl req`), or generated in memory for a loopback emulator — an
@@ -69,7 +70,7 @@ public final class TLSServerIdentity: @unchecked Sendable {
         var generated: OpaquePointer?
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_group_name(ctx, "P-256") == 1,
             EVP_PKEY_generate(ctx, &generated) == 1, let key = generated
-        else { throw HTTP2Error(.tls, "P-256 key generation failed: \(TLSServerContext.lastError())") }
+        else { throw HTTP2Error(.tls, "P-256 key generation failed: \(OpenSSLError.last())") }
         guard let x = X509_new() else {
             EVP_PKEY_free(key)
             throw HTTP2Error(.tls, "X509_new failed")
@@ -95,7 +96,7 @@ public final class TLSServerIdentity: @unchecked Sendable {
         guard ok else {
             X509_free(x)
             EVP_PKEY_free(key)
-            throw HTTP2Error(.tls, "self-signed certificate: \(TLSServerContext.lastError())")
+            throw HTTP2Error(.tls, "self-signed certificate: \(OpenSSLError.last())")
         }
         return try TLSServerIdentity(certificate: x, key: key, chain: [])
     }

@@ -69,8 +69,11 @@ public struct LivePhoneConfig: Sendable {
     /// The token endpoint's `asterisk_endpoint`: the line's user.
     public var endpointName: String { line.user }
 
-    /// RFC 8599 Contact parameters for this device.
+    /// RFC 8599 Contact parameters for this device: APNs (§9: the token's hex,
+    /// `<TeamID>.<bundle>.voip`) on iOS, FCM (§10: the registration token, the project id) on Android.
     public var pushParameters: PushParameters {
-        PushParameters(provider: "apns", prid: token.rawHexForAPNsRequestOnly, param: "\(teamID).\(topic)")
+        platform == .android
+            ? PushParameters(provider: "fcm", prid: wireToken, param: fcmProject)
+            : PushParameters(provider: "apns", prid: token.rawHexForAPNsRequestOnly, param: "\(teamID).\(topic)")
     }
 }

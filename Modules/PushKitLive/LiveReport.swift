@@ -74,6 +74,7 @@ public struct LiveReport: Sendable {
         if let infrastructureError { parts.append(infrastructureError) }
         if let clientFailure { parts.append("client: " + clientFailure.detail) }
         if !violations.isEmpty { parts.append("broke " + rulesBroken.map(\.rawValue).joined(separator: ", ")) }
+        if rulesBroken.contains(.wake) { parts.append("failover after \(failoverMs.map(String.init).joined(separator: ", ")) ms") }
         if !expectationMet {
             parts.append("outcomes \(outcomes.map(\.rawValue)) != expected \(expected.map(\.rawValue))")
         }

@@ -1,4 +1,5 @@
 import COpenSSL
+import TLSMemory
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,7 +24,7 @@ extension TLSOptions {
         ERR_clear_error()
         guard SSL_CTX_load_verify_locations(ctx, path, nil) == 1 else {
             throw TransportError(
-                .invalidArgument, "ca_file '\(path)' holds no PEM certificate OpenSSL can load (\(TLSSession.lastError()))")
+                .invalidArgument, "ca_file '\(path)' holds no PEM certificate OpenSSL can load (\(OpenSSLError.last()))")
         }
     }
 }

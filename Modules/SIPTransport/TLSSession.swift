@@ -1,8 +1,11 @@
 import COpenSSL
 import Glibc
+import TLSMemory
 
-/// One OpenSSL client connection over memory BIOs: ciphertext is fed in from the socket and
-/// drained out to it by the owning actor, so OpenSSL never touches the file descriptor.
+/// One OpenSSL client connection for SIP over TLS and WSS: the client context (TLS ≥ 1.2, the
+/// server verified against the system or a given CA, SNI, the host or IP address checked) over
+/// TLSMemory's memory-BIO session, with failures as ``TransportError``s. The owning actor feeds
+/// ciphertext in from the socket and drains it out, so OpenSSL never touches the descriptor.
 ///
 /// Not Sendable: owned by exactly one ``StreamConnection`` actor.
 final class TLSSession {
@@ -13,13 +16,9 @@ final class TLSSession {
     }
 
     private let ctx: OpaquePointer
-    private let ssl: OpaquePointer
-    private let rbio: OpaquePointer
-    private let wbio: OpaquePointer
+    private let session: TLSMemorySession
     private let transport: TransportKind
     private let peer: String
-    /// True once the peer sent close_notify.
-    private(set) var peerClosed = false
 
     init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
         self.transport = transport
@@ -36,7 +35,7 @@ final class TLSSession {
                     SSL_CTX_free(ctx)
                     throw TransportError(
                         .invalidArgument, transport: transport, peer: peer,
-                        "cannot load CA file \(caFile): \(TLSSession.lastError())")
+                        "cannot load CA file \(caFile): \(OpenSSLError.last())")
                 }
             } else {
                 SSL_CTX_set_default_verify_paths(ctx)
@@ -44,12 +43,12 @@ final class TLSSession {
         } else {
             SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
         }
-        guard let ssl = SSL_new(ctx), let rbio = BIO_new(BIO_s_mem()), let wbio = BIO_new(BIO_s_mem()) else {
+        let session: TLSMemorySession
+        do { session = try TLSMemorySession(context: ctx, role: .client) } catch {
             SSL_CTX_free(ctx)
-            throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, "SSL_new failed")
+            throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, error.message)
         }
-        _ = astra_BIO_set_mem_eof_return(rbio, -1)
-        SSL_set_bio(ssl, rbio, wbio)
+        let ssl = session.ssl
         let name = options.serverName ?? host
         let isIP = SocketAddress(ip: name, port: 0) != nil
         if !isIP { _ = astra_SSL_set_tlsext_host_name(ssl, name) }
@@ -57,110 +56,65 @@ final class TLSSession {
             let bare = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
             let ok = isIP ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), bare) : SSL_set1_host(ssl, bare)
             if ok != 1 {
-                SSL_free(ssl)
                 SSL_CTX_free(ctx)
                 throw TransportError(
                     .invalidArgument, transport: transport, peer: peer, "cannot verify against name \(name)")
             }
         }
-        SSL_set_connect_state(ssl)
         self.ctx = ctx
-        self.ssl = ssl
-        self.rbio = rbio
-        self.wbio = wbio
+        self.session = session
     }
 
-    deinit {
-        SSL_free(ssl)
-        SSL_CTX_free(ctx)
-    }
+    deinit { SSL_CTX_free(ctx) }
+
+    /// True once the peer sent close_notify.
+    var peerClosed: Bool { session.peerClosed }
 
     /// Ciphertext received from the socket.
-    func feed(_ bytes: [UInt8]) {
-        guard !bytes.isEmpty else { return }
-        _ = bytes.withUnsafeBytes { BIO_write(rbio, $0.baseAddress, Int32($0.count)) }
-    }
+    func feed(_ bytes: [UInt8]) { session.feed(bytes) }
 
-    /// Advances the handshake with what was fed so far.
+    /// Advances the handshake with what was fed so far; a failure says whether the server's
+    /// certificate was rejected (and why) or the handshake itself failed.
     func handshake() -> HandshakeStep {
-        ERR_clear_error()
-        let rc = SSL_do_handshake(ssl)
-        if rc == 1 { return .done }
-        let error = SSL_get_error(ssl, rc)
-        if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return .wantMore }
-        let verify = SSL_get_verify_result(ssl)
-        if verify != X509_V_OK {
-            let reason = String(cString: X509_verify_cert_error_string(verify))
+        switch session.handshake() {
+        case .done: return .done
+        case .wantMore: return .wantMore
+        case .failed:
+            let verify = SSL_get_verify_result(session.ssl)
+            if verify != X509_V_OK {
+                let reason = String(cString: X509_verify_cert_error_string(verify))
+                return .failed(
+                    TransportError(
+                        .certificateVerificationFailed, transport: transport, peer: peer,
+                        "server certificate rejected: \(reason) (X509 error \(verify))"))
+            }
             return .failed(
                 TransportError(
-                    .certificateVerificationFailed, transport: transport, peer: peer,
-                    "server certificate rejected: \(reason) (X509 error \(verify))"))
+                    .tlsHandshakeFailed, transport: transport, peer: peer,
+                    "TLS handshake failed: \(OpenSSLError.last())"))
         }
-        return .failed(
-            TransportError(
-                .tlsHandshakeFailed, transport: transport, peer: peer,
-                "TLS handshake failed: \(TLSSession.lastError())"))
     }
 
     /// The negotiated protocol version, e.g. `TLSv1.3`.
-    var version: String { String(cString: SSL_get_version(ssl)) }
+    var version: String { session.version }
 
     /// Decrypts everything available; throws on a TLS-level failure.
     func readPlaintext() throws(TransportError) -> [UInt8] {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            ERR_clear_error()
-            let n = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if n > 0 {
-                out += buffer[0..<Int(n)]
-                continue
-            }
-            let error = SSL_get_error(ssl, n)
-            switch error {
-            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-                return out
-            case SSL_ERROR_ZERO_RETURN:
-                peerClosed = true
-                return out
-            default:
-                throw TransportError(
-                    .protocolViolation, transport: transport, peer: peer, "TLS record error: \(TLSSession.lastError())")
-            }
+        do { return try session.readPlaintext() } catch {
+            throw TransportError(.protocolViolation, transport: transport, peer: peer, error.message)
         }
     }
 
     /// Encrypts `plaintext`; the records are then in ``drainOutbound()``.
     func write(_ plaintext: [UInt8]) throws(TransportError) {
-        guard !plaintext.isEmpty else { return }
-        ERR_clear_error()
-        let n = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
-        if n <= 0 {
-            throw TransportError(
-                .sendFailed, transport: transport, peer: peer, "SSL_write failed: \(TLSSession.lastError())")
+        do { try session.write(plaintext) } catch {
+            throw TransportError(.sendFailed, transport: transport, peer: peer, error.message)
         }
     }
 
     /// Ciphertext waiting to go to the socket.
-    func drainOutbound() -> [UInt8] {
-        let pending = Int(astra_BIO_ctrl_pending(wbio))
-        guard pending > 0 else { return [] }
-        var out = [UInt8](repeating: 0, count: pending)
-        let n = out.withUnsafeMutableBytes { BIO_read(wbio, $0.baseAddress, Int32($0.count)) }
-        return n > 0 ? Array(out[0..<Int(n)]) : []
-    }
+    func drainOutbound() -> [UInt8] { session.drainOutbound() }
 
     /// Queues a close_notify (RFC 5246 §7.2.1).
-    func shutdown() {
-        ERR_clear_error()
-        _ = SSL_shutdown(ssl)
-    }
-
-    static func lastError() -> String {
-        let code = ERR_get_error()
-        guard code != 0 else { return "no OpenSSL error queued (peer closed?)" }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(cChars: buffer)
-    }
+    func shutdown() { session.shutdown() }
 }

@@ -290,12 +290,12 @@ extension WakeGatewayServer {
             bindings[user] = nil
         }
         var pnUsed = false
-        if let pn, pn.provider.lowercased() == "apns", let prid = pn.prid.flatMap(TokenText.normalized) {
-            let bundle = Self.bundleID(fromPNParam: pn.param)
-            store.setRFC8599(
-                PushRegistration(
-                    endpoint: user, token: prid, environment: configuration.pnEnvironment, bundleID: bundle,
-                    platform: "ios", updatedAt: WallClock.nowMs(), source: .rfc8599))
+        if let pn,
+            let registration = PushRegistration.rfc8599(
+                endpoint: user, provider: pn.provider, prid: pn.prid, param: pn.param,
+                environment: configuration.pnEnvironment, nowMs: WallClock.nowMs())
+        {
+            store.setRFC8599(registration)
             pnUsed = true
         }
         emit(
@@ -314,16 +314,5 @@ extension WakeGatewayServer {
                 await wake?.registerReceived(id)
             }
         }
-    }
-
-    /// RFC 8599 APNs `pn-param` is `<TeamID>.<bundle id>.voip`; the bundle id without either.
-    static func bundleID(fromPNParam param: String?) -> String {
-        guard var text = param, !text.isEmpty else { return "com.example.astra" }
-        if text.hasSuffix(".voip") { text = String(text.dropLast(5)) }
-        let parts = text.split(separator: ".", maxSplits: 1)
-        if parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isUppercase || $0.isNumber }) {
-            return String(parts[1])
-        }
-        return text
     }
 }

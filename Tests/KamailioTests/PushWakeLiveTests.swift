@@ -241,5 +241,20 @@ extension KamailioPeer {
             #expect(report.passed, "\(report.summary)")
             #expect(!report.timeline.contains { $0.event.name == "token_uploaded" })
         }
+
+        /// RFC 8599 on Android: the REGISTER carries pn-provider=fcm, pn-prid = the FCM registration
+        /// token, pn-param = the project (§10); Kamailio saves it, the gateway reads it there and
+        /// wakes the killed phone through FCM HTTP v1 — no token endpoint on either side.
+        @Test func rfc8599AndroidPhoneIsWokenThroughFCM() async throws {
+            let report = try await Self.run("killed", .correct, rfc8599: true, platform: .android)
+            #expect(report.passed, "\(report.summary)")
+            #expect(!report.timeline.contains { $0.event.name == "token_uploaded" })
+            let gateway = Self.lastGatewayLog.withLock { $0 }.split(separator: "\n")
+            #expect(gateway.contains { $0.contains("\"event\":\"register_seen\"") && $0.contains("\"pn_provider\":\"fcm\"") && $0.contains("\"pn_used\":true") })
+            let pushes = gateway.filter { $0.contains("\"event\":\"push_sent\"") }
+            #expect(pushes.count == 1 && pushes.allSatisfy { $0.contains("\"provider\":\"fcm\"") && $0.contains("\"token_source\":\"rfc8599\"") }, "\(pushes)")
+            let text = report.timeline.map { $0.event.jsonLine(t: $0.t) }.joined() + gateway.joined()
+            #expect(!text.contains(":APA91b"), "the FCM token in clear")
+        }
     }
 }

@@ -157,9 +157,10 @@ extension KamailioPeer {
             #expect(rig.events("push_sent").first?.string("token_source") == "rfc8599")
             #expect(await caller.exitStatus(within: .seconds(10)) == 1)
 
-            let fcm = line.replacingOccurrences(of: #""push_provider":"apns""#, with: #""push_provider":"fcm""#)
+            // RFC 8030 web push (RFC 8599 §11) is a provider the gateway cannot push through.
+            let webpush = line.replacingOccurrences(of: #""push_provider":"apns""#, with: #""push_provider":"webpush""#)
                 .replacingOccurrences(of: "1040", with: "1041")
-            let (refused, out555, err555) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: fcm)
+            let (refused, out555, err555) = try await ToolProcess.run("astra-register", ["--line", "-"], stdin: webpush)
             #expect(refused == 1, "\(out555) \(err555)")
             #expect((out555 + err555).contains("555"), "\(out555) \(err555)")
         }

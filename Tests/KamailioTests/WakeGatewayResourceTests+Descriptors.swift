@@ -31,7 +31,9 @@ extension WakeGatewayResourceTests {
         let port = gateway.http
         func connect() async -> TCPConnection? {
             await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: try? TCPConnection.connect(host: "127.0.0.1", port: port)) }
+                DispatchQueue.global().async {
+                    continuation.resume(returning: try? TCPConnection.connect(host: "127.0.0.1", port: port))
+                }
             }
         }
         // Descriptor numbers below the limit in use (a new one takes the lowest free number, so the
@@ -66,7 +68,8 @@ extension WakeGatewayResourceTests {
         let token = String(repeating: "0d", count: 32)
         let device = try TCPConnection.connect(host: "127.0.0.1", port: gateway.apns)
         defer { device.close() }
-        _ = await device.write(Array(#"{"token":"\#(token)","topic":"com.example.astra.voip","environment":"sandbox"}"#.utf8 + [10]))
+        _ = await device.write(
+            Array(#"{"token":"\#(token)","topic":"com.example.astra.voip","environment":"sandbox"}"#.utf8 + [10]))
         let cpuBefore = try Self.cpuMs(pid)
         let window = ContinuousClock.now
         try await Task.sleep(for: .seconds(4))  // the back-off observed for a while (not a protocol timer)
@@ -98,7 +101,8 @@ extension WakeGatewayResourceTests {
                 + "(\(atStart) descriptors at start, limit \(Self.descriptorLimit), \(idle.count + 10) API connections, "
                 + "\(evicted) evicted by the API)")
         #expect(failures >= 1 && failures <= 20, "\(failures) failed accepts: \(stats)")
-        #expect(evicted >= 3 && evicted <= 6, "the API evicted \(evicted) for the three clients past the limit: \(stats)")
+        #expect(
+            evicted >= 3 && evicted <= 6, "the API evicted \(evicted) for the three clients past the limit: \(stats)")
     }
 
     /// User plus system CPU time of `pid` so far, in ms (/proc/PID/stat fields 14 and 15).

@@ -134,7 +134,7 @@ extension ToolSpecs {
                            help: "Gateway qualify timeout."),
                     .flag("rfc8599", help: "Register with pn-provider/pn-prid/pn-param instead of the token endpoint."),
                     .value("platform", valueName: "platform", kind: .choice(["ios", "android"]), default: "ios",
-                           help: "The phone: ios (APNs, PushKit rules) or android (an FCM token on the token endpoint; the gateway pushes through FCM HTTP v1). --rfc8599 is for ios."),
+                           help: "The phone: ios (APNs, PushKit rules) or android (an FCM token on the token endpoint; the gateway pushes through FCM HTTP v1). With --rfc8599 it registers pn-provider=fcm (RFC 8599 §10) instead."),
                     .value("wakegw", valueName: "file", help: "The astra-wakegw binary (default: beside astra-pushsim)."),
                     .value("kamailio-script", valueName: "file",
                            help: "scripts/kamailio.sh (default: found from the current directory or the binary)."),

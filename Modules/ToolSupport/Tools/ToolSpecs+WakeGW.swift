@@ -21,7 +21,9 @@ extension ToolSpecs {
             key is required; for tests and demos any 32-byte secret file will do (scripts/mint-jwt.py mints \
             tokens). SIP is accepted only from --trust sources (default: the --kamailio address); anything else \
             is dropped and counted. RFC 8599: a REGISTER whose Contact carries \
-            pn-provider=apns;pn-prid;pn-param is used instead of the token endpoint.
+            pn-provider=apns (pn-prid the hex token, pn-param <TeamID>.<bundle>.voip) or pn-provider=fcm \
+            (pn-prid the FCM registration token, pushed through FCM HTTP v1) is used instead of the token \
+            endpoint.
 
             PUSH PROVIDERS. Pushes go over HTTP/2 (one connection per provider host, reused for every push): \
             APNs' provider API (POST /3/device/<token>, an ES256 provider token from --apns-key-file with \
