@@ -16,6 +16,11 @@
 #   KAMAILIO_SIP_PORT [5060] UDP+TCP    KAMAILIO_TLS_PORT [5061]
 #   KAMAILIO_WS_PORT  [8080]            KAMAILIO_WSS_PORT [8089]
 #   KAMAILIO_NATPING  [30] seconds between OPTIONS pings to registered contacts
+#   KAMAILIO_TCP_MAX  [2048] TCP (and TLS) connections at most; open files = this + 2048
+#   KAMAILIO_SHM_MB   [256] shared memory: each TLS connection holds ~150 KiB of it (64 MiB ran
+#                     out at ~400 WSS connections; then Kamailio 5.6 closes new ones, and OpenSSL 3
+#                     under low memory has crashed it)
+#   KAMAILIO_TCP_CHILDREN [2] TCP/TLS/WS worker processes
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
 #   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
@@ -36,6 +41,15 @@ tls_port=${KAMAILIO_TLS_PORT:-5061}
 ws_port=${KAMAILIO_WS_PORT:-8080}
 wss_port=${KAMAILIO_WSS_PORT:-8089}
 natping=${KAMAILIO_NATPING:-30}
+tcp_max=${KAMAILIO_TCP_MAX:-2048}
+shm_mb=${KAMAILIO_SHM_MB:-256}
+tcp_children=${KAMAILIO_TCP_CHILDREN:-2}
+for value in "$tcp_max" "$shm_mb" "$tcp_children"; do
+    if [[ ! "$value" =~ ^[1-9][0-9]{0,5}$ ]]; then
+        echo "kamailio.sh: KAMAILIO_TCP_MAX, KAMAILIO_SHM_MB and KAMAILIO_TCP_CHILDREN must be positive integers" >&2
+        exit 64
+    fi
+done
 run_dir=${KAMAILIO_RUN_DIR:-${TMPDIR:-/tmp}/astra-kamailio-$sip_port}
 kamailio_bin=${KAMAILIO_BIN:-kamailio}
 wake_gateway=${KAMAILIO_WAKE_GATEWAY:-}
@@ -139,7 +153,9 @@ start() {
     : > "$log_file"
     # Signal mask cleared, own process group, owner watchdog: scripts/daemon.sh.
     spawn_daemon "$log_file" "$pid_file" "${KAMAILIO_OWNER_PID:-}" "$run_dir" -- \
-        "$kamailio_bin" -f "$cfg" -DD -E -m 64 -M 8 -Y "$run_dir" \
+        "$kamailio_bin" -f "$cfg" -DD -E -m "$shm_mb" -M 8 -Y "$run_dir" \
+        -A "TCP_MAX_CONNECTIONS=$tcp_max" -A "OPEN_FILES_LIMIT=$((tcp_max + 2048))" \
+        -A "TCP_CHILDREN=$tcp_children" \
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
         -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
         -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" ${wake_args[@]+"${wake_args[@]}"} \
@@ -211,6 +227,7 @@ case "${1:-}" in
         echo "KAMAILIO_SIP_PORT=$sip_port"; echo "KAMAILIO_TLS_PORT=$tls_port"
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
+        echo "KAMAILIO_TCP_MAX=$tcp_max"; echo "KAMAILIO_SHM_MB=$shm_mb"; echo "KAMAILIO_TCP_CHILDREN=$tcp_children"
         echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
         echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
     *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;

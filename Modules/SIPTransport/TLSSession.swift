@@ -7,45 +7,35 @@ import TLSMemory
 /// TLSMemory's memory-BIO session, with failures as ``TransportError``s. The owning actor feeds
 /// ciphertext in from the socket and drains it out, so OpenSSL never touches the descriptor.
 ///
-/// Not Sendable: owned by exactly one ``StreamConnection`` actor.
-final class TLSSession {
-    enum HandshakeStep {
+/// Not Sendable: owned by exactly one ``StreamConnection`` actor, or by the one thread of the
+/// connection-oriented load engine.
+public final class TLSSession {
+    public enum HandshakeStep {
         case done
         case wantMore
         case failed(TransportError)
     }
 
-    private let ctx: OpaquePointer
+    /// Kept alive as long as the session: `SSL_new` does not own its context.
+    private let context: TLSClientContext
     private let session: TLSMemorySession
     private let transport: TransportKind
     private let peer: String
 
-    init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
+    /// A session with a context of its own (a flow's single connection).
+    convenience init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
+        let context = try TLSClientContext(options: options, transport: transport, peer: peer)
+        try self.init(context: context, host: host, transport: transport, peer: peer)
+    }
+
+    /// A session on a shared context (verification settings and trust store loaded once).
+    public init(context: TLSClientContext, host: String, transport: TransportKind, peer: String) throws(TransportError) {
         self.transport = transport
         self.peer = peer
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else {
-            throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, "SSL_CTX_new failed")
-        }
-        // RFC 8996 / RFC 5630: nothing older than TLS 1.2.
-        _ = astra_SSL_CTX_set_min_proto_version(ctx, astra_TLS1_2_VERSION())
-        if options.verifyPeer {
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
-            if let caFile = options.caFile {
-                if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
-                    SSL_CTX_free(ctx)
-                    throw TransportError(
-                        .invalidArgument, transport: transport, peer: peer,
-                        "cannot load CA file \(caFile): \(OpenSSLError.last())")
-                }
-            } else {
-                SSL_CTX_set_default_verify_paths(ctx)
-            }
-        } else {
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        }
+        self.context = context
+        let options = context.options
         let session: TLSMemorySession
-        do { session = try TLSMemorySession(context: ctx, role: .client) } catch {
-            SSL_CTX_free(ctx)
+        do { session = try TLSMemorySession(context: context.ctx, role: .client) } catch {
             throw TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, error.message)
         }
         let ssl = session.ssl
@@ -56,26 +46,22 @@ final class TLSSession {
             let bare = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
             let ok = isIP ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), bare) : SSL_set1_host(ssl, bare)
             if ok != 1 {
-                SSL_CTX_free(ctx)
                 throw TransportError(
                     .invalidArgument, transport: transport, peer: peer, "cannot verify against name \(name)")
             }
         }
-        self.ctx = ctx
         self.session = session
     }
 
-    deinit { SSL_CTX_free(ctx) }
-
     /// True once the peer sent close_notify.
-    var peerClosed: Bool { session.peerClosed }
+    public var peerClosed: Bool { session.peerClosed }
 
     /// Ciphertext received from the socket.
-    func feed(_ bytes: [UInt8]) { session.feed(bytes) }
+    public func feed(_ bytes: [UInt8]) { session.feed(bytes) }
 
     /// Advances the handshake with what was fed so far; a failure says whether the server's
     /// certificate was rejected (and why) or the handshake itself failed.
-    func handshake() -> HandshakeStep {
+    public func handshake() -> HandshakeStep {
         switch session.handshake() {
         case .done: return .done
         case .wantMore: return .wantMore
@@ -96,25 +82,25 @@ final class TLSSession {
     }
 
     /// The negotiated protocol version, e.g. `TLSv1.3`.
-    var version: String { session.version }
+    public var version: String { session.version }
 
     /// Decrypts everything available; throws on a TLS-level failure.
-    func readPlaintext() throws(TransportError) -> [UInt8] {
+    public func readPlaintext() throws(TransportError) -> [UInt8] {
         do { return try session.readPlaintext() } catch {
             throw TransportError(.protocolViolation, transport: transport, peer: peer, error.message)
         }
     }
 
     /// Encrypts `plaintext`; the records are then in ``drainOutbound()``.
-    func write(_ plaintext: [UInt8]) throws(TransportError) {
+    public func write(_ plaintext: [UInt8]) throws(TransportError) {
         do { try session.write(plaintext) } catch {
             throw TransportError(.sendFailed, transport: transport, peer: peer, error.message)
         }
     }
 
     /// Ciphertext waiting to go to the socket.
-    func drainOutbound() -> [UInt8] { session.drainOutbound() }
+    public func drainOutbound() -> [UInt8] { session.drainOutbound() }
 
     /// Queues a close_notify (RFC 5246 §7.2.1).
-    func shutdown() { session.shutdown() }
+    public func shutdown() { session.shutdown() }
 }

@@ -22,6 +22,8 @@ final class KamailioServer: Sendable {
     let rtpengine: String?
     /// Extra rtpengine flags for offers/answers with a WebRTC side (KAMAILIO_RTPENGINE_FLAGS).
     let rtpengineFlags: String?
+    /// TCP/TLS/WS worker processes (KAMAILIO_TCP_CHILDREN), nil: the script's default.
+    let tcpChildren: Int?
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -31,8 +33,10 @@ final class KamailioServer: Sendable {
     }()
 
     private init(
-        base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+        base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
+        tcpChildren: Int? = nil
     ) {
+        self.tcpChildren = tcpChildren
         self.wakeGateway = wakeGateway
         self.rtpengine = rtpengine
         self.rtpengineFlags = rtpengineFlags
@@ -45,14 +49,15 @@ final class KamailioServer: Sendable {
 
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
     static func start(
-        natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil
+        natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
+        tcpChildren: Int? = nil
     ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
             let base = TestPorts.random(alignment: 4, span: 4)
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
-                rtpengineFlags: rtpengineFlags)
+                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -72,6 +77,7 @@ final class KamailioServer: Sendable {
             "KAMAILIO_WAKE_GATEWAY": wakeGateway,  // nil removes an inherited value: gateway off
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
             "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
+            "KAMAILIO_TCP_CHILDREN": tcpChildren.map(String.init),
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
         ]
         return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")

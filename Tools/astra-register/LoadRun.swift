@@ -35,6 +35,9 @@ struct LoadRun {
         var client: RegistrationClient?
         /// In flight when the run stopped (signal, run timeout): neither a success nor a failure.
         var abandoned = false
+        /// Connection-oriented load: connect + TLS + upgrade, and why the line failed.
+        var handshake: Duration?
+        var cause: String?
     }
 
     func run() async -> ExitCode {
@@ -47,6 +50,7 @@ struct LoadRun {
         }
         let clock = ContinuousClock()
         let ids = SystemIdentifierSource()
+        if let mode = options.streamMode { return await runStream(setups, mode: mode, ids: ids) }
         let instance = "urn:uuid:" + ids.uuidString()
         if let target = setups.first?.target, target.transport == .udp, setups.allSatisfy({ $0.target == target }) {
             return await runUDP(setups, target: target, ids: ids, instance: instance)
@@ -192,15 +196,17 @@ struct LoadRun {
     static let abandoned = "abandoned: the run stopped"
 
     /// The run control's settings from the options.
-    private func controlSettings(lines: Int) -> LoadRunControl.Settings {
+    func controlSettings(lines: Int) -> LoadRunControl.Settings {
         LoadRunControl.Settings(concurrency: concurrency, lines: lines, rate: options.rate,
                                 runTimeout: options.runTimeout, duration: options.duration)
     }
 
     /// Prints the summary (with the stop reason and counts) and picks the exit code: a run
     /// timeout is 3; otherwise the finished lines decide (abandoned ones are not failures).
-    private func finish(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration) -> ExitCode {
-        let fields = summary(outcomes, control: control, wall: wall)
+    func finish(_ outcomes: [LineOutcome], control: LoadRunControl, wall: Duration,
+                extra: JSONObject = [:]) -> ExitCode {
+        var fields = summary(outcomes, control: control, wall: wall)
+        for (key, value) in extra.entries { fields[key] = value }
         context.output.emit("load_summary", fields, text: Self.text(summary: fields))
         if control.stopReason == .runTimeout {
             context.diagnostics.error("run timeout after \(options.runTimeout ?? .zero): summary of the lines so far")
@@ -212,17 +218,19 @@ struct LoadRun {
         return done.contains { $0.exit == .network } ? .network : .failure
     }
 
-    private func emit(_ outcome: LineOutcome) {
+    func emit(_ outcome: LineOutcome) {
         context.output.emit("line_result", fields(outcome), text: Self.text(outcome))
     }
 
-    private func fields(_ outcome: LineOutcome) -> JSONObject {
+    func fields(_ outcome: LineOutcome) -> JSONObject {
         var fields: JSONObject = [
             "aor": .string(outcome.aor), "registered": .bool(outcome.exit == .success && !outcome.abandoned),
         ]
         if outcome.abandoned { fields["abandoned"] = .bool(true) }
         fields["ms"] = outcome.latency.map { .double(Double($0.microseconds) / 1000) } ?? .null
+        if let handshake = outcome.handshake { fields["handshake_ms"] = .double(Double(handshake.microseconds) / 1000) }
         if let reason = outcome.reason { fields["reason"] = .string(reason) }
+        if let cause = outcome.cause { fields["cause"] = .string(cause) }
         return fields
     }
 
@@ -288,7 +296,7 @@ struct LoadRun {
     }
 
     /// A line's registration; every line of the run shares `instance` (one device).
-    private func client(for setup: LineSetup, ids: SystemIdentifierSource, instance: String) -> RegistrationClient {
+    func client(for setup: LineSetup, ids: SystemIdentifierSource, instance: String) -> RegistrationClient {
         var settings = setup.registrationSettings(expires: options.expires, keep: false, ids: ids)
         settings.instanceID = instance
         return RegistrationClient(aor: setup.aor, registrar: setup.registrar, credentials: setup.credentials,
@@ -332,8 +340,14 @@ struct LoadRun {
     /// The file's lines, read line by line with a per-line limit (InputReader.Limit.loadLine).
     private func readLines() throws(ToolError) -> [Line] {
         var lines: [Line] = []
+        var kept = 0
         try InputReader.forEachLine(path == "-" ? nil : path, maxLine: .loadLine, maxLines: Self.maxLines) {
             row, number throws(ToolError) in
+            // --shard I/N: this process takes lines I, I+N, I+2N… (0-based, blank lines skipped).
+            if let shard = options.shard, !row.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
+                defer { kept += 1 }
+                guard shard.takes(kept) else { return }
+            }
             var bytes = row
             while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D { bytes.removeFirst() }
             while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D { bytes.removeLast() }
@@ -344,7 +358,9 @@ struct LoadRun {
                 throw ToolError(.usage, "\(path):\(number): \(error)")
             }
         }
-        guard !lines.isEmpty else { throw ToolError(.usage, "\(path): no lines") }
+        guard !lines.isEmpty else {
+            throw ToolError(.usage, "\(path): no lines" + (options.shard.map { " in shard \($0)" } ?? ""))
+        }
         return lines
     }
 

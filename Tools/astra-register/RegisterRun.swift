@@ -16,6 +16,12 @@ struct RegisterRun {
         var rate: Double?
         var runTimeout: Duration?
         var duration: Duration?
+        /// `--storm` / `--fleet`: a connection per line (nil: the shared-flow load of D8/D13).
+        var streamMode: LoadRun.StreamMode?
+        /// `--keep-alive`: the fleet's keep-alive period (nil: none).
+        var keepAlive: Duration? = .seconds(30)
+        /// `--shard I/N`.
+        var shard: LoadShard?
         var expires: Int?
         var nagios = false
         /// `-w`/`-c` on the registration time (seconds), with --nagios.

@@ -28,6 +28,18 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.rate = arguments.double("rate")
     options.runTimeout = arguments.duration("run-timeout")
     options.duration = arguments.duration("duration")
+    if let merge = arguments.string("merge") {
+        if arguments.string("load") != nil { throw ToolError(.usage, "--merge combines finished runs; not with --load") }
+        return LoadMerge(path: merge, context: context).run()
+    }
+    let storm = arguments.flag("storm"), fleet = arguments.flag("fleet")
+    if storm && fleet { throw ToolError(.usage, "--storm and --fleet are two different runs: pick one") }
+    if storm || fleet || arguments.string("shard") != nil, arguments.string("load") == nil {
+        throw ToolError(.usage, "--storm, --fleet and --shard need --load FILE")
+    }
+    options.streamMode = storm ? .storm : (fleet ? .fleet : nil)
+    if let keepAlive = arguments.duration("keep-alive") { options.keepAlive = keepAlive }
+    if let shard = arguments.string("shard") { options.shard = try LoadShard(parsing: shard) }
     if let load = arguments.string("load") {
         if options.nagios { throw ToolError(.usage, "--nagios checks one line, not --load") }
         let concurrency = arguments.int("concurrency") ?? 10  // 1…10000 (the spec's range)

@@ -34,6 +34,16 @@ public struct RegistrationLoad: Sendable {
         /// From the line's first REGISTER to its final result.
         public var latency: Duration
         public var result: Result
+        /// A held line's refresh (``holdsBindings``): how late its REGISTER left after the
+        /// refresh time the client asked for, and whether the answer came before the previous
+        /// binding expired (RFC 3261 §10.2.4: a refresh that lands after expiry is a new binding,
+        /// the line was unreachable in between). Nil for a first registration.
+        public var refresh: Refresh?
+
+        public struct Refresh: Sendable, Hashable {
+            public var lateness: Duration
+            public var beforeExpiry: Bool
+        }
 
         public enum Result: Sendable {
             case registered(RegistrationResult)
@@ -58,16 +68,24 @@ public struct RegistrationLoad: Sendable {
         var stampE: UInt32 = 0
         var stampF: UInt32 = 0
         var stampLine: UInt32 = 0
+        var stampRefresh: UInt32 = 0
+        /// A line on a flow of its own (line-driven engines): its Via sent-by and binding.
+        var ownSentBy: ViaSentBy?
+        var ownBinding: LocalBinding?
+        /// When the refresh in flight was due, and when the binding it refreshes expires.
+        var refreshDue: Duration?
+        var expiresAt: Duration?
     }
 
     private enum TimerKind: UInt8, Sendable {
         case e, f
         /// The line's phase bound (`lineTimeout`).
         case line
+        /// A held binding's refresh (``holdsBindings``).
+        case refresh
     }
 
     private struct TimerEntry: Sendable {
-        var deadline: Duration
         var slot: Int32
         var kind: TimerKind
         var stamp: UInt32
@@ -90,14 +108,23 @@ public struct RegistrationLoad: Sendable {
     private var nextInQueue = 0
     private var running = 0
     private var byBranch: [String: Int] = [:]
-    private var heap: [TimerEntry] = []
+    private var heap = DeadlineHeap<TimerEntry>()
+    private var compactAt = 256
     private var outgoing: [[UInt8]] = []
+    /// The line of each ``outgoing`` message (line-driven engines send each on its line's flow).
+    private var outgoingLines: [Int32] = []
     private var outcomes: [Outcome] = []
     private var events: [(index: Int, event: RegistrationEvent)] = []
 
     /// Keep every registration event (registering, challenged, …) for ``takeEvents()``: a
     /// one-shot registration reports them; load mode does not pay for them.
     public var recordsEvents = false
+
+    /// Keep each registered line's binding: run the refresh timer the registration asks for
+    /// (RFC 3261 §10.2.4) and send the refresh then, reporting it as an ``Outcome`` with
+    /// ``Outcome/refresh`` (a fleet of held lines). Off: a registered line stays as it is until
+    /// the shell starts it again (a load run's cycles).
+    public var holdsBindings = false
 
     /// - Parameters:
     ///   - clients: one idle registration per line, in line order (``Outcome/index`` refers to it).
@@ -198,10 +225,101 @@ public struct RegistrationLoad: Sendable {
     /// The registration of line `index` (its state after the phases run so far).
     public func client(_ index: Int) -> RegistrationClient { slots[index].client }
 
+    /// Lines in the engine.
+    public var lineCount: Int { slots.count }
+
+    // MARK: - Lines driven one by one (a flow per line)
+
+    /// Line `index` has a flow of its own (the connection-oriented load engine: one TCP, TLS
+    /// or WebSocket connection per line, as each phone has): `binding` is its Via sent-by and
+    /// Contact from now on (RFC 3261 §18.1.1; RFC 7118 §5.2 for WebSocket). Responses to it are
+    /// checked against that sent-by.
+    public mutating func bind(_ index: Int, to binding: LocalBinding) {
+        slots[index].ownBinding = binding
+        slots[index].ownSentBy = ViaSentBy(host: binding.host, port: binding.port)
+    }
+
+    /// Line `index` registers now on its binding: a first registration, a re-registration
+    /// after its flow came back (RFC 5626 §4.4.1), or a refresh of a held binding. False when
+    /// it is in flight already or cannot register (stopped, failed). For a paced engine whose
+    /// shell drives lines itself (no ``begin(_:now:)`` queue).
+    @discardableResult
+    public mutating func startLine(_ index: Int, now: Duration) -> Bool {
+        guard !slots[index].active else { return false }
+        let binding = slots[index].ownBinding ?? self.binding
+        let actions: [RegistrationClient.Action]
+        switch slots[index].client.state {
+        case .idle:
+            activate(index, now: now)
+            actions = slots[index].client.start(binding: binding)
+        case .waitingForFlow:
+            activate(index, now: now)
+            actions = slots[index].client.flowRecovered(binding: binding)
+        case .registered:
+            slots[index].stampRefresh &+= 1
+            slots[index].refreshDue = now
+            activate(index, now: now)
+            actions = slots[index].client.timerFired(.refresh)
+        default:
+            return false
+        }
+        apply(actions, slot: index, now: now)
+        return true
+    }
+
+    /// Line `index` unregisters now (REGISTER with expiry 0 for its Contact); false when it has
+    /// nothing to remove or is in flight.
+    @discardableResult
+    public mutating func unregisterLine(_ index: Int, now: Duration) -> Bool {
+        guard !slots[index].active else { return false }
+        switch slots[index].client.state {
+        case .registered: break
+        default: return false
+        }
+        slots[index].stampRefresh &+= 1
+        activate(index, now: now)
+        apply(slots[index].client.stop(), slot: index, now: now)
+        return true
+    }
+
+    /// Line `index`'s flow died (RFC 5626 §4.4): the REGISTER in flight is forgotten (no
+    /// outcome: the line is not finished, it re-registers on its next flow through
+    /// ``startLine(_:now:)``), the refresh timer stops. Returns whether a REGISTER was in flight.
+    @discardableResult
+    public mutating func lineLost(_ index: Int, now: Duration) -> Bool {
+        let wasActive = slots[index].active
+        forgetTransaction(index)
+        if wasActive {
+            slots[index].active = false
+            slots[index].request = []
+            slots[index].stampLine &+= 1
+            running -= 1
+        }
+        slots[index].stampRefresh &+= 1
+        slots[index].refreshDue = nil
+        _ = slots[index].client.flowLost()
+        return wasActive
+    }
+
+    /// Whether line `index` has a REGISTER in flight.
+    public func isInFlight(_ index: Int) -> Bool { slots[index].active }
+
     /// Messages to send, in order (whole SIP messages); empties the list.
     public mutating func takeOutgoing() -> [[UInt8]] {
-        defer { outgoing.removeAll(keepingCapacity: true) }
+        defer {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingLines.removeAll(keepingCapacity: true)
+        }
         return outgoing
+    }
+
+    /// Messages to send with the line each belongs to, in order; empties the list.
+    public mutating func takeOutgoingByLine() -> [(line: Int, bytes: [UInt8])] {
+        defer {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingLines.removeAll(keepingCapacity: true)
+        }
+        return zip(outgoingLines, outgoing).map { (Int($0), $1) }
     }
 
     /// Lines that finished since the last call; empties the list.
@@ -225,8 +343,9 @@ public struct RegistrationLoad: Sendable {
     /// with more than one Via (§8.1.3.3) or a Via sent-by other than ours (§18.1.2), as the
     /// endpoint does: one byte scan of the Via line, no ``SIPVia`` built.
     public mutating func receive(_ response: SIPResponse, now: Duration) {
-        guard case .single(let via) = response.headers.responseVia, via == sentBy,
-              let branch = response.headers.topViaBranch, let index = byBranch[branch] else { return }
+        guard case .single(let via) = response.headers.responseVia,
+              let branch = response.headers.topViaBranch, let index = byBranch[branch],
+              via == (slots[index].ownSentBy ?? sentBy) else { return }
         let actions = slots[index].transaction.receive(status: response.statusCode, response)
         perform(actions, slot: index, now: now)
     }
@@ -234,22 +353,27 @@ public struct RegistrationLoad: Sendable {
     /// The earliest running timer's deadline.
     public mutating func nextDeadline() -> Duration? {
         while let top = heap.first {
-            if isLive(top) { return top.deadline }
-            popTop()
+            if isLive(top.payload) { return top.deadline }
+            heap.popFirst()
         }
         return nil
     }
 
     /// Fires every timer due at `now`.
     public mutating func fireTimers(now: Duration) {
-        while let top = heap.first, top.deadline <= now {
-            popTop()
+        while let (deadline, top) = heap.first, deadline <= now {
+            heap.popFirst()
             guard isLive(top) else { continue }
             let index = Int(top.slot)
             switch top.kind {
             case .line:
                 // --timeout: the line's phase took too long (a silent registrar, a lost 401 round).
                 finish(index, .failed(.timeout), now: now)
+            case .refresh:
+                guard !slots[index].active else { continue }
+                slots[index].refreshDue = deadline
+                activate(index, now: now)
+                apply(slots[index].client.timerFired(.refresh), slot: index, now: now)
             case .e, .f:
                 if top.kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
                 let actions = slots[index].transaction.timerFired(top.kind == .e ? .E : .F)
@@ -271,14 +395,18 @@ public struct RegistrationLoad: Sendable {
         while running < concurrency, !stoppedStarting, launchNext(now: now) {}
     }
 
-    private mutating func launchNext(now: Duration) -> Bool {
-        guard nextInQueue < queue.count else { return false }
-        let index = queue[nextInQueue]
-        nextInQueue += 1
+    private mutating func activate(_ index: Int, now: Duration) {
         running += 1
         slots[index].active = true
         slots[index].started = now
         if let lineTimeout { scheduleLineDeadline(slot: index, at: now + lineTimeout) }
+    }
+
+    private mutating func launchNext(now: Duration) -> Bool {
+        guard nextInQueue < queue.count else { return false }
+        let index = queue[nextInQueue]
+        nextInQueue += 1
+        activate(index, now: now)
         let actions: [RegistrationClient.Action]
         switch phase {
         case .register where slots[index].registered:
@@ -297,6 +425,7 @@ public struct RegistrationLoad: Sendable {
             switch action {
             case .sendRequest:
                 outgoing.append(slots[index].request)
+                outgoingLines.append(Int32(index))
             case .startTimer(let timer, let after):
                 schedule(timer, after: after, slot: index, now: now)
             case .cancelTimer(let timer):
@@ -335,14 +464,25 @@ public struct RegistrationLoad: Sendable {
                 startTransaction(request.serialized(), slot: index, now: now)
             case .event(.registered(let result)):
                 slots[index].registered = true
-                finish(index, .registered(result), now: now)
+                var refresh: Outcome.Refresh?
+                if let due = slots[index].refreshDue {
+                    let expiry = slots[index].expiresAt ?? .zero
+                    refresh = Outcome.Refresh(lateness: max(.zero, slots[index].started - due), beforeExpiry: now <= expiry)
+                }
+                slots[index].refreshDue = nil
+                slots[index].expiresAt = now + .seconds(Int(result.grantedExpires))
+                finish(index, .registered(result), now: now, refresh: refresh)
             case .event(.unregistered):
                 slots[index].registered = false
                 finish(index, .unregistered, now: now)
             case .event(.failed(let failure)):
                 finish(index, .failed(failure), now: now)
+            case .startTimer(.refresh, let after) where holdsBindings:
+                scheduleRefresh(slot: index, at: now + after)
+            case .cancelTimer(.refresh):
+                slots[index].stampRefresh &+= 1
             case .event, .startTimer, .cancelTimer:
-                // Load mode keeps no binding alive: refresh and retry timers are not run.
+                // Without holdsBindings no binding is kept alive; retry timers are never run.
                 continue
             }
         }
@@ -365,14 +505,16 @@ public struct RegistrationLoad: Sendable {
         slots[index].stampF &+= 1
     }
 
-    private mutating func finish(_ index: Int, _ result: Outcome.Result, now: Duration) {
+    private mutating func finish(_ index: Int, _ result: Outcome.Result, now: Duration,
+                                 refresh: Outcome.Refresh? = nil) {
         guard slots[index].active else { return }
+        if case .registered = result {} else { slots[index].refreshDue = nil }
         forgetTransaction(index)
         slots[index].active = false
         slots[index].request = []
         running -= 1
         slots[index].stampLine &+= 1
-        outcomes.append(Outcome(index: index, latency: now - slots[index].started, result: result))
+        outcomes.append(Outcome(index: index, latency: now - slots[index].started, result: result, refresh: refresh))
         if !paced || phase == .unregister { launchWhileRoom(now: now) }
     }
 
@@ -384,6 +526,7 @@ public struct RegistrationLoad: Sendable {
         case .e: return entry.stamp == slot.stampE
         case .f: return entry.stamp == slot.stampF
         case .line: return entry.stamp == slot.stampLine && slot.active
+        case .refresh: return entry.stamp == slot.stampRefresh
         }
     }
 
@@ -395,48 +538,29 @@ public struct RegistrationLoad: Sendable {
         default: return  // K is not kept (see the type's documentation)
         }
         if kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
-        push(TimerEntry(deadline: now + after, slot: Int32(index), kind: kind,
-                        stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
+        push(now + after, TimerEntry(slot: Int32(index), kind: kind,
+                                     stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
     }
 
     private mutating func scheduleLineDeadline(slot index: Int, at deadline: Duration) {
         slots[index].stampLine &+= 1
-        push(TimerEntry(deadline: deadline, slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
+        push(deadline, TimerEntry(slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
     }
 
-    private mutating func push(_ entry: TimerEntry) {
-        if heap.count >= 256 && heap.count > 8 * running { compactHeap() }
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].deadline < heap[parent].deadline else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+    private mutating func scheduleRefresh(slot index: Int, at deadline: Duration) {
+        slots[index].stampRefresh &+= 1
+        push(deadline, TimerEntry(slot: Int32(index), kind: .refresh, stamp: slots[index].stampRefresh))
+    }
+
+    private mutating func push(_ deadline: Duration, _ entry: TimerEntry) {
+        if heap.count >= compactAt && heap.count > 8 * running { compactHeap() }
+        heap.push(deadline, entry)
     }
 
     /// Drops cancelled entries (most Timer F entries are: their transaction ended long before).
     private mutating func compactHeap() {
-        let live = heap.filter(isLive)
-        heap = []
-        heap.reserveCapacity(live.count * 2)
-        for entry in live.sorted(by: { $0.deadline < $1.deadline }) { heap.append(entry) }  // sorted = a heap
-    }
-
-    private mutating func popTop() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var best = left
-            if left + 1 < heap.count, heap[left + 1].deadline < heap[left].deadline { best = left + 1 }
-            guard heap[best].deadline < heap[parent].deadline else { return }
-            heap.swapAt(best, parent)
-            parent = best
-        }
+        heap.retain(where: isLive)
+        // Held lines keep a live refresh timer each: compact again only once the heap doubled.
+        compactAt = max(256, 2 * heap.count)
     }
 }

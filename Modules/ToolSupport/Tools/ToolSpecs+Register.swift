@@ -29,6 +29,26 @@ extension ToolSpecs {
             print the summary so far; a second signal skips the unregistering. The exit code of a load run: 3 \
             at the run timeout, else the finished lines decide (abandoned and never-started lines count neither \
             way).
+
+            Over TCP, TLS, WS and WSS the lines of a load run share one connection by default. With --storm each \
+            line opens its own connection instead (TCP connect, a full TLS handshake, the WebSocket upgrade), \
+            registers with digest, unregisters and closes, as a crowd of phones reconnecting at once does; with \
+            --fleet each line connects, registers and is held for --duration: refreshed before expiry, kept \
+            alive every --keep-alive seconds (CRLF pings on TCP/TLS, WebSocket pings on WS/WSS, RFC 5626), \
+            reconnected and re-registered when its connection drops. Both run every connection on one event loop; \
+            each line is its own device (its own +sip.instance). Their load_summary adds mode, transport, \
+            connections, connections_per_s, failures by cause (connect, tls, websocket, closed, protocol, timeout, \
+            sip, keep_alive), handshake_ms / connect_ms / tls_ms / websocket_ms / register_ms percentiles, \
+            unregistered, cpu_ms and cpu_ms_per_registration; a fleet also held_at_end, most_held, drops, \
+            drop_causes, reconnects, refreshes, refreshes_late (sent over 1 s late or answered after expiry), \
+            refresh_failures, refresh_ms, refresh_lateness_ms, keep_alive_pings / _pongs, hold_ms, rss_kib and \
+            rss_kib_per_line. A dropped connection is a line_dropped event. The soft open-file limit is raised \
+            to the hard one when the lines need it.
+
+            --shard I/N takes every N-th line of the file starting at line I (from 0), so a fleet larger than one \
+            machine runs as N processes (a Kubernetes indexed Job, GNU parallel); --merge FILE reads their JSON \
+            Lines (concatenated, '-' = standard input) and prints one load_summary: counts and rates summed, \
+            percentiles recomputed from every line_result, wall_ms the longest shard's.
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
@@ -63,6 +83,26 @@ extension ToolSpecs {
                 "duration", valueName: "seconds", kind: .seconds(),
                 help: "Load mode: keep registering for this long, cycling through the lines (a registered "
                     + "line refreshes), then stop, unregister and report."),
+            .flag(
+                "storm",
+                help: "Load mode over TCP/TLS/WS/WSS: each line on its own new connection (connect, TLS, "
+                    + "WebSocket upgrade), registers, unregisters and closes."),
+            .flag(
+                "fleet",
+                help: "Load mode over TCP/TLS/WS/WSS: each line on its own connection, registered and held for "
+                    + "--duration (refresh, keep-alive, reconnect), then unregistered."),
+            .value(
+                "keep-alive", valueName: "seconds", kind: .seconds(max: 3600), default: "30",
+                help: "With --fleet: keep-alive period of each connection (each ping after 80-100 % of it; a pong "
+                    + "is due within 10 s, RFC 5626 §4.4.1)."),
+            .value(
+                "shard", valueName: "I/N",
+                help: "Load mode: take only every N-th line starting at line I (0 ≤ I < N ≤ 10000), to run one "
+                    + "load as N processes."),
+            .value(
+                "merge", valueName: "file",
+                help: "Combine the JSON Lines of several load runs (shards; '-' = standard input) into one "
+                    + "load_summary."),
             .value(
                 "run-timeout", valueName: "seconds", kind: .seconds(),
                 help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
@@ -75,6 +115,13 @@ extension ToolSpecs {
                 "Stay registered over WSS and answer qualifies:",
                 "astra-register --line line.json --transport wss --keep --expect-qualify"),
             Example("Load test 500 lines, 50 at a time:", "astra-register --load lines.jsonl --concurrency 50"),
+            Example(
+                "A WSS registration storm, each line on a fresh TLS + WebSocket connection:",
+                "astra-register --load wss-lines.jsonl --storm --concurrency 200"),
+            Example(
+                "Hold 10,000 WSS lines for 60 s as 4 processes, then one summary:",
+                "for i in 0 1 2 3; do astra-register --load fleet.jsonl --fleet --duration 60 --shard $i/4 "
+                    + "--concurrency 100 > shard-$i.jsonl & done; wait; cat shard-*.jsonl | astra-register --merge -"),
             Example(
                 "A Nagios/Icinga check: WARNING above 0.5 s, CRITICAL above 2 s:",
                 "astra-register --nagios -w 0.5 -c 2 --line line.json"),

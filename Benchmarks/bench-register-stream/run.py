@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""bench-register-stream: connection-oriented load (astra-register --storm / --fleet) against the
+project's Kamailio on 127.0.0.1, both on the same cores (issue 20, decision D41).
+
+Prints ONE JSON object on stdout:
+  * storm over WSS and over TLS: STORM_LINES lines (default 5000), each on a fresh connection (TCP
+    connect, full TLS handshake, WebSocket upgrade for WSS), REGISTER with digest, unregister, close;
+    registrations/s, failures, handshake and register percentiles, and the CPU astra-register spent
+    per registration beside the CPU Kamailio spent (all its processes, /proc, same run) — the ratio
+    must stay <= 0.5 so the load generator is never the bottleneck;
+  * fleet over WSS: FLEET_LINES lines (default 10000) held HOLD_S seconds (default 60) with
+    --expires 30 (every line refreshes twice or more), keep-alive every 30 s: drops, refreshes late,
+    RSS per line.
+Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS connection). The machine load
+(os.getloadavg) is printed beside each figure. Diagnostics go to stderr. Usage: run.py BIN_DIR
+"""
+import json, os, resource, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from kamailio_peer import KamailioPeer  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release")
+STORM_LINES = int(os.environ.get("STORM_LINES", "5000"))
+STORM_CONCURRENCY = int(os.environ.get("STORM_CONCURRENCY", "100"))
+FLEET_LINES = int(os.environ.get("FLEET_LINES", "10000"))
+FLEET_CONCURRENCY = int(os.environ.get("FLEET_CONCURRENCY", "200"))
+HOLD_S = float(os.environ.get("HOLD_S", "60"))
+
+
+def log(*args):
+    print("bench-register-stream:", *args, file=sys.stderr, flush=True)
+
+
+def lines_file(first, count, port, transport, ca):
+    f = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+    for user in range(first, first + count):
+        f.write(json.dumps({"v": 1, "user": str(user), "password": f"astra{user}", "domain": "127.0.0.1",
+                            "server": f"127.0.0.1:{port}", "transport": transport, "ca_file": ca}) + "\n")
+    f.close()
+    return f.name
+
+
+def run_tool(args, kamailio):
+    """Runs astra-register; returns its load_summary (with `process_cpu_ms`: the whole process,
+    start-up and file reading included, from RUSAGE_CHILDREN) and Kamailio's CPU, seconds."""
+    kam_before = kamailio.cpu_seconds()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.Popen([os.path.join(BIN, "astra-register")] + args + ["--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    out, err = proc.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kam = kamailio.cpu_seconds() - kam_before
+    summary = next((json.loads(l) for l in out.splitlines() if '"event":"load_summary"' in l), None)
+    if summary is None:
+        raise RuntimeError(f"astra-register exited {proc.returncode} without a summary: {err.strip()[-400:]}")
+    if proc.returncode != 0:
+        log(f"astra-register exited {proc.returncode}: {err.strip()[-300:]}")
+    summary["exit"] = proc.returncode
+    summary["process_cpu_ms"] = round(1000 * (after.ru_utime - children.ru_utime + after.ru_stime - children.ru_stime), 1)
+    return summary, kam
+
+
+def storm(kamailio, transport, port, first):
+    path = lines_file(first, STORM_LINES, port, transport, kamailio.ca)
+    try:
+        load = os.getloadavg()[0]
+        summary, kam = run_tool(["--load", path, "--storm", "--concurrency", str(STORM_CONCURRENCY)], kamailio)
+    finally:
+        os.unlink(path)
+    registered = summary["registered"]
+    ours = summary["process_cpu_ms"] / max(1, registered)
+    theirs = kam * 1000 / max(1, registered)
+    result = {
+        "lines": STORM_LINES, "concurrency": STORM_CONCURRENCY, "registered": registered,
+        "failed": summary["failed"], "failures": summary["failures"],
+        "registrations_per_s": round(summary["rate_per_s"], 1),
+        "connections_per_s": summary["connections_per_s"],
+        "handshake_ms": summary["handshake_ms"], "register_ms": summary["register_ms"],
+        "tls_ms": summary.get("tls_ms"), "websocket_ms": summary.get("websocket_ms"),
+        "cpu_ms_per_registration": {"astra_register": round(ours, 3), "kamailio": round(theirs, 3),
+                                    "ratio": round(ours / theirs, 3) if theirs else None},
+        "load_average_before": round(load, 2), "load_average_after": round(os.getloadavg()[0], 2),
+        "exit": summary["exit"],
+    }
+    log(transport, "storm:", json.dumps(result))
+    return result
+
+
+def fleet(kamailio, port, first):
+    path = lines_file(first, FLEET_LINES, port, "wss", kamailio.ca)
+    try:
+        load = os.getloadavg()[0]
+        summary, kam = run_tool(["--load", path, "--fleet", "--duration", str(HOLD_S), "--expires", "30",
+                                 "--keep-alive", "30", "--concurrency", str(FLEET_CONCURRENCY),
+                                 "--timeout", "30"], kamailio)
+    finally:
+        os.unlink(path)
+    keys = ["registered", "failed", "failures", "held_at_end", "most_held", "drops", "drop_causes", "reconnects",
+            "refreshes", "refreshes_late", "refresh_failures", "refresh_ms", "refresh_lateness_ms",
+            "keep_alive_pings", "keep_alive_pongs", "rss_kib", "rss_kib_per_line", "peak_rss_kib", "hold_ms",
+            "wall_ms", "rate_per_s", "handshake_ms", "register_ms", "cpu_ms", "process_cpu_ms", "exit"]
+    result = {"lines": FLEET_LINES, "hold_s": HOLD_S, "expires_s": 30, "keep_alive_s": 30}
+    result.update({k: summary.get(k) for k in keys})
+    result["kamailio_cpu_ms"] = round(kam * 1000, 1)
+    result["load_average_before"] = round(load, 2)
+    result["load_average_after"] = round(os.getloadavg()[0], 2)
+    log("fleet:", json.dumps(result))
+    return result
+
+
+def main():
+    try:
+        kamailio = KamailioPeer("astra-bench-stream-", KAMAILIO_TCP_MAX=str(FLEET_LINES + 2000),
+                                KAMAILIO_SHM_MB="3072").__enter__()
+    except RuntimeError as error:
+        log(error)
+        return 1
+    try:
+        base = kamailio.base
+        result = {"benchmark": "register-stream", "kamailio": "127.0.0.1 (scripts/kamailio.sh, 2 TCP workers)",
+                  "cpus": os.cpu_count()}
+        # One untimed warm-up storm: a fresh Kamailio's first load is slower (D13).
+        storm_lines = STORM_LINES
+        globals()["STORM_LINES"] = min(500, STORM_LINES)
+        storm(kamailio, "wss", base + 3, 190000)
+        globals()["STORM_LINES"] = storm_lines
+        result["storm_wss"] = storm(kamailio, "wss", base + 3, 100000)
+        result["storm_tls"] = storm(kamailio, "tls", base + 1, 110000)
+        result["fleet_wss"] = fleet(kamailio, base + 3, 120000)
+        print(json.dumps(result))
+        return 0
+    finally:
+        kamailio.__exit__(None, None, None)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
