@@ -5,7 +5,8 @@
 /// stay readable):
 /// - values of secret keys in `key=value`, `key: value` and JSON `"key":"value"` form
 ///   (``secretKeys``: passwords, tokens, API keys, `pn-prid` push tokens, TURN passwords,
-///   `a=ice-pwd` ICE passwords, …);
+///   `a=ice-pwd` ICE passwords, …); a quoted value ends at its closing quote or at the end of
+///   its line (neither a SIP quoted-string nor a JSON string holds a bare CR or LF);
 /// - digest `response` and `rspauth` (RFC 3261 §22.4, RFC 7616 §3.4, §3.5): the values derived
 ///   from the password (`nonce`, `cnonce`, `opaque` carry no secret and stay, for debugging);
 /// - every `inline:` key of an SDES `a=crypto` line (RFC 4568 §6.1: several per line);
@@ -17,7 +18,8 @@
 /// It is a single forward scan over the UTF-8 bytes with a table lookup per byte: no `Regex`
 /// is built (one that compiled nine patterns per call was 82 % of a one-shot registration's
 /// instructions), and text without a secret is returned as it came, without a copy.
-/// Redacting twice changes nothing.
+/// Redacting twice changes nothing: every rule reads the text as it is written out (after a
+/// placeholder a word starts), and a value that is exactly the placeholder is passed over.
 public enum Redaction {
     /// What a secret is replaced with.
     public static let placeholder = "<redacted>"

@@ -54,7 +54,10 @@ struct RedactionScanner {
                 if match.quote { out!.append(UInt8(ascii: "\"")) }
                 copied = match.value.upperBound
                 i = max(match.resume, i + 1)
-                previousIsWord = t.words[Int(input[i - 1])]
+                // Word boundaries are judged on the text as written out: right after a replaced
+                // value the previous byte is the placeholder's `>` (or a quote), as a second pass
+                // will see it — `response=0123abcd-----BEGIN …` must find the key there too.
+                previousIsWord = i > copied && t.words[Int(input[i - 1])]
                 continue
             }
             previousIsWord = isWord
@@ -145,8 +148,11 @@ struct RedactionScanner {
         guard k > j else { return nil }
         var end = k
         while end < input.count, input[end] == UInt8(ascii: "=") { end += 1 }
-        // `realm="x"` or `realm=x`: a parameter, not a credential.
-        if end > k, end < input.count, input[end] == UInt8(ascii: "\"") || Self.isToken68Byte(input[end]) {
+        // `realm="x"` or `realm=x`: a parameter, not a credential — also once its value is
+        // redacted (`pn-prid=<redacted>`: a second pass must read it as the first did).
+        if end > k, end < input.count,
+            input[end] == UInt8(ascii: "\"") || Self.isToken68Byte(input[end]) || hasPrefix(at: end, Self.placeholder)
+        {
             return nil
         }
         guard looksEncoded || end > k || k - j >= 24 else { return nil }
@@ -191,6 +197,12 @@ struct RedactionScanner {
         while j < input.count, !t.userInfoStops[Int(input[j])], input[j] != UInt8(ascii: ":") { j += 1 }
         guard j > userStart, j < input.count, input[j] == UInt8(ascii: ":") else { return nil }
         let passwordStart = j + 1
+        // Already redacted: skip the user part as the first pass did (it is not scanned either
+        // time), so a second pass does not find a `key=` in it the first one never looked at.
+        let redacted = passwordStart + Self.placeholder.utf8CodeUnitCount
+        if hasPrefix(at: passwordStart, Self.placeholder), redacted < input.count, input[redacted] == UInt8(ascii: "@") {
+            return Match(value: redacted..<redacted, resume: redacted, replace: false)
+        }
         var k = passwordStart
         while k < input.count, !t.userInfoStops[Int(input[k])] { k += 1 }
         guard k > passwordStart, k < input.count, input[k] == UInt8(ascii: "@") else { return nil }
@@ -211,7 +223,7 @@ struct RedactionScanner {
         let bodyStart = j + keyEnd.utf8CodeUnitCount
         var k = bodyStart
         while k < input.count, !hasPrefix(at: k, "-----END ", caseSensitive: true) { k += 1 }
-        if k == bodyStart || hasPrefix(at: bodyStart, Self.placeholder) {
+        if k == bodyStart || isPlaceholder(bodyStart..<k) {
             return Match(value: bodyStart..<bodyStart, resume: bodyStart, replace: false)
         }
         return Match(value: bodyStart..<k, resume: k)
@@ -219,14 +231,30 @@ struct RedactionScanner {
 
     // MARK: Pieces
 
-    /// `"…"` with backslash escapes: the bytes between the quotes (an empty value stays).
+    /// `"…"` with backslash escapes: the bytes between the quotes (an empty value stays), and
+    /// never past the end of the line. Neither a SIP quoted-string holding a secret (RFC 7616
+    /// §3.4: `response` is quoted hex) nor a JSON string (RFC 8259 §7: control characters are
+    /// escaped) holds a bare CR or LF, and a value that ran on to a later quote swallowed the line
+    /// ends between: a second pass saw other lines (a PEM header joined to the line after it)
+    /// and redacted again. An unclosed quote ends with its line.
     func quotedValue(at quote: Int) -> Match? {
         var k = quote + 1
-        while k < input.count, input[k] != UInt8(ascii: "\"") { k += input[k] == UInt8(ascii: "\\") ? 2 : 1 }
+        while k < input.count, input[k] != UInt8(ascii: "\""), !Self.isLineEnd(input[k]) {
+            if input[k] == UInt8(ascii: "\\"), k + 1 < input.count, !Self.isLineEnd(input[k + 1]) { k += 2 } else { k += 1 }
+        }
         let end = min(k, input.count)
         guard end > quote + 1 else { return nil }
-        return Match(value: (quote + 1)..<end, resume: min(end + 1, input.count))
+        let closed = end < input.count && input[end] == UInt8(ascii: "\"")
+        return Match(value: (quote + 1)..<end, resume: closed ? end + 1 : end)
     }
+
+    /// Whether `range` holds exactly ``placeholder``: a value already redacted, left as it is.
+    /// Only exactly: a PEM body `<redacted>MIIE…` still holds a key after the placeholder.
+    func isPlaceholder(_ range: Range<Int>) -> Bool {
+        range.count == Self.placeholder.utf8CodeUnitCount && hasPrefix(at: range.lowerBound, Self.placeholder)
+    }
+
+    static func isLineEnd(_ b: UInt8) -> Bool { b == 0x0A || b == 0x0D }
 
     func bytes(_ word: StaticString) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)

@@ -105,7 +105,46 @@ import SIPCore
     }
 
     @Test func redactingTwiceChangesNothing() {
-        let once = Redaction.redact(#"password=x {"token":"y"} response="abc" inline:KEY"#)
-        #expect(Redaction.redact(once) == once)
+        for text in [
+            #"password=x {"token":"y"} response="abc" inline:KEY"#,
+            "-----BEGIN x pwd=\"a\nb\" PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----",
+            "Bearer pn-prid=00ff", "ws://-key=u:pw@ws.example.com", "pwd=\"a\\\nkey=b\"",
+        ] {
+            let once = Redaction.redact(text)
+            #expect(Redaction.redact(once) == once, "\(text.debugDescription) → \(once.debugDescription)")
+        }
+    }
+
+    /// A quoted value ends at its closing quote or at the end of its line, whichever is first:
+    /// neither a SIP quoted-string nor a JSON string holds a bare CR or LF, and a value running
+    /// on to a quote lines later swallowed the lines between (and their line ends, on which other
+    /// rules depend). What follows on the next line is scanned as its own text.
+    @Test func aQuotedValueEndsWithItsLine() {
+        #expect(Redaction.redact("password=\"abc\nkey=x\"") == "password=\"\(Self.r)\nkey=\(Self.r)\"")
+        #expect(Redaction.redact("password=\"abc\r\nok\"") == "password=\"\(Self.r)\r\nok\"")
+        #expect(Redaction.redact("password=\"ab\\\r\nok") == "password=\"\(Self.r)\r\nok")
+        #expect(Redaction.redact(#"{"password":"p\"w\\","ok":1}"#) == #"{"password":"\#(Self.r)","ok":1}"#)
+    }
+
+    /// A secret right after a redacted value is judged as the text will read: the placeholder
+    /// ends a word, so a PEM key glued to a digest response or an SDES key is still found (it
+    /// survived the first pass before, and only a second pass removed it).
+    @Test func aKeyGluedToARedactedValueIsFound() {
+        let pem = "-----BEGIN PRIVATE KEY-----\nMIIBsecret\n-----END PRIVATE KEY-----"
+        let redactedPEM = "-----BEGIN PRIVATE KEY-----\(Self.r)-----END PRIVATE KEY-----"
+        #expect(Redaction.redact("response=0123456789abcdef" + pem) == "response=\(Self.r)" + redactedPEM)
+        #expect(Redaction.redact("inline:KEY" + pem) == "inline:\(Self.r)" + redactedPEM)
+    }
+
+    /// An already redacted value is left as it is only when it is exactly the placeholder.
+    @Test func onlyAWhollyRedactedValueIsSkipped() {
+        let r = Self.r
+        #expect(
+            Redaction.redact("-----BEGIN PRIVATE KEY-----\(r)MIIB\n-----END PRIVATE KEY-----")
+                == "-----BEGIN PRIVATE KEY-----\(r)-----END PRIVATE KEY-----")
+        #expect(Redaction.redact("Bearer pn-prid=00ff") == "Bearer pn-prid=\(r)")
+        #expect(Redaction.redact("Bearer pn-prid=\(r)") == "Bearer pn-prid=\(r)")
+        #expect(Redaction.redact("ws://-key=u:pw@h") == "ws://-key=u:\(r)@h")
+        #expect(Redaction.redact("ws://-key=u:\(r)@h") == "ws://-key=u:\(r)@h")
     }
 }

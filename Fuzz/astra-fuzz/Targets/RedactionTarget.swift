@@ -60,6 +60,8 @@ enum RedactionTarget {
             let half = message.count / 2
             seeds.append([UInt8(i % lines.count)] + message[..<half].filter { $0 != 0 } + [0] + message[half...])
         }
-        return seeds
+        // Its own findings, as they were found (byte 0 picks the line).
+        return seeds + SeedFiles.paths(in: "Tests/SIPCoreTests/Vectors/fuzz")
+            .filter { $0.contains("/redaction-") }.map(SeedFiles.read)
     }
 }
