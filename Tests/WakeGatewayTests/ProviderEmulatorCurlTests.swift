@@ -153,8 +153,10 @@ import Testing
         #expect(try await refused(Self.voipHeaders(bearer, topic: "com.example.astra")) == (400, #"{"reason":"BadTopic"}"#))
         // Bad token.
         #expect(try await refused(Self.voipHeaders(bearer), "not-a-token") == (400, #"{"reason":"BadDeviceToken"}"#))
-        // Expired JWT (issued 61 minutes ago), a token signed by another key, none at all.
-        let expired = try await Self.providerToken(rig, iat: Int64(Date().timeIntervalSince1970) - 3_660)
+        // Expired JWT, a token signed by another key, none at all. "Expired" is issued 70 minutes
+        // ago: the emulator accepts an hour plus its 60 s clock skew, so 61 minutes sat on that
+        // boundary and passed whenever minting and curl took under a second.
+        let expired = try await Self.providerToken(rig, iat: Int64(Date().timeIntervalSince1970) - 4_200)
         #expect(try await refused(Self.voipHeaders(expired)) == (403, #"{"reason":"ExpiredProviderToken"}"#))
         let other = try await IndependentJWT.make()
         defer { other.remove() }
@@ -205,7 +207,7 @@ import Testing
         }
         #expect(String(decoding: bytes, as: UTF8.self).contains("p-nghttp"))
         // An expired provider token through nghttp: 403 and Apple's reason.
-        let expired = try await Self.providerToken(rig, iat: Int64(Date().timeIntervalSince1970) - 3_660)
+        let expired = try await Self.providerToken(rig, iat: Int64(Date().timeIntervalSince1970) - 4_200)
         var again = ["-v", "-d", body.path]
         for header in Self.voipHeaders(expired) { again += ["-H", header] }
         let refused = try await ChildProcess.run(command: "nghttp", again + [rig.apnsURL + "/3/device/" + Self.token])
