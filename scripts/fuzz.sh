@@ -72,6 +72,9 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <("$bin" list | cut -f1)
 fi
 
+count_findings() { find "$1" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l; }
+count_slow() { find "$1" -maxdepth 1 -type f -name 'slow-unit-*' | wc -l; }
+
 # One target: seeds, libFuzzer, then its JSON line from libFuzzer's final statistics.
 run_target() {
     local t=$1 seeds="$out/seeds/$1" log="$out/logs/$1.log" artifacts="Fuzz/artifacts/$1/" corpus
@@ -85,23 +88,26 @@ run_target() {
     fi
     mkdir -p "$corpus"
     local before after status
-    before=$(ls "$artifacts" | wc -l)
+    # Findings are libFuzzer's crash-/leak-/timeout-/oom- files; slow-unit- files (an input that
+    # took longer than -report_slow_units but finished within -timeout) are reported apart, since
+    # a bounded but costly input is a finding to look at, not a crash (docs/fuzzing.md).
+    before=$(count_findings "$artifacts"); slow_before=$(count_slow "$artifacts")
     "$bin" seeds "$t" "$seeds" 2>"$log" || { echo "{\"target\":\"$t\",\"ok\":false,\"error\":\"no seeds\"}"; return 1; }
     nice -n "$niceness" "$bin" "$t" "$corpus" "$seeds" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix="$artifacts" -print_final_stats=1 \
         ${FUZZ_FLAGS:-} >>"$log" 2>&1
     status=$?
-    after=$(ls "$artifacts" | wc -l)
-    awk -v t="$t" -v s="$seconds" -v status="$status" -v crashes="$((after - before))" -v artifacts="$artifacts" '
+    after=$(count_findings "$artifacts"); slow_after=$(count_slow "$artifacts")
+    awk -v t="$t" -v s="$seconds" -v status="$status" -v crashes="$((after - before))" -v slow="$((slow_after - slow_before))" -v artifacts="$artifacts" '
         /^#[0-9]+/ { for (i = 1; i <= NF; i++) { if ($i == "cov:") cov = $(i + 1); if ($i == "ft:") ft = $(i + 1); if ($i == "corp:") { split($(i + 1), c, "/"); corp = c[1] } } }
         /^stat::number_of_executed_units:/ { runs = $2 }
         /^stat::average_exec_per_sec:/ { eps = $2 }
         /^stat::new_units_added:/ { added = $2 }
         /^stat::peak_rss_mb:/ { rss = $2 }
-        /^SUMMARY: / && !finding { finding = substr($0, 10); gsub(/["\\]/, "", finding) }
+        /^SUMMARY: / && !finding && !/slow-unit/ { finding = substr($0, 10); gsub(/["\\]/, "", finding) }
         END {
             ok = (status == 0 && crashes == 0 && runs > 0) ? "true" : "false"
-            printf "{\"target\":\"%s\",\"seconds\":%d,\"executions\":%d,\"exec_per_sec\":%d,\"coverage\":%d,\"features\":%d,\"corpus\":%d,\"new_units\":%d,\"peak_rss_mb\":%d,\"crashes\":%d", t, s, runs, eps, cov, ft, corp, added, rss, crashes
+            printf "{\"target\":\"%s\",\"seconds\":%d,\"executions\":%d,\"exec_per_sec\":%d,\"coverage\":%d,\"features\":%d,\"corpus\":%d,\"new_units\":%d,\"peak_rss_mb\":%d,\"crashes\":%d,\"slow_units\":%d", t, s, runs, eps, cov, ft, corp, added, rss, crashes, slow
             if (finding != "") printf ",\"finding\":\"%s\",\"artifacts\":\"%s\"", finding, artifacts
             printf ",\"exit\":%d,\"ok\":%s}\n", status, ok
         }' "$log"
