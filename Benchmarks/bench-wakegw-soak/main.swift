@@ -7,7 +7,9 @@
 // the gateway's SIP port from an untrusted socket the whole time. Prints ONE JSON object: RSS of
 // the gateway process (/proc/PID/status) at start, after the warm-up minute, at the end of the
 // traffic and once its state was freed; push-to-ring and failover p50/p99 over all, the first
-// and the last minute (the gateway's own `ringing` / `failover` events, `since_invite_ms`);
+// and the last minute (the gateway's own `ringing` / `failover` events, `since_invite_ms`); the
+// gateway's heap in use (`heap_in_use_kb` of its `stats` events, glibc mallinfo2: independent of
+// the machine's load, unlike latency) at the same points and its growth;
 // failures (a call whose caller did not get the expected final answer). Targets (issue 14):
 // RSS growth ≤ 5 MB warm-up → end, 0 failed calls, p99s of the first and last minute within 20 %.
 import Glibc
@@ -79,7 +81,16 @@ do {
     infrastructure.stop()
     exit(3)
 }
+/// The gateway's heap in use (KiB) in its latest `stats` event (every 10 s), -1 before the first.
+func heapKB() -> Int {
+    let log = infrastructure.gatewayLog
+    guard let stats = log.split(separator: "\n").last(where: { $0.contains("\"event\":\"stats\"") }),
+        let json = try? LineJSON.parse(String(stats)), case .number(let text)? = json["heap_in_use_kb"]
+    else { return -1 }
+    return Int(text) ?? -1
+}
 let rssStart = rssKB()
+let heapStart = heapKB()
 
 // Pressure for the whole run: idle API connections and junk on the SIP port.
 let stop = Mutex(false)
@@ -141,11 +152,15 @@ let total = seconds * rate
 let interval = Duration.milliseconds(1_000 / max(rate, 1))
 let startTime = ContinuousClock.now
 var rssWarm = -1
+var heapWarm = -1
 var calls: [Task<Void, Never>] = []
 log("\(total) calls over \(seconds) s, \(idleCount) idle connections, junk every 20 ms")
 for i in 0..<total {
     try? await Task.sleep(until: startTime.advanced(by: interval * i), clock: .continuous)  // pacing
-    if rssWarm < 0, startTime.duration(to: .now) >= .seconds(warmUpSeconds) { rssWarm = rssKB() }
+    if rssWarm < 0, startTime.duration(to: .now) >= .seconds(warmUpSeconds) {
+        rssWarm = rssKB()
+        heapWarm = heapKB()
+    }
     if i > 0, i % (120 * rate) == 0 {
         // The registered lines refresh every 2 minutes (their bindings last 300 s).
         for phone in registered { Task { _ = await phone.register(expires: 300) } }
@@ -182,12 +197,14 @@ for i in 0..<total {
 for call in calls { await call.value }
 let trafficSeconds = Double(startTime.duration(to: .now).components.seconds)
 let rssEnd = rssKB()
+let heapEnd = heapKB()
 stop.withLock { $0 = true }
 junk.cancel()
 for task in idleTasks { task.cancel() }
 // Everything a finished call holds is freed 64·T1 (32 s) after its final answer.
 try? await Task.sleep(for: .seconds(40))
 let rssSettled = rssKB()
+let heapSettled = heapKB()
 
 // Figures from the gateway's own events.
 let report = SoakReport(log: infrastructure.gatewayLog)
@@ -212,6 +229,8 @@ let json = object([
     ("gateway_sip_untrusted", "\(report.lastStat("sip_untrusted"))"),
     ("rss_kb", object([("start", "\(rssStart)"), ("after_warmup", "\(rssWarm)"), ("end", "\(rssEnd)"), ("settled", "\(rssSettled)")])),
     ("rss_growth_warmup_to_end_kb", "\(rssEnd - rssWarm)"),
+    ("heap_in_use_kb", object([("start", "\(heapStart)"), ("after_warmup", "\(heapWarm)"), ("end", "\(heapEnd)"), ("settled", "\(heapSettled)")])),
+    ("heap_growth_warmup_to_end_kb", "\(heapEnd - heapWarm)"),
     ("push_to_ring_ms", report.summary(report.pushToRing)), ("failover_ms", report.summary(report.failover)),
     ("held_calls_settled", "\(report.lastStat("held_calls"))"), ("held_decisions_settled", "\(report.lastStat("held_decisions"))"),
     ("load_average", "\"\(load)\""),
@@ -219,7 +238,7 @@ let json = object([
 print(json)
 // The gateway's own view every 10 s (stderr): RSS and the tables a leak would grow.
 for point in report.series {
-    let keys = ["t", "rss_kb", "held_calls", "held_decisions", "held_push_grants", "held_retransmissions", "http_connections",
+    let keys = ["t", "rss_kb", "heap_in_use_kb", "held_calls", "held_decisions", "held_push_grants", "held_retransmissions", "http_connections",
         "apns_connections", "apns_models"]
     log(keys.map { "\($0)=\(point[$0] ?? -1)" }.joined(separator: " "))
 }

@@ -1,10 +1,12 @@
 import Dispatch
 import Glibc
 
-/// One accepted (or connected) TCP stream on a non-blocking socket, driven by a Dispatch read
-/// source on its own serial queue. Reads arrive in order on ``events`` (`.data`, then one
-/// `.closed`); writes run on the same queue and wait for writability with `poll` there, so the
-/// Swift cooperative pool never blocks.
+/// One accepted (or connected) TCP stream on a non-blocking socket, driven by Dispatch sources
+/// on one of the shared connection queues (``ConnectionQueues``: a fixed set, never a queue per
+/// connection). Reads arrive in order on ``events`` (`.data`, then one `.closed`). Writes are
+/// queued in call order in an outbox and sent at once; what the socket does not take waits for a
+/// write source, so neither the Swift cooperative pool nor a shared queue ever blocks on a peer
+/// that does not read (docs/decisions.md D44).
 public final class TCPConnection: @unchecked Sendable {
     public enum Event: Sendable, Hashable {
         case data([UInt8])
@@ -22,18 +24,34 @@ public final class TCPConnection: @unchecked Sendable {
     private let source: DispatchSourceRead
     private let sink: AsyncStream<Event>.Continuation
     // Confined to `queue`:
-    /// Our side is done: no more writes; the descriptor is closed once the read source is gone.
+    /// ``close()`` was asked: no more writes; the descriptor is closed once the outbox is empty
+    /// (or given up) and no source uses it.
     private var closed = false
+    /// The outbox is done with (empty, failed or timed out) after ``close()``.
+    private var released = false
     /// The peer's side is done (EOF or error) or we closed: ``events`` has ended.
     private var readEnded = false
-    /// The read source's cancel handler ran (Dispatch no longer uses the descriptor).
-    private var sourceGone = false
+    /// Dispatch sources whose cancel handler has not run yet (they still use the descriptor).
+    private var sourcesAlive = 1
+    private var fdClosed = false
+    /// Writes not yet sent whole, in call order.
+    private var outbox = WriteOutbox()
+    /// Created on the first write the socket could not take; resumed only while the outbox waits.
+    private var writeSource: DispatchSourceWrite?
+    private var writeArmed = false
+    /// A write failed or timed out: the byte stream is torn, later writes fail at once.
+    private var writeBroken = false
+    /// ``finishWriting()`` was asked while bytes were still waiting.
+    private var finishAfterDrain = false
+    /// When the outbox last made progress, and whether a deadline check is scheduled.
+    private var lastProgress = DispatchTime.now()
+    private var deadlineArmed = false
 
     init(fd: Int32, remote: String, remoteIP: String) {
         self.fd = fd
         self.remote = remote
         self.remoteIP = remoteIP
-        queue = DispatchQueue(label: "astra.httplite.conn")
+        queue = ConnectionQueues.next()
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         (events, sink) = AsyncStream.makeStream(of: Event.self)
         let sink = sink
@@ -57,10 +75,7 @@ public final class TCPConnection: @unchecked Sendable {
                 endRead()
             }
         }
-        source.setCancelHandler { [self] in
-            sourceGone = true
-            if closed { Glibc.close(fd) }
-        }
+        source.setCancelHandler { [self] in sourceGone() }
         source.resume()
     }
 
@@ -86,14 +101,12 @@ public final class TCPConnection: @unchecked Sendable {
         return TCPConnection(fd: fd, remote: "\(host):\(port)", remoteIP: host)
     }
 
-    /// Writes all of `bytes`; false when the connection is closed or the peer stopped reading for
-    /// `timeoutMs`.
+    /// Writes all of `bytes`; false when the connection is closed, a write failed, or the peer
+    /// took no bytes for `timeoutMs` (the connection is then closed: its stream is torn).
     @discardableResult
     public func write(_ bytes: [UInt8], timeoutMs: Int32 = 5_000) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            queue.async { [self] in
-                continuation.resume(returning: writeNow(bytes, timeoutMs: timeoutMs))
-            }
+            queue.async { [self] in submit(bytes, timeoutMs: timeoutMs) { continuation.resume(returning: $0) } }
         }
     }
 
@@ -101,37 +114,111 @@ public final class TCPConnection: @unchecked Sendable {
     /// order they were made. (``write(_:timeoutMs:)`` is `async` on a non-isolated class, so an
     /// actor calling it hops to the global executor first and two calls can reach the queue
     /// swapped — fine for whole messages, fatal for a byte stream cut in pieces, such as TLS
-    /// records: seen as `bad record mac` at the peer.) `done` gets whether everything was written.
+    /// records: seen as `bad record mac` at the peer.) `done` gets whether everything was written;
+    /// it runs on a shared connection queue and must not block.
     public func enqueue(_ bytes: [UInt8], timeoutMs: Int32 = 5_000, done: (@Sendable (Bool) -> Void)? = nil) {
-        queue.async { [self] in
-            let ok = writeNow(bytes, timeoutMs: timeoutMs)
-            done?(ok)
-        }
+        queue.async { [self] in submit(bytes, timeoutMs: timeoutMs, done: done) }
     }
 
-    private func writeNow(_ bytes: [UInt8], timeoutMs: Int32) -> Bool {
-        guard !closed else { return false }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n > 0 {
-                offset += n
-                continue
+    /// On `queue`: into the outbox, and out at once unless earlier bytes are still waiting for
+    /// writability (then the write source sends them all, in order).
+    private func submit(_ bytes: [UInt8], timeoutMs: Int32, done: WriteOutbox.Done?) {
+        guard !closed, !writeBroken else {
+            done?(false)
+            return
+        }
+        outbox.append(bytes, timeoutMs: timeoutMs, done: done)
+        if !writeArmed { pump() }
+    }
+
+    /// On `queue`: sends what the socket takes; waits for the write source when it is full.
+    private func pump() {
+        let before = outbox.sentBytes
+        let (result, completed) = outbox.flush { raw in
+            let n = send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+            return n >= 0 ? n : -Int(errno)
+        }
+        if outbox.sentBytes != before { lastProgress = .now() }
+        switch result {
+        case .drained:
+            disarmWrite()
+            for done in completed { done(true) }
+            if finishAfterDrain {
+                finishAfterDrain = false
+                _ = shutdown(fd, Int32(SHUT_WR))
             }
-            let e = errno
-            if e == EINTR { continue }
-            guard e == EAGAIN || e == EWOULDBLOCK else { return false }
-            var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&pfd, 1, timeoutMs) == 1 else { return false }
+            if closed { release() }
+        case .blocked(let timeoutMs):
+            for done in completed { done(true) }
+            armWrite()
+            armDeadline(timeoutMs)
+        case .failed:
+            for done in completed { done(true) }
+            giveUpWriting()
         }
-        return true
     }
 
-    /// Closes the socket; ``events`` ends with `.closed`.
+    /// The outbox can never be sent: its writes fail, later ones too.
+    private func giveUpWriting() {
+        writeBroken = true
+        finishAfterDrain = false
+        disarmWrite()
+        for done in outbox.failAll() { done(false) }
+        if closed { release() }
+    }
+
+    private func armWrite() {
+        guard !writeArmed else { return }
+        writeArmed = true
+        if let writeSource {
+            writeSource.resume()
+            return
+        }
+        let created = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        created.setEventHandler { [self] in if writeArmed, !released { pump() } }
+        created.setCancelHandler { [self] in sourceGone() }
+        sourcesAlive += 1
+        writeSource = created
+        created.resume()
+    }
+
+    private func disarmWrite() {
+        guard writeArmed, !released, let writeSource else { return }
+        writeArmed = false
+        writeSource.suspend()
+    }
+
+    /// A peer that takes no bytes for the head write's `timeoutMs` is given up on: the pending
+    /// writes fail and the connection closes (one check scheduled at a time, re-armed on progress).
+    private func armDeadline(_ timeoutMs: Int32) {
+        guard !deadlineArmed else { return }
+        deadlineArmed = true
+        queue.asyncAfter(deadline: lastProgress + .milliseconds(Int(timeoutMs))) { [weak self] in
+            guard let self else { return }
+            deadlineArmed = false
+            guard !outbox.isEmpty, !writeBroken else { return }
+            let timeout = outbox.entries.first?.timeoutMs ?? timeoutMs
+            if DispatchTime.now() >= lastProgress + .milliseconds(Int(timeout)) {
+                giveUpWriting()
+                shutDown()
+            } else {
+                armDeadline(timeout)
+            }
+        }
+    }
+
+    /// Closes the socket; ``events`` ends with `.closed` at once. Bytes already queued are still
+    /// written (within their timeout) before the descriptor is closed.
     public func close() { queue.async { [self] in shutDown() } }
 
-    /// Half-closes our sending side (`shutdown(SHUT_WR)`): the peer reads EOF after what was written.
-    public func finishWriting() { queue.async { [self] in if !closed { _ = shutdown(fd, Int32(SHUT_WR)) } } }
+    /// Half-closes our sending side (`shutdown(SHUT_WR)`) after what was queued: the peer reads
+    /// EOF after it.
+    public func finishWriting() {
+        queue.async { [self] in
+            guard !closed, !writeBroken else { return }
+            if outbox.isEmpty { _ = shutdown(fd, Int32(SHUT_WR)) } else { finishAfterDrain = true }
+        }
+    }
 
     private func endRead() {
         guard !readEnded else { return }
@@ -145,7 +232,32 @@ public final class TCPConnection: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         endRead()
-        if sourceGone { Glibc.close(fd) }
+        if outbox.isEmpty { release() }
+    }
+
+    /// Closed and nothing left to write: the write source goes, then the descriptor.
+    private func release() {
+        guard !released else { return }
+        released = true
+        if let writeSource {
+            writeSource.cancel()
+            if !writeArmed {
+                writeArmed = true
+                writeSource.resume()  // a suspended source never runs its cancel handler
+            }
+        }
+        closeIfDone()
+    }
+
+    private func sourceGone() {
+        sourcesAlive -= 1
+        closeIfDone()
+    }
+
+    private func closeIfDone() {
+        guard released, sourcesAlive == 0, !fdClosed else { return }
+        fdClosed = true
+        Glibc.close(fd)
     }
 
     deinit { sink.finish() }

@@ -1,5 +1,5 @@
 import AstraJSON
-import Dispatch
+import HTTPLite
 import PushKitEmu
 import SIPCore
 
@@ -102,14 +102,16 @@ extension LineJSON {
 /// The device's persistent connection to the APNs emulator (the role of the iPhone's `apsd`):
 /// connect, announce `{"token","topic","environment"}` as one JSON line, then read one JSON line
 /// per push. The connection belongs to the device, not the app: it stays up while the app is
-/// killed, and is closed only when the device goes offline.
+/// killed, and is closed only when the device goes offline. It is an HTTPLite ``TCPConnection``
+/// (a read source on the shared connection queues): no thread is parked in a blocking read for
+/// the connection's life (docs/decisions.md D44).
 public final class APNsDeviceConnection: Sendable {
     /// Pushes as they arrive, then the end of the connection.
     public let pushes: AsyncStream<DevicePush>
-    private let socket: LoopbackSocket
+    private let connection: TCPConnection
 
-    private init(socket: LoopbackSocket, pushes: AsyncStream<DevicePush>) {
-        self.socket = socket
+    private init(connection: TCPConnection, pushes: AsyncStream<DevicePush>) {
+        self.connection = connection
         self.pushes = pushes
     }
 
@@ -142,24 +144,26 @@ public final class APNsDeviceConnection: Sendable {
         return try await open(host: host, port: port, hello: Array((hello.jsonText + "\n").utf8))
     }
 
-    /// Connects, sends the hello line, and reads pushes.
+    /// Connects (a blocking loopback connect, off the cooperative pool), sends the hello line,
+    /// and reads pushes.
     private static func open(host: String, port: UInt16, hello: [UInt8]) async throws(LiveError) -> APNsDeviceConnection {
-        let opened: Result<LoopbackSocket, LiveError> = await offPool {
-            do throws(LiveError) {
-                let socket = try LoopbackSocket.connect(host: host, port: port)
-                try socket.writeAll(hello)
-                return .success(socket)
+        let opened: Result<TCPConnection, LiveError> = await offPool {
+            do throws(HTTPLiteError) {
+                return .success(try TCPConnection.connect(host: host, port: port))
             } catch {
-                return .failure(error)
+                return .failure(LiveError(.network, error.description))
             }
         }
-        let socket = try opened.get()
+        let connection = try opened.get()
+        guard await connection.write(hello, timeoutMs: 2_000) else {
+            connection.close()
+            throw LiveError(.network, "device hello to \(host):\(port) not sent")
+        }
         let (stream, sink) = AsyncStream.makeStream(of: DevicePush.self)
-        let queue = DispatchQueue(label: "astra.apns-device")
-        queue.async {
+        Task {
             var buffer: [UInt8] = []
-            while true {
-                guard let chunk = try? socket.readSome(), !chunk.isEmpty else { break }
+            for await event in connection.events {
+                guard case .data(let chunk) = event else { break }
                 buffer += chunk
                 while let newline = buffer.firstIndex(of: 10) {
                     let line = Array(buffer[..<newline])
@@ -170,9 +174,9 @@ public final class APNsDeviceConnection: Sendable {
             }
             sink.finish()
         }
-        return APNsDeviceConnection(socket: socket, pushes: stream)
+        return APNsDeviceConnection(connection: connection, pushes: stream)
     }
 
     /// Closes the connection (device offline): the reader ends, the emulator sees the close.
-    public func close() { socket.shutdownBoth() }
+    public func close() { connection.close() }
 }

@@ -1,8 +1,9 @@
 import Dispatch
 import Glibc
 
-/// A blocking TCP socket to a loopback (or any IPv4) service, for the two small clients of live
-/// mode: the APNs device connection and the gateway's HTTP API. Blocking IO runs on Dispatch
+/// A blocking TCP socket to a loopback (or any IPv4) service, for the small request/response
+/// client of live mode: the gateway's HTTP API (the APNs device connection, open for a device's
+/// life, is a non-blocking HTTPLite `TCPConnection`). Blocking IO runs on Dispatch
 /// threads, never on the Swift concurrency pool (2 shared cores: a blocked pool thread stalls
 /// every actor).
 final class LoopbackSocket: @unchecked Sendable {
@@ -69,9 +70,6 @@ final class LoopbackSocket: @unchecked Sendable {
             throw LiveError(.network, "recv(): \(String(cString: strerror(errno)))")
         }
     }
-
-    /// Wakes a blocked reader (it sees end of stream) and releases nothing yet.
-    func shutdownBoth() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 
     deinit { close(fd) }
 }

@@ -1,11 +1,17 @@
+import CLinux
 import Glibc
 
 /// The `stats` event: what was refused or dropped (``WakeGatewayServer/counters``), the state held
 /// now (every per-call and per-user table, the APNs emulator's, open connections) and the
-/// process's resident memory — so a long run shows a leak as a growing number, not a hope.
+/// process's resident memory and heap in use — so a long run shows a leak as a growing number,
+/// not a hope. RSS also counts freed pages malloc keeps for reuse; `heap_in_use_kb` (glibc
+/// `mallinfo2`: bytes allocated, arenas and mmapped blocks) does not, and it does not depend on
+/// the machine's load (docs/decisions.md D44).
 extension WakeGatewayServer {
     public func statsEvent() async -> WakeEvent {
-        var fields: [(String, WakeEvent.Value)] = [("rss_kb", .int(Self.residentKB()))]
+        var fields: [(String, WakeEvent.Value)] = [
+            ("rss_kb", .int(Self.residentKB())), ("heap_in_use_kb", .int(Self.heapInUseKB())),
+        ]
         for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
         for (key, value) in stateCounts.sorted(by: { $0.key < $1.key }) { fields.append(("held_" + key, .int(Int64(value)))) }
         fields.append(("held_decisions", .int(Int64(await wake?.trackedCalls ?? 0))))
@@ -33,6 +39,9 @@ extension WakeGatewayServer {
         }
         return WakeEvent("stats", fields)
     }
+
+    /// Heap in use by this process in KiB (glibc `mallinfo2`: `uordblks` + `hblkhd`).
+    static func heapInUseKB() -> Int64 { Int64(astra_heap_in_use_bytes() / 1_024) }
 
     /// Resident set size of this process in KiB (`/proc/self/statm`, field 2 × page size).
     static func residentKB() -> Int64 {

@@ -1,0 +1,61 @@
+import AstraTestSupport
+import Dispatch
+import HTTPLite
+import Testing
+
+@testable import SIPTransport
+
+/// API connections closed by the gateway's idle timeout, wave after wave (what the soak's idle
+/// connections do every 30 s): the gateway's heap in use must not grow with the connections it
+/// has closed (docs/decisions.md D44: ~164 B each were left behind when every connection had a
+/// Dispatch queue of its own).
+extension WakeGatewayResourceTests {
+    /// 20 waves of 300 idle connections, each closed by a 100 ms idle timeout. `heap_in_use_kb`
+    /// (glibc mallinfo2, from the gateway's own `stats` event once it holds no connection) after
+    /// the last wave is within 384 KiB of where it was after the first: 5,700 connections later,
+    /// the old leak would have added ~900 KiB. Heap, not RSS: it does not count pages malloc
+    /// keeps, nor depend on the machine's load.
+    @Test func idleTimeoutWavesLeaveNoHeapBehind() async throws {
+        let kamailio = try Kamailio()
+        let gateway = try await Gateway.start(
+            kamailio: kamailio.udp.local, ["--http-idle-timeout-ms", "100", "--stats-interval-s", "1"])
+        let port = gateway.http
+        /// One wave: `count` connections (blocking connects on a Dispatch thread, never on the
+        /// cooperative pool), each waited on until the gateway closes it.
+        func wave(_ count: Int) async -> Int {
+            let opened: [TCPConnection] = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        returning: (0..<count).compactMap { _ in try? TCPConnection.connect(host: "127.0.0.1", port: port) })
+                }
+            }
+            var closedByGateway = 0
+            for connection in opened {
+                for await event in connection.events where event == .closed { closedByGateway += 1 }
+                connection.close()
+            }
+            return closedByGateway
+        }
+        /// The heap of the first `stats` event after `seen` ones that shows no open connection.
+        func heapWhenIdle(after seen: Int) async -> Int? {
+            await eventuallySome(timeout: .seconds(20), every: .milliseconds(50)) { () -> Int? in
+                let stats = gateway.process.events("stats")
+                guard stats.count > seen, let last = stats.last,
+                    CallToolHarness.field("http_connections", in: last) == "0"
+                else { return nil }
+                return CallToolHarness.field("heap_in_use_kb", in: last).flatMap { Int($0) }
+            }
+        }
+        var heaps: [Int] = []
+        for n in 0..<20 {
+            #expect(await wave(300) == 300, "wave \(n)")
+            let seen = gateway.process.events("stats").count
+            heaps.append(try #require(await heapWhenIdle(after: seen), "no idle stats after wave \(n)"))
+        }
+        print("wakegw heap in use after each idle wave (KiB): \(heaps)")
+        let last = gateway.process.events("stats").last ?? ""
+        #expect(CallToolHarness.field("http_closed_idle_timeout", in: last).flatMap { Int($0) } ?? 0 >= 6_000, "\(last)")
+        #expect(heaps[0] > 0 && heaps[19] - heaps[0] <= 384, "heap \(heaps)")
+        await gateway.stop()
+    }
+}
