@@ -128,7 +128,9 @@ import Testing
         for chunk in chunks { server.enqueue(chunk, timeoutMs: 10_000) { ok in results.withLock { $0.append(ok) } } }
         server.close()
         try? await Task.sleep(for: .milliseconds(200))  // the peer starts reading late on purpose
+        let reading = ContinuousClock.now
         let received = await Self.offPool { Self.readToEnd(reader) }
+        print("4 MiB read behind a full socket in \(reading.duration(to: .now))")
         #expect(received.count == chunks.count * 65_536)
         #expect(received == Array(chunks.joined()))
         let doneAll = await eventually(timeout: .seconds(10)) { results.withLock { $0.count } == chunks.count }
