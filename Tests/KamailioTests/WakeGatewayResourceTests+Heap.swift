@@ -11,10 +11,12 @@ import Testing
 /// Dispatch queue of its own).
 extension WakeGatewayResourceTests {
     /// 20 waves of 300 idle connections, each closed by a 100 ms idle timeout. `heap_in_use_kb`
-    /// (glibc mallinfo2, from the gateway's own `stats` event once it holds no connection) after
-    /// the last wave is within 192 KiB of where it was after the tenth: 3,000 connections later,
-    /// the old leak would have added ~480 KiB. The first waves are the warm-up (the heap rises
-    /// by a few hundred KiB, then stays: the worker threads' malloc caches, the tables' capacity).
+    /// (glibc mallinfo2, from the gateway's own `stats` event once it holds no connection) around
+    /// the last waves (median of 18–20) is within 256 KiB of where it was around the tenth
+    /// (median of 9–11), 3,000 connections earlier: ≤ 85 B a connection. With a Dispatch queue
+    /// per connection it grows ~500 KiB over the same waves in a debug build (~170 B a
+    /// connection); with the shared queues 60–120 KiB, still warming up (the heap rises by a
+    /// few hundred KiB over the first waves: worker threads' malloc caches, tables' capacity).
     /// Heap, not RSS: it does not count pages malloc keeps, nor depend on the machine's load.
     @Test func idleTimeoutWavesLeaveNoHeapBehind() async throws {
         let kamailio = try Kamailio()
@@ -56,7 +58,9 @@ extension WakeGatewayResourceTests {
         print("wakegw heap in use after each idle wave (KiB): \(heaps)")
         let last = gateway.process.events("stats").last ?? ""
         #expect(CallToolHarness.field("http_closed_idle_timeout", in: last).flatMap { Int($0) } ?? 0 >= 6_000, "\(last)")
-        #expect(heaps[9] > 0 && heaps[19] - heaps[9] <= 192, "heap \(heaps)")
+        func median(_ values: ArraySlice<Int>) -> Int { values.sorted()[values.count / 2] }
+        let growth = median(heaps[17...19]) - median(heaps[8...10])
+        #expect(heaps[8] > 0 && growth <= 256, "heap grew \(growth) KiB over 3,000 connections: \(heaps)")
         await gateway.stop()
     }
 }
