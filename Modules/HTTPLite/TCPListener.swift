@@ -55,7 +55,7 @@ public final class TCPListener: @unchecked Sendable {
         self.port = UInt16(bigEndian: actual.sin_port)
         (connections, sink) = AsyncStream.makeStream(of: TCPConnection.self)
         (descriptorPressure, pressure) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
-        let queue = DispatchQueue(label: "astra.httplite.listen.\(self.port)")
+        let queue = ConnectionQueues.next()
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         let loop = AcceptLoop(fd: fd, queue: queue, source: source, sink: sink, pressure: pressure)
         self.loop = loop
