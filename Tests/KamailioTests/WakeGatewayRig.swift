@@ -79,7 +79,7 @@ final class WakeGatewayRig: Sendable {
     static func bearer(_ endpoint: String) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         return try JWTSigner(key: try JWTKey.hmac(secret: secret)).sign([
-            ("asterisk_endpoint", .string(endpoint)), ("iat", .number(String(now))), ("exp", .number(String(now + 3_600))),
+            "asterisk_endpoint": .string(endpoint), "iat": .int(now), "exp": .int(now + 3_600),
         ])
     }
 
