@@ -157,18 +157,9 @@ final class APNsDevice: Sendable {
 }
 
 extension WakeEvent {
-    func int(_ key: String) -> Int64? {
-        if case .int(let value)? = self[key] { return value }
-        return nil
-    }
-    func string(_ key: String) -> String? {
-        if case .string(let value)? = self[key] { return value }
-        return nil
-    }
-    func bool(_ key: String) -> Bool? {
-        if case .bool(let value)? = self[key] { return value }
-        return nil
-    }
+    func int(_ key: String) -> Int64? { self[key]?.int64Value }
+    func string(_ key: String) -> String? { self[key]?.stringValue }
+    func bool(_ key: String) -> Bool? { self[key]?.boolValue }
 }
 
 /// Milliseconds between two instants.
