@@ -22,7 +22,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         if value == value.rounded(), abs(value) < 1e15 {
             text = String(Int(value))
         } else {
-            text = String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05, 1e+15
+            text = String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05, 1e+16
         }
     }
 
