@@ -273,7 +273,9 @@ public struct JSONParser {
                     guard let encoded = UTF8.encode(unicode) else { throw fail(.badString, "invalid \\u escape") }
                     out.append(contentsOf: encoded)
                 default:
-                    let shown = escape >= 0x20 && escape < 0x7F ? "'\\\(Character(Unicode.Scalar(escape)))'" : Self.shown(escape)
+                    let shown =
+                        escape >= 0x20 && escape < 0x7F
+                        ? "'\\\(Character(Unicode.Scalar(escape)))'" : Self.shown(escape)
                     throw fail(.badString, "bad escape \(shown)")
                 }
             case 0x00..<0x20: throw fail(.badString, "control character in string")

@@ -9,7 +9,8 @@ extension JSONValue {
     }
 
     /// Parses exactly one JSON value from text.
-    public static func parse(_ text: String, limits: JSONParser.Limits = .standard) throws(JSONParseError) -> JSONValue {
+    public static func parse(_ text: String, limits: JSONParser.Limits = .standard) throws(JSONParseError) -> JSONValue
+    {
         try parse(Array(text.utf8), limits: limits)
     }
 }

@@ -200,16 +200,15 @@ public struct FCMProviderAPI: Sendable {
         .json(
             code.status,
             JSONValue.object([
-                "error": .object([
-                        "code": .int(code.status), "message": .string(message),
-                        "status": .string(code.googleStatus),
-                        "details": .array([
-                                .object([
-                                    "@type": .string("type.googleapis.com/google.firebase.fcm.v1.FcmError"),
-                                    "errorCode": .string(code.rawValue),
-                                ])
-                            ]),
-                    ])
+                "error": [
+                    "code": .int(code.status), "message": .string(message), "status": .string(code.googleStatus),
+                    "details": [
+                        [
+                            "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError",
+                            "errorCode": .string(code.rawValue),
+                        ]
+                    ],
+                ]
             ]).jsonText)
     }
 
@@ -218,9 +217,7 @@ public struct FCMProviderAPI: Sendable {
         .json(
             status,
             JSONValue.object([
-                "error": .object([
-                        "code": .int(status), "message": .string(message), "status": .string(google),
-                    ])
+                "error": ["code": .int(status), "message": .string(message), "status": .string(google)]
             ]).jsonText)
     }
 

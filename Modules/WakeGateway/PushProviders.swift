@@ -153,10 +153,10 @@ public actor PushProviders {
         case .success(let token): access = token
         }
         let body = JSONValue.object([
-            "message": .object([
-                    "token": .string(token), "data": .object(JSONObject(data.map { (key: $0.0, value: .string($0.1)) })),
-                    "android": .object(["priority": .string("high"), "ttl": .string("\(ttlSeconds)s")]),
-                ])
+            "message": [
+                "token": .string(token), "data": .object(JSONObject(data.map { (key: $0.0, value: .string($0.1)) })),
+                "android": ["priority": "high", "ttl": .string("\(ttlSeconds)s")],
+            ]
         ]).jsonText
         let request = HTTP2Client.Request(
             method: "POST", url: base + "/v1/projects/\(account.projectID)/messages:send",

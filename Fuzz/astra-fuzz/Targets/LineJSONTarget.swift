@@ -1,7 +1,7 @@
 import AstraJSON
 import SIPCore
 
-/// The project's JSON reader (``JSONValue``) and the line model on top of it (docs/line.md):
+/// AstraJSON's one parser (``JSONValue/parse(_:limits:)``) and the line model on top of it (docs/line.md):
 /// every tool reads a line from a file, stdin or a QR code, the gateway reads its API bodies and
 /// device hellos with the same reader. Seeds: the lines of docs/line.md, the test lines and the
 /// JSON vector files.
