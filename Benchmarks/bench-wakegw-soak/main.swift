@@ -85,9 +85,9 @@ do {
 func heapKB() -> Int {
     let log = infrastructure.gatewayLog
     guard let stats = log.split(separator: "\n").last(where: { $0.contains("\"event\":\"stats\"") }),
-        let json = try? LineJSON.parse(String(stats)), case .number(let text)? = json["heap_in_use_kb"]
+        let json = try? JSONValue.parse(String(stats)), let heap = json["heap_in_use_kb"]?.int64Value
     else { return -1 }
-    return Int(text) ?? -1
+    return Int(heap)
 }
 let rssStart = rssKB()
 let heapStart = heapKB()

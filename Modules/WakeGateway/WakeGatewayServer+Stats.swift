@@ -1,3 +1,4 @@
+import AstraJSON
 import CLinux
 import Glibc
 
@@ -9,7 +10,7 @@ import Glibc
 /// the machine's load (docs/decisions.md D44).
 extension WakeGatewayServer {
     public func statsEvent() async -> WakeEvent {
-        var fields: [(String, WakeEvent.Value)] = [
+        var fields: [(String, JSONValue)] = [
             ("rss_kb", .int(Self.residentKB())), ("heap_in_use_kb", .int(Self.heapInUseKB())),
         ]
         for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
