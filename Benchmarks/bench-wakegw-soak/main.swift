@@ -12,6 +12,7 @@
 // the machine's load, unlike latency) at the same points and its growth;
 // failures (a call whose caller did not get the expected final answer). Targets (issue 14):
 // RSS growth ≤ 5 MB warm-up → end, 0 failed calls, p99s of the first and last minute within 20 %.
+import AstraJSON
 import Glibc
 import HTTPLite
 import PushKitLive
