@@ -79,7 +79,7 @@ extension StreamConnection: FlowConnection {}
 
 /// UDP to one server as a flow: it never dies by itself (RFC 5626 §4.4.2 STUN keep-alive is
 /// not implemented), and only messages from that server are delivered.
-public final class UDPFlowConnection: FlowConnection {
+package final class UDPFlowConnection: FlowConnection {
     public let transport = TransportKind.udp
     public let remote: SocketAddress
     public var local: SocketAddress? { udp.local }
