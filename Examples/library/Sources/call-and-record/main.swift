@@ -13,8 +13,14 @@ import SIPTransport
     import Glibc
 #endif
 
+/// One line on standard error (file descriptor 2: the C `stderr` global is not concurrency-safe).
+func say(_ message: String) {
+    let line = Array("call-and-record: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 func fail(_ message: String, _ code: Int32) -> Never {
-    fputs("call-and-record: \(message)\n", stderr)
+    say(message)
     exit(code)
 }
 

@@ -6,17 +6,25 @@ import SIPCore
     import Glibc
 #endif
 
+/// One line on standard error (file descriptor 2: the C `stderr` global is not concurrency-safe).
+func say(_ message: String) {
+    let line = Array("sip-message: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 func fail(_ message: String, _ code: Int32) -> Never {
-    fputs("sip-message: \(message)\n", stderr)
+    say(message)
     exit(code)
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count == 2 else { fail("usage: sip-message FILE (or - for standard input)", 64) }
+// Standard input or a file, read through its descriptor, at most 64 KiB (RFC 3261 §18.1.1 bounds UDP far lower).
+let fd = arguments[1] == "-" ? 0 : open(arguments[1], O_RDONLY)
+guard fd >= 0 else { fail("cannot open \(arguments[1])", 64) }
 var bytes: [UInt8] = []
-guard let file = arguments[1] == "-" ? stdin : fopen(arguments[1], "rb") else { fail("cannot open \(arguments[1])", 64) }
 var chunk = [UInt8](repeating: 0, count: 4096)
-while case let n = fread(&chunk, 1, chunk.count, file), n > 0 {
+while case let n = read(fd, &chunk, chunk.count), n > 0 {
     bytes += chunk[..<n]
     if bytes.count > 65_536 { fail("the message is larger than 64 KiB", 64) }
 }

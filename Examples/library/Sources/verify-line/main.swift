@@ -11,8 +11,14 @@ import SIPTransport
     import Glibc
 #endif
 
+/// One line on standard error (file descriptor 2: the C `stderr` global is not concurrency-safe).
+func say(_ message: String) {
+    let line = Array("verify-line: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
 func fail(_ message: String, _ code: Int32) -> Never {
-    fputs("verify-line: \(message)\n", stderr)
+    say(message)
     exit(code)
 }
 
@@ -61,11 +67,11 @@ events: for await event in registration.events {
         status = 0
         break events
     case .registration(.failed(let failure)):
-        fputs("verify-line: \(failure)\n", stderr)
+        say("\(failure)")
         status = failure.status == nil ? 3 : 1
         break events
     case .flowDown(let error):
-        fputs("verify-line: \(error)\n", stderr)
+        say("\(error)")
         break events
     default:
         continue
