@@ -38,7 +38,9 @@ let credentials = DigestCredentials(username: user, password: String(password))
 // Registration as in verify-line; `calls:` routes the endpoint's call traffic to us.
 let clock = ContinuousClock()
 let target = FlowTarget(host: server.host, port: server.port.map(UInt16.init), transport: transport)
-let endpoint = SIPEndpoint(channel: SIPFlow(target: target))
+var options = ConnectionOptions()
+options.log = .standardError(minimum: .warning)
+let endpoint = SIPEndpoint(channel: SIPFlow(target: target, options: options))
 guard let registrar = try? SIPURI(parsing: "sip:\(domain)") else { fail("no registrar for \(aor)", 64) }
 let client = RegistrationClient(aor: aor, registrar: registrar, credentials: credentials, ids: SystemIdentifierSource())
 let (callTraffic, calls) = AsyncStream.makeStream(of: EndpointEvent.self)

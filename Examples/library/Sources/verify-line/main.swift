@@ -38,6 +38,7 @@ else { fail("cannot read a password from \(arguments[4])", 64) }
 // The pieces a registration is made of: a flow (one connection, reconnecting, RFC 5626), the
 // endpoint running transactions over it (§17), and the registration machine in its actor shell.
 var options = ConnectionOptions()
+options.log = .standardError(minimum: .warning)  // connection news (info) is for -v, not for a report
 if arguments.count == 6 { options.tls = TLSOptions(caFile: arguments[5]) }
 let target = FlowTarget(host: server.host, port: server.port.map(UInt16.init), transport: transport)
 let endpoint = SIPEndpoint(channel: SIPFlow(target: target, options: options))
