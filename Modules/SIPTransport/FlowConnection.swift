@@ -51,7 +51,7 @@ public protocol FlowConnection: Sendable {
     var events: AsyncStream<ConnectionEvent> { get }
     func send(_ message: [UInt8]) async throws(TransportError)
     /// Sends `message` now, without suspending, when the connection can (UDP); false when
-    /// nothing was sent and ``send(_:)`` must be used. Default: false.
+    /// nothing was sent and `send(_:)` must be used. Default: false.
     func sendImmediately(_ message: [UInt8]) -> Bool
     /// From now on, hands every received message straight to `handler` (on the transport's
     /// queue, in order) instead of ``events``; `.closed` still comes through ``events``. False
