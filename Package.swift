@@ -80,15 +80,15 @@ let package = Package(
         // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
         module("PushKitEmu", ["AstraJSON"]),
         // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
-        module("JWT", ["SIPCore", "COpenSSL"]),
+        module("JWT", ["AstraJSON", "SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
         module("HTTPLite", []),
         // HTTP/2 over TLS: a server (OpenSSL + libnghttp2, ALPN h2) and a client (libcurl's multi
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
-        module("Provisioning", ["SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL"]),
+        module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore"]),
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
@@ -97,7 +97,7 @@ let package = Package(
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
-        module("PushKitLive", ["PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT"]),
+        module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
@@ -135,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "astra-fuzz",
             dependencies: [
-                "CFuzzer", "COpenSSL", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
+                "CFuzzer", "COpenSSL", "AstraJSON", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
                 "PushKitEmu", "Capture",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),

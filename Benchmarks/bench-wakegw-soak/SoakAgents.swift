@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import PushKitLive
 import SIPCore
@@ -150,7 +151,7 @@ final class SoakPhone: Sendable {
             while let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[0..<newline], as: UTF8.self)
                 buffer.removeFirst(newline + 1)
-                guard let json = try? LineJSON.parse(line), case .string(let pushID)? = json["payload"]?["push_id"]
+                guard let json = try? JSONValue.parse(line), case .string(let pushID)? = json["payload"]?["push_id"]
                 else { continue }
                 Task { await self.woken(pushID) }
             }

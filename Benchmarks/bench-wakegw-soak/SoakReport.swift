@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 import SIPCore
 
@@ -15,11 +16,8 @@ struct SoakReport {
     init(log: String) {
         var pushed: Set<Int64> = []
         for line in log.split(separator: "\n") {
-            guard let json = try? LineJSON.parse(String(line)), case .string(let event)? = json["event"] else { continue }
-            func int(_ key: String) -> Int64? {
-                if case .number(let text)? = json[key] { return Int64(text) }
-                return nil
-            }
+            guard let json = try? JSONValue.parse(String(line)), case .string(let event)? = json["event"] else { continue }
+            func int(_ key: String) -> Int64? { json[key]?.int64Value }
             let t = int("t") ?? 0
             switch event {
             case "released":
@@ -30,7 +28,7 @@ struct SoakReport {
                 if case .string("no_ack")? = json["reason"], let ms = int("since_invite_ms") { failover.append((t, ms)) }
             case "stats":
                 if case .object(let members) = json {
-                    for (key, value) in members { if case .number(let text) = value { stats[key] = Int64(text) } }
+                    for (key, value) in members { if let number = value.int64Value { stats[key] = number } }
                     series.append(stats)
                 }
             default: break

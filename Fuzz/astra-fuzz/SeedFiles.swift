@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 import SIPCore
 
@@ -40,12 +41,12 @@ enum SeedFiles {
     static func all(in folder: String, suffix: String = "") -> [[UInt8]] { paths(in: folder, suffix: suffix).map(read) }
 
     /// A JSON vector file, parsed with the project's one JSON reader.
-    static func json(_ path: String) -> LineJSON {
-        do { return try LineJSON.parse(read(path)) } catch { fail("seed file \(path) is not JSON: \(error)") }
+    static func json(_ path: String) -> JSONValue {
+        do { return try JSONValue.parse(read(path)) } catch { fail("seed file \(path) is not JSON: \(error)") }
     }
 
     /// Every string found anywhere in `value` (vector files keep hex and text at varying depths).
-    static func strings(in value: LineJSON) -> [String] {
+    static func strings(in value: JSONValue) -> [String] {
         switch value {
         case .string(let s): [s]
         case .array(let a): a.flatMap(strings(in:))

@@ -1,6 +1,6 @@
 /// Compact JSON text, keys in model order, no whitespace: one line per value.
 extension JSONValue {
-    /// The compact JSON text (RFC 8259). Non-finite doubles become `null`.
+    /// The compact JSON text (RFC 8259); a parsed number is written as its literal.
     public var jsonText: String {
         var out = ""
         write(to: &out)
@@ -12,8 +12,7 @@ extension JSONValue {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .double(let value): out += Self.numberText(value)
+        case .number(let number): out += number.text
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
             out += "["
@@ -24,13 +23,6 @@ extension JSONValue {
             out += "]"
         case .object(let object): object.write(to: &out)
         }
-    }
-
-    /// Shortest round-trip text; integral values print without `.0`; `nan`/`inf` are `null`.
-    static func numberText(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-        return String(value)  // Swift's shortest representation, e.g. 0.25, 1e-05
     }
 
     /// Appends `value` as a JSON string literal (``JSONString``).

@@ -1,46 +1,25 @@
-/// The one JSON value of AstraSIP (RFC 8259): what the tools write as JSON Lines, the push
-/// emulators and the gateway answer, and the clients send. Objects keep their key order, so every
-/// output line is byte-stable.
+/// The one JSON value of AstraSIP (RFC 8259): what the tools write as JSON Lines and read as
+/// lines, what the push emulators and the gateway answer and parse, what the clients send.
+/// Objects keep their key order, so every output line is byte-stable; numbers keep their literal
+/// (``JSONNumber``), so parse → encode gives back the same text.
 ///
 /// Literals work: `["registered": true, "expires": 3600, "server": "pbx.example.com:5061"]`.
-public indirect enum JSONValue: Sendable, Equatable {
+/// Read with ``parse(_:limits:)-(Collection)``, write with ``jsonText``.
+public indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
-    case int(Int)
-    case double(Double)
+    /// A number, kept as its literal (`3600`, `-1.5e3`).
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
-}
 
-/// An ordered list of key/value pairs: the JSON object model (keys keep insertion order).
-public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    public var entries: [(key: String, value: JSONValue)]
+    /// An integer number.
+    public static func int<Integer: BinaryInteger>(_ value: Integer) -> JSONValue { .number(JSONNumber(value)) }
 
-    public init() { entries = [] }
-    public init(_ entries: [(key: String, value: JSONValue)]) { self.entries = entries }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        entries = elements.map { (key: $0.0, value: $0.1) }
-    }
-
-    /// The value for `key`, or `nil`. Setting replaces in place, or appends a new key at the end.
-    public subscript(key: String) -> JSONValue? {
-        get { entries.first { $0.key == key }?.value }
-        set {
-            let index = entries.firstIndex { $0.key == key }
-            switch (index, newValue) {
-            case let (index?, value?): entries[index].value = value
-            case let (index?, nil): entries.remove(at: index)
-            case let (nil, value?): entries.append((key: key, value: value))
-            case (nil, nil): break
-            }
-        }
-    }
-
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.entries.count == rhs.entries.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-    }
+    /// A double number in its shortest text; NaN and the infinities become `null` (JSON has
+    /// no literal for them, RFC 8259 §6).
+    public static func double(_ value: Double) -> JSONValue { JSONNumber(value).map(JSONValue.number) ?? .null }
 }
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

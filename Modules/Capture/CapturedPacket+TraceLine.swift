@@ -34,8 +34,8 @@ extension CapturedPacket {
 
     /// Reads one trace file line back; `where` names it in errors (`trace.jsonl:3`).
     public init(traceLine bytes: [UInt8], where location: String) throws(CaptureError) {
-        let json: LineJSON
-        do { json = try LineJSON.parse(bytes) } catch {
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch {
             throw CaptureError(.invalidTrace, "\(location): not JSON (\(error))")
         }
         func string(_ key: String) throws(CaptureError) -> String {

@@ -1,9 +1,10 @@
+import AstraJSON
 import SIPCore
 
 /// The claims of a verified token: the registered ones typed (RFC 7519 §4.1), the rest as JSON.
 public struct JWTClaims: Sendable, Hashable {
     /// The whole claims object.
-    public let json: LineJSON
+    public let json: JSONValue
     public let subject: String?
     public let issuer: String?
     /// Seconds since 1970 (NumericDate, RFC 7519 §2), whole seconds (fractions dropped);
@@ -14,7 +15,7 @@ public struct JWTClaims: Sendable, Hashable {
     /// The `kid` of the key that verified the token (from its header), if the key has one.
     public internal(set) var keyID: String?
 
-    init(json: LineJSON, expiresAt: Int64, issuedAt: Int64?, notBefore: Int64?) {
+    init(json: JSONValue, expiresAt: Int64, issuedAt: Int64?, notBefore: Int64?) {
         self.json = json
         subject = Self.string(json["sub"])
         issuer = Self.string(json["iss"])
@@ -35,8 +36,5 @@ public struct JWTClaims: Sendable, Hashable {
         }
     }
 
-    static func string(_ value: LineJSON?) -> String? {
-        if case .string(let s)? = value { return s }
-        return nil
-    }
+    static func string(_ value: JSONValue?) -> String? { value?.stringValue }
 }

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// Mints compact JWS tokens (RFC 7515 §7.1) with an HMAC secret or a private key: the dev key of
@@ -5,22 +6,22 @@ import SIPCore
 public struct JWTSigner: Sendable {
     public let key: JWTKey
     /// Extra header parameters after `alg`, `typ` and the key's `kid` (when it has one).
-    public var headerExtras: [(String, LineJSON)]
+    public var headerExtras: JSONObject
 
-    public init(key: JWTKey, headerExtras: [(String, LineJSON)] = []) throws(JWTError) {
+    public init(key: JWTKey, headerExtras: JSONObject = [:]) throws(JWTError) {
         guard key.canSign else { throw JWTError(.badKey, "a public key cannot sign") }
         self.key = key
         self.headerExtras = headerExtras
     }
 
     /// `claims` (a JSON object, members in order) signed with the key's algorithm.
-    public func sign(_ claims: [(String, LineJSON)]) throws(JWTError) -> String {
-        var members: [(String, LineJSON)] = [("alg", .string(key.algorithm.rawValue)), ("typ", .string("JWT"))]
-        if let kid = key.keyID, !headerExtras.contains(where: { $0.0 == "kid" }) { members.append(("kid", .string(kid))) }
-        let header = LineJSON.object(members + headerExtras)
+    public func sign(_ claims: JSONObject) throws(JWTError) -> String {
+        var header: JSONObject = ["alg": .string(key.algorithm.rawValue), "typ": "JWT"]
+        if let kid = key.keyID, headerExtras["kid"] == nil { header["kid"] = .string(kid) }
+        header.entries += headerExtras.entries
         let input =
-            Base64URL.encode(Array(header.serialized.utf8)) + "."
-            + Base64URL.encode(Array(LineJSON.object(claims).serialized.utf8))
+            Base64URL.encode(Array(header.jsonText.utf8)) + "."
+            + Base64URL.encode(Array(claims.jsonText.utf8))
         let data = Array(input.utf8)
         let signature: [UInt8]
         switch (key.algorithm, key.material) {

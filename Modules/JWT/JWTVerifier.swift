@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// Verifies compact JWS tokens (RFC 7515 §7.1, RFC 7519) against configured keys and a
@@ -97,7 +98,7 @@ public struct JWTVerifier: Sendable {
         }
     }
 
-    func check(_ claims: LineJSON, now: Int64) throws(JWTError) -> JWTClaims {
+    func check(_ claims: JSONValue, now: Int64) throws(JWTError) -> JWTClaims {
         let skew = policy.clockSkewSeconds
         let expiry = try Self.numericDate(claims, "exp")
         guard expiry != nil || !policy.requireExpiration else { throw JWTError(.expired, "no exp claim") }
@@ -132,19 +133,19 @@ public struct JWTVerifier: Sendable {
 
     /// A NumericDate claim (RFC 7519 §2) in whole seconds; nil when absent. Bounded: a date past
     /// year 5000 or before 1970 is malformed rather than an overflow.
-    static func numericDate(_ claims: LineJSON, _ name: String) throws(JWTError) -> Int64? {
+    static func numericDate(_ claims: JSONValue, _ name: String) throws(JWTError) -> Int64? {
         guard let value = claims[name] else { return nil }
-        guard case .number(let text) = value, let seconds = Double(text), seconds.isFinite,
+        guard let seconds = value.doubleValue, seconds.isFinite,
             seconds >= 0, seconds < 95_617_584_000
         else { throw JWTError(.malformed, "\(name) is not a NumericDate") }
         return Int64(seconds)
     }
 
-    static func object(_ part: ArraySlice<UInt8>, _ what: String) throws(JWTError) -> LineJSON {
+    static func object(_ part: ArraySlice<UInt8>, _ what: String) throws(JWTError) -> JSONValue {
         guard let bytes = Base64URL.decode(String(decoding: part, as: UTF8.self)),
-            let json = try? LineJSON.parse(bytes), case .object(let members) = json
+            let json = try? JSONValue.parse(bytes), case .object(let members) = json
         else { throw JWTError(.malformed, "\(what) is not a base64url JSON object") }
-        guard Set(members.map(\.0)).count == members.count else {
+        guard Set(members.map(\.key)).count == members.count else {
             throw JWTError(.malformed, "\(what) repeats a member name")
         }
         return json

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// The compact, versioned QR payload for a line (docs/provisioning.md):
@@ -33,11 +34,11 @@ public enum CompactPayload {
         guard case .object(let members) = line.jsonValue() else { return prefix }
         var fields: [String] = []
         for (field, key) in keys {
-            guard let value = members.last(where: { $0.0 == field.rawValue })?.1 else { continue }
+            guard let value = members[field.rawValue] else { continue }
             let text: String
             switch value {
             case .string(let s): text = s
-            case .number(let n): text = n
+            case .number(let n): text = n.text
             case .bool(let b): text = b ? "1" : "0"
             default: continue
             }
@@ -55,7 +56,7 @@ public enum CompactPayload {
                 .unsupportedPayload,
                 "payload version \"\(version)\" is not supported (this build reads astra1)")
         }
-        var members: [(String, LineJSON)] = [("v", .number("1"))]
+        var members: JSONObject = ["v": 1]
         // Split on the scalars `;` and `=`, not on Characters: Swift compares Characters by
         // canonical equivalence, and U+037E GREEK QUESTION MARK is equivalent to `;`, so a
         // value holding it (left unescaped by ``escape(_:)``) was cut in two.
@@ -69,9 +70,11 @@ public enum CompactPayload {
             guard let field = keys.first(where: { $0.1 == key })?.0 else { continue }
             let value = try unescape(Substring(scalars[scalars.index(after: eq)...]))
             switch field {
-            case .expires: members.append((field.rawValue, .number(value)))
-            case .tlsVerify: members.append((field.rawValue, .bool(value != "0" && value.lowercased() != "false")))
-            default: members.append((field.rawValue, .string(value)))
+            // A number literal as a number; anything else as text, which the line model refuses
+            // with the field named.
+            case .expires: members.append(field.rawValue, JSONNumber(literal: value).map(JSONValue.number) ?? .string(value))
+            case .tlsVerify: members.append(field.rawValue, .bool(value != "0" && value.lowercased() != "false"))
+            default: members.append(field.rawValue, .string(value))
             }
         }
         do {

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// The legacy web-editor QR: a JSON object without `v`, written before the versioned line
@@ -8,16 +9,16 @@ import SIPCore
 /// (docs/provisioning.md "Legacy editor codes"). `display_name` or `name` is kept if present.
 public enum LegacyEditorPayload {
     /// True when the JSON object looks like an editor code (has `username`, no `v`/`user`).
-    static func matches(_ object: LineJSON) -> Bool {
+    static func matches(_ object: JSONValue) -> Bool {
         object["username"] != nil && object["v"] == nil && object["user"] == nil
     }
 
-    public static func decode(_ object: LineJSON) throws(ProvisioningError) -> Line {
+    public static func decode(_ object: JSONValue) throws(ProvisioningError) -> Line {
         func string(_ key: String) throws(ProvisioningError) -> String? {
             switch object[key] {
             case nil, .null?: return nil
             case .string(let s)?: return s
-            case .number(let n)?: return n
+            case .number(let n)?: return n.text
             case let other?:
                 throw ProvisioningError(.notALine, "editor code field \(key) is a \(other.typeName), expected a string")
             }

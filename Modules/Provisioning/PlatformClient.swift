@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 import SIPCore
 
@@ -52,7 +53,7 @@ public actor PlatformClient {
     /// `POST /api/v1/auth/user-login {firebase_token}` → `{token, user}`.
     func login() async throws(PlatformError) -> PlatformSession {
         cached = nil
-        let body = LineJSON.object([("firebase_token", .string(firebaseToken))]).serialized
+        let body = JSONValue.object(["firebase_token": .string(firebaseToken)]).jsonText
         let request = HTTPRequest(
             method: "POST", url: baseURL + "/api/v1/auth/user-login",
             headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
@@ -138,7 +139,7 @@ public actor PlatformClient {
     /// `: message` from a JSON `{"error": "…"}` body, at most 120 characters, controls stripped
     /// and secrets redacted (the server wrote it), else empty.
     func reason(_ response: HTTPResponse) -> String {
-        guard let json = try? LineJSON.parse(response.body), let text = PlatformJSON.string(json["error"]) else {
+        guard let json = try? JSONValue.parse(response.body), let text = PlatformJSON.string(json["error"]) else {
             return ""
         }
         return ": " + Redaction.untrusted(text, limit: 120)

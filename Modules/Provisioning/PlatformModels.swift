@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// A signed-in session: the org JWT from `POST /api/v1/auth/user-login` and when it expires.
@@ -38,9 +39,9 @@ public struct PlatformSession: Sendable, Hashable {
     static func jwtExpiry(_ token: String) -> Double? {
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
-            let claims = try? LineJSON.parse(payload), case .number(let exp)? = claims["exp"]
+            let claims = try? JSONValue.parse(payload), let exp = claims["exp"]?.doubleValue
         else { return nil }
-        return Double(exp)
+        return exp
     }
 }
 
@@ -66,7 +67,7 @@ public struct PlatformUser: Sendable, Hashable {
 
     static func parseList(_ body: [UInt8]) throws(PlatformError) -> [PlatformUser] {
         let json = try PlatformJSON.value(body, what: "users")
-        let items: [LineJSON]
+        let items: [JSONValue]
         switch json {
         case .array(let a): items = a
         case .object:
@@ -112,9 +113,9 @@ enum PlatformCredentials {
         let json = try PlatformJSON.object(body, what: "sip-credentials for \(user.id)")
         do throws(LineError) {
             if json["v"] != nil { return try Line(jsonValue: json) }
-            var members: [(String, LineJSON)] = [("v", .number("1"))]
+            var members: JSONObject = ["v": 1]
             func put(_ key: String, _ value: String?) {
-                if let value, !value.isEmpty { members.append((key, .string(value))) }
+                if let value, !value.isEmpty { members.append(key, .string(value)) }
             }
             put("display_name", PlatformJSON.string(json["display_name"]) ?? user.name)
             put("user", PlatformJSON.string(json["username"]) ?? user.asteriskEndpoint)
@@ -128,7 +129,8 @@ enum PlatformCredentials {
             put("server", server)
             put("transport", PlatformJSON.string(json["transport"]) ?? "wss")
             put("ws_path", PlatformJSON.string(json["ws_path"]))
-            if let expires = PlatformJSON.string(json["expires"]) { members.append(("expires", .number(expires))) }
+            // A number or a numeric string, as the API gave it: the line model reads both.
+            if let expires = json["expires"], PlatformJSON.string(expires) != nil { members["expires"] = expires }
             return try Line(jsonValue: .object(members))
         } catch {
             throw PlatformError(.badResponse, "sip-credentials for user \(user.id): \(error.description)")
@@ -136,27 +138,27 @@ enum PlatformCredentials {
     }
 }
 
-/// JSON helpers for API bodies (the SIPCore ``LineJSON`` parser).
+/// JSON helpers for API bodies (AstraJSON's one parser).
 enum PlatformJSON {
-    static func value(_ body: [UInt8], what: String) throws(PlatformError) -> LineJSON {
+    static func value(_ body: [UInt8], what: String) throws(PlatformError) -> JSONValue {
         do {
-            return try LineJSON.parse(body)
+            return try JSONValue.parse(body)
         } catch {
-            throw PlatformError(.badResponse, "\(what): response is not JSON (\(error.detail))")
+            throw PlatformError(.badResponse, "\(what): response is not JSON (\(error))")
         }
     }
 
-    static func object(_ body: [UInt8], what: String) throws(PlatformError) -> LineJSON {
+    static func object(_ body: [UInt8], what: String) throws(PlatformError) -> JSONValue {
         let json = try value(body, what: what)
         guard case .object = json else { throw PlatformError(.badResponse, "\(what): expected a JSON object") }
         return json
     }
 
     /// A string, or a number's text (ids and ports come either way).
-    static func string(_ value: LineJSON?) -> String? {
+    static func string(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let s)?: s
-        case .number(let n)?: n
+        case .number(let n)?: n.text
         default: nil
         }
     }

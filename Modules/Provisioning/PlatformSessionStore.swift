@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 import SIPCore
 
@@ -29,7 +30,7 @@ public struct FileSessionStore: PlatformSessionStore {
             if n <= 0 { break }
             bytes += chunk[0..<n]
         }
-        guard let json = try? LineJSON.parse(bytes), PlatformJSON.string(json["api"]) == api,
+        guard let json = try? JSONValue.parse(bytes), PlatformJSON.string(json["api"]) == api,
             let token = PlatformJSON.string(json["token"]), !token.isEmpty,
             let expires = PlatformJSON.string(json["expires_at"]).flatMap(Double.init)
         else { return nil }
@@ -37,10 +38,10 @@ public struct FileSessionStore: PlatformSessionStore {
     }
 
     public func save(_ session: PlatformSession, api: String) {
-        var members: [(String, LineJSON)] = [("api", .string(api)), ("token", .string(session.token))]
-        if let user = session.userID { members.append(("user_id", .string(user))) }
-        members.append(("expires_at", .number(String(Int(session.expiresAt)))))
-        let bytes = Array((LineJSON.object(members).serialized + "\n").utf8)
+        var members: JSONObject = ["api": .string(api), "token": .string(session.token)]
+        if let user = session.userID { members["user_id"] = .string(user) }
+        members["expires_at"] = .int(Int(session.expiresAt))
+        let bytes = Array((members.jsonText + "\n").utf8)
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }

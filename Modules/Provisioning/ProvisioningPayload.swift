@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// Reads a line from the text of any accepted QR code and writes the compact form
@@ -36,11 +37,11 @@ public enum ProvisioningPayload {
             }
         }
         if text.hasPrefix("{") {
-            let object: LineJSON
+            let object: JSONValue
             do {
-                object = try LineJSON.parse(text)
+                object = try JSONValue.parse(text)
             } catch {
-                throw ProvisioningError(.notALine, "the code holds text that is not a line (\(error.detail))")
+                throw ProvisioningError(.notALine, "the code holds text that is not a line (\(error))")
             }
             if LegacyEditorPayload.matches(object) { return (try LegacyEditorPayload.decode(object), .legacyEditor) }
             do {

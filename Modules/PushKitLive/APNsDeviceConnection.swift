@@ -37,7 +37,7 @@ public struct DevicePush: Sendable, Hashable {
     /// fields: its message id, `voip` for a high-priority message (the one Android lets start an
     /// app for an incoming call; a normal-priority one is not handled as a call), its ttl.
     public init?(line: [UInt8]) {
-        guard let json = try? LineJSON.parse(line), case .object = json else { return nil }
+        guard let json = try? JSONValue.parse(line), case .object = json else { return nil }
         if json["platform"]?.stringValue == "android" {
             platform = .android
             apnsID = json["message_id"]?.stringValue ?? ""
@@ -73,29 +73,6 @@ public struct DevicePush: Sendable, Hashable {
         self.pushID = pushID
         self.caller = caller
         self.callID = callID
-    }
-}
-
-extension LineJSON {
-    var stringValue: String? {
-        switch self {
-        case .string(let s): s
-        case .number(let n): n
-        default: nil
-        }
-    }
-
-    var intValue: Int? {
-        switch self {
-        case .number(let n): Int(n)
-        case .string(let s): Int(s)
-        default: nil
-        }
-    }
-
-    var boolValue: Bool? {
-        if case .bool(let b) = self { return b }
-        return nil
     }
 }
 

@@ -13,7 +13,7 @@ public struct GatewayClient: Sendable {
         /// The body bytes.
         public var body: [UInt8]
         /// The body as JSON, when it is JSON.
-        public var json: LineJSON? { try? LineJSON.parse(body) }
+        public var json: JSONValue? { try? JSONValue.parse(body) }
     }
 
     /// Gateway host (IPv4 literal).

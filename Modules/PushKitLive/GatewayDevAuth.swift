@@ -34,8 +34,8 @@ public struct GatewayDevAuth: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         let iat = Int64(now.tv_sec)
         return try? signer.sign([
-            ("sub", .string(endpoint)), ("asterisk_endpoint", .string(endpoint)), ("role", .string("user")),
-            ("iat", .number(String(iat))), ("exp", .number(String(iat + 3_600))),
+            "sub": .string(endpoint), "asterisk_endpoint": .string(endpoint), "role": .string("user"),
+            "iat": .int(iat), "exp": .int(iat + 3_600),
         ])
     }
 }

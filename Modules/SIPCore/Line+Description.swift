@@ -1,3 +1,5 @@
+import AstraJSON
+
 /// Redacted printing: `print(line)`, `"\(line)"`, `debugPrint` and `dump` never show secrets.
 extension Line: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `Line(sip:alice@example.com via wss pbx.example.com:443/ws, auth alice, password set)`.
@@ -24,7 +26,7 @@ extension Line: CustomStringConvertible, CustomDebugStringConvertible, CustomRef
     public var customMirror: Mirror {
         guard case .object(let members) = jsonValue(redacted: true) else { return Mirror(self, children: []) }
         return Mirror(
-            self, children: members.map { (label: Optional($0.0), value: $0.1.serialized as Any) },
+            self, children: members.map { (label: Optional($0.0), value: $0.1.jsonText as Any) },
             displayStyle: .struct)
     }
 }

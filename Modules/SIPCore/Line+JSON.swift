@@ -1,3 +1,5 @@
+import AstraJSON
+
 /// Reading and writing the line JSON object (docs/line.md). Field names are a stable contract.
 extension Line {
     /// The JSON field names (`rawValue`); ``jsonValue(redacted:)`` writes them in schema order.
@@ -22,7 +24,9 @@ extension Line {
     /// Parses and validates a line from JSON text (UTF-8 bytes). Unknown fields are ignored so
     /// newer writers stay readable; a newer `v` is refused.
     public init<Bytes: Collection<UInt8>>(json bytes: Bytes) throws(LineError) {
-        try self.init(jsonValue: try LineJSON.parse(bytes))
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch { throw LineError(.invalidJSON, error.description) }
+        try self.init(jsonValue: value)
     }
 
     /// Parses and validates a line from JSON text.
@@ -31,7 +35,7 @@ extension Line {
     }
 
     /// Builds and validates a line from a parsed JSON value, which must be an object.
-    public init(jsonValue object: LineJSON) throws(LineError) {
+    public init(jsonValue object: JSONValue) throws(LineError) {
         guard case .object = object else {
             throw LineError(.invalidJSON, "a line must be a JSON object, not \(object.typeName)")
         }
@@ -46,7 +50,7 @@ extension Line {
             switch object[f.rawValue] {
             case nil, .null?: return nil
             case .number(let n)?:
-                guard let i = Int(n) else { throw LineError(code, field: f.rawValue, "\(n) is not an integer") }
+                guard let i = n.int else { throw LineError(code, field: f.rawValue, "\(n) is not an integer") }
                 return i
             case .string(let s)?:
                 guard let i = Int(s.lineTrimmed()) else {
@@ -93,11 +97,11 @@ extension Line {
 
     /// The line as a JSON object value; fields in ``Field`` order, absent ones left out.
     /// With `redacted`, `password`, `password_sealed` and `push_token` become ``redactionMarker``.
-    public func jsonValue(redacted: Bool = false) -> LineJSON {
-        var members: [(String, LineJSON)] = [("v", .number(String(version)))]
+    public func jsonValue(redacted: Bool = false) -> JSONValue {
+        var members: JSONObject = ["v": .int(version)]
         func add(_ f: Field, _ value: String?, secret: Bool = false) {
             guard let value else { return }
-            members.append((f.rawValue, .string(secret && redacted ? Line.redactionMarker : value)))
+            members.append(f.rawValue, .string(secret && redacted ? Line.redactionMarker : value))
         }
         add(.displayName, displayName)
         add(.user, user)
@@ -109,9 +113,9 @@ extension Line {
         add(.transport, transport.rawValue)
         add(.wsPath, wsPath)
         add(.outboundProxy, outboundProxy?.description)
-        if let expires { members.append((Field.expires.rawValue, .number(String(expires)))) }
+        if let expires { members.append(Field.expires.rawValue, .int(expires)) }
         add(.caFile, caFile)
-        if let tlsVerify { members.append((Field.tlsVerify.rawValue, .bool(tlsVerify))) }
+        if let tlsVerify { members.append(Field.tlsVerify.rawValue, .bool(tlsVerify)) }
         add(.tlsServerName, tlsServerName)
         add(.pushProvider, pushProvider)
         add(.pushToken, pushToken, secret: true)
@@ -123,6 +127,6 @@ extension Line {
     /// This contains the password in clear unless `redacted` is true: write it only to the
     /// output the user asked for, never to logs.
     public func jsonString(redacted: Bool = false) -> String {
-        jsonValue(redacted: redacted).serialized
+        jsonValue(redacted: redacted).jsonText
     }
 }

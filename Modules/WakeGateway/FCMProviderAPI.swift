@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTP2
 import HTTPLite
 import JWT
@@ -8,7 +9,7 @@ public struct FCMSubmission: Sendable, Hashable {
     public var token: String
     public var project: String
     /// `message.data`: string values only (FCM's rule).
-    public var data: LineJSON
+    public var data: JSONValue
     /// `message.android.priority`, lowercase (`high` | `normal`).
     public var priority: String
     /// `message.android.ttl` in whole seconds (0 = deliver now or drop).
@@ -85,7 +86,7 @@ public struct FCMProviderAPI: Sendable {
         guard project == projectID else {
             return .answer(Self.error(403, "PERMISSION_DENIED", "Permission denied for project \(Self.safe(String(project)))."))
         }
-        guard !request.bodyTruncated, let json = try? LineJSON.parse(request.body), case .object = json,
+        guard !request.bodyTruncated, let json = try? JSONValue.parse(request.body), case .object = json,
             let message = json["message"], case .object = message
         else { return .answer(Self.fcmError(.invalidArgument, "Invalid JSON payload received.")) }
         switch Self.submission(message, project: projectID) {
@@ -102,14 +103,14 @@ public struct FCMProviderAPI: Sendable {
         init(_ message: String) { self.message = message }
     }
 
-    static func submission(_ message: LineJSON, project: String) -> Result<FCMSubmission, Invalid> {
+    static func submission(_ message: JSONValue, project: String) -> Result<FCMSubmission, Invalid> {
         if message["topic"] != nil || message["condition"] != nil {
             return .failure(Invalid("Only token targets are supported by this endpoint's emulator."))
         }
         guard case .string(let raw)? = message["token"], let token = FCMTokenText.valid(raw) else {
             return .failure(Invalid("The registration token is not a valid FCM registration token"))
         }
-        var data = LineJSON.object([])
+        var data: JSONValue = [:]
         if let value = message["data"] {
             guard case .object(let members) = value else { return .failure(Invalid("data must be a map of strings.")) }
             var size = 0
@@ -188,55 +189,43 @@ public struct FCMProviderAPI: Sendable {
         while accessOrder.count > Self.maxAccessTokens { accessTokens[accessOrder.removeFirst()] = nil }
         return .json(
             200,
-            LineJSON.object([
-                ("access_token", .string(token)), ("expires_in", .number(String(Self.accessTokenSeconds))),
-                ("token_type", .string("Bearer")),
-            ]).serialized, headers: [HTTP2Field("cache-control", "no-store")])
+            JSONValue.object([
+                "access_token": .string(token), "expires_in": .int(Self.accessTokenSeconds),
+                "token_type": .string("Bearer"),
+            ]).jsonText, headers: [HTTP2Field("cache-control", "no-store")])
     }
 
     /// A Google API error with an FCM error code.
     public static func fcmError(_ code: FCMErrorCode, _ message: String) -> HTTP2Response {
         .json(
             code.status,
-            LineJSON.object([
-                (
-                    "error",
-                    .object([
-                        ("code", .number(String(code.status))), ("message", .string(message)),
-                        ("status", .string(code.googleStatus)),
-                        (
-                            "details",
-                            .array([
-                                .object([
-                                    ("@type", .string("type.googleapis.com/google.firebase.fcm.v1.FcmError")),
-                                    ("errorCode", .string(code.rawValue)),
-                                ])
-                            ])
-                        ),
-                    ])
-                )
-            ]).serialized)
+            JSONValue.object([
+                "error": [
+                    "code": .int(code.status), "message": .string(message), "status": .string(code.googleStatus),
+                    "details": [
+                        [
+                            "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError",
+                            "errorCode": .string(code.rawValue),
+                        ]
+                    ],
+                ]
+            ]).jsonText)
     }
 
     /// A Google API error without FCM details (auth, path).
     static func error(_ status: Int, _ google: String, _ message: String) -> HTTP2Response {
         .json(
             status,
-            LineJSON.object([
-                (
-                    "error",
-                    .object([
-                        ("code", .number(String(status))), ("message", .string(message)), ("status", .string(google)),
-                    ])
-                )
-            ]).serialized)
+            JSONValue.object([
+                "error": ["code": .int(status), "message": .string(message), "status": .string(google)]
+            ]).jsonText)
     }
 
     /// RFC 6749 §5.2 error answer.
     static func oauthError(_ error: String, _ description: String) -> HTTP2Response {
         .json(
             400,
-            LineJSON.object([("error", .string(error)), ("error_description", .string(description))]).serialized)
+            JSONValue.object(["error": .string(error), "error_description": .string(description)]).jsonText)
     }
 
     /// An outsider's text in an answer: one short line.

@@ -1,3 +1,4 @@
+import AstraJSON
 import JWT
 import SIPCore
 
@@ -32,7 +33,7 @@ public struct FCMServiceAccount: Sendable {
     }
 
     public static func parse(_ bytes: [UInt8], source: String = "service account") throws(JWTError) -> FCMServiceAccount {
-        guard let json = try? LineJSON.parse(bytes), case .object = json else {
+        guard let json = try? JSONValue.parse(bytes), case .object = json else {
             throw JWTError(.badKey, "\(source): not a JSON object")
         }
         func field(_ name: String) throws(JWTError) -> String {
@@ -55,11 +56,11 @@ public struct FCMServiceAccount: Sendable {
     public static func json(projectID: String, clientEmail: String, tokenURI: String, keyID: String, privateKeyPEM: String)
         -> String
     {
-        LineJSON.object([
-            ("type", .string("service_account")), ("project_id", .string(projectID)),
-            ("private_key_id", .string(keyID)), ("private_key", .string(privateKeyPEM)),
-            ("client_email", .string(clientEmail)), ("client_id", .string("000000000000000000000")),
-            ("auth_uri", .string("https://accounts.google.com/o/oauth2/auth")), ("token_uri", .string(tokenURI)),
-        ]).serialized
+        JSONValue.object([
+            "type": .string("service_account"), "project_id": .string(projectID),
+            "private_key_id": .string(keyID), "private_key": .string(privateKeyPEM),
+            "client_email": .string(clientEmail), "client_id": .string("000000000000000000000"),
+            "auth_uri": .string("https://accounts.google.com/o/oauth2/auth"), "token_uri": .string(tokenURI),
+        ]).jsonText
     }
 }

@@ -203,9 +203,9 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
             "apns", environment: environment.rawValue, status: status, reason: reason, delivery: delivery,
             token: token, started: started)
         guard let reason else { return HTTP2Response(status: 200, headers: headers) }
-        var members: [(String, LineJSON)] = [("reason", .string(reason))]
-        if let timestampMs { members.append(("timestamp", .number(String(timestampMs)))) }
-        return .json(status, LineJSON.object(members).serialized, headers: headers)
+        var members: JSONObject = ["reason": .string(reason)]
+        if let timestampMs { members["timestamp"] = .int(timestampMs) }
+        return .json(status, members.jsonText, headers: headers)
     }
 
     // MARK: FCM
@@ -240,7 +240,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
                 return FCMProviderAPI.fcmError(code, Self.message(code))
             case .accepted(let name, let delivery):
                 record("fcm", environment: nil, status: 200, reason: nil, delivery: delivery, token: submission.token, started: started)
-                return .json(200, LineJSON.object([("name", .string(name))]).serialized)
+                return .json(200, JSONValue.object(["name": .string(name)]).jsonText)
             }
         }
     }
@@ -259,7 +259,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
 
     /// The `errorCode` (FCM), `error.status` (Google) or `error` (OAuth) of an error answer.
     static func reason(of response: HTTP2Response) -> String {
-        guard let json = try? LineJSON.parse(response.body) else { return "" }
+        guard let json = try? JSONValue.parse(response.body) else { return "" }
         if case .array(let details)? = json["error"]?["details"], case .string(let code)? = details.first?["errorCode"] {
             return code
         }
@@ -272,13 +272,13 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
         _ api: String, environment: String?, status: Int, reason: String?, delivery: PushDelivery?, token: String?,
         started: Int64
     ) {
-        var fields: [(String, WakeEvent.Value)] = [("api", .string(api))]
-        if let environment { fields.append(("environment", .string(environment))) }
-        fields.append(("status", .int(Int64(status))))
-        if let reason { fields.append(("reason", .string(reason))) }
-        if let delivery { fields.append(("delivery", .string(delivery.rawValue))) }
-        if let token { fields.append(("token", .string(TokenText.redact(token)))) }
-        fields.append(("ms", .int(wallClockMs() - started)))
+        var fields: JSONObject = ["api": .string(api)]
+        if let environment { fields["environment"] = .string(environment) }
+        fields["status"] = .int(status)
+        if let reason { fields["reason"] = .string(reason) }
+        if let delivery { fields["delivery"] = .string(delivery.rawValue) }
+        if let token { fields["token"] = .string(TokenText.redact(token)) }
+        fields["ms"] = .int(wallClockMs() - started)
         emit(WakeEvent("provider_request", fields))
     }
 

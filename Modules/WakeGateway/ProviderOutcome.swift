@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// What a push provider's answer means for the sender — pure, one table per provider, so the
@@ -36,14 +37,14 @@ public enum ProviderOutcome: Sendable, Hashable {
 
     /// Apple's answer: `status`, `apns-id`, the JSON body `{"reason":…,"timestamp":…}`.
     public static func apns(status: Int, apnsID: String?, body: [UInt8]) -> ProviderOutcome {
-        let json = try? LineJSON.parse(body)
+        let json = try? JSONValue.parse(body)
         let reason: String = if case .string(let r)? = json?["reason"] { r } else { "HTTP \(status)" }
         switch status {
         case 200:
             return .accepted(id: apnsID ?? "")
         case 410:
             var since: Int64?
-            if case .number(let n)? = json?["timestamp"] { since = Int64(n) }
+            since = json?["timestamp"]?.int64Value
             return .dropToken(reason: reason, sinceMs: since)
         case 400 where reason == APNsReason.badDeviceToken.rawValue || reason == APNsReason.deviceTokenNotForTopic.rawValue:
             return .dropToken(reason: reason, sinceMs: nil)
@@ -61,7 +62,7 @@ public enum ProviderOutcome: Sendable, Hashable {
     /// Google's answer: `status`, the JSON body (`name`, or `error.details[].errorCode` /
     /// `error.status`), `retry-after` seconds.
     public static func fcm(status: Int, body: [UInt8], retryAfter: String?) -> ProviderOutcome {
-        let json = try? LineJSON.parse(body)
+        let json = try? JSONValue.parse(body)
         if status == 200 {
             let name: String = if case .string(let n)? = json?["name"] { n } else { "" }
             return .accepted(id: name)

@@ -233,8 +233,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         request.expirationSeconds =
             submission.expiration == 0 ? 0 : Int(max(0, submission.expiration - wallClockMs() / 1_000))
         request.payloadBytes = submission.payload.count
-        let payload = Self.jsonObjectText(submission.payload)
-        let line = Self.apnsLine(apnsID: apnsID, request: request, payload: payload)
+        let line = Self.apnsLine(apnsID: apnsID, request: request, payload: Self.payloadValue(submission.payload))
         let bundle = submission.topic.hasSuffix(".voip") ? String(submission.topic.dropLast(5)) : submission.topic
         switch judge(token, request, bundle: bundle, environment: environment, line: line, id: apnsID) {
         case .rejected(let rejection):
@@ -254,17 +253,20 @@ public actor PushEmulator<C: Clock<Duration>> {
         }
     }
 
-    static func apnsLine(apnsID: String, request: APNsRequest, payload: String) -> String {
-        "{\"apns_id\":\"\(apnsID)\",\"push_type\":" + JSONString.quoted(request.pushType) + ",\"topic\":"
-            + JSONString.quoted(request.topic) + ",\"priority\":\(request.priority),\"expiration\":"
-            + "\(request.expirationSeconds),\"payload\":\(payload)}"
+    /// The line the phone's connection receives for an APNs push (docs/wake-gateway.md).
+    static func apnsLine(apnsID: String, request: APNsRequest, payload: JSONValue) -> String {
+        JSONValue.object([
+            "apns_id": .string(apnsID), "push_type": .string(request.pushType), "topic": .string(request.topic),
+            "priority": .int(request.priority), "expiration": .int(request.expirationSeconds), "payload": payload,
+        ]).jsonText
     }
 
-    /// The payload as JSON text for the device line: the object as sent, or — a payload that is
-    /// not a JSON object (APNs delivers it all the same) — a string the phone cannot read as a call.
-    static func jsonObjectText(_ bytes: [UInt8]) -> String {
-        if let json = try? LineJSON.parse(bytes), case .object = json { return json.serialized }
-        return JSONString.quoted(String(decoding: bytes, as: UTF8.self))
+    /// The payload for the device line: the object as sent (numbers as their literals, so the
+    /// phone reads the text the server wrote), or — a payload that is not a JSON object (APNs
+    /// delivers it all the same) — a string the phone cannot read as a call.
+    static func payloadValue(_ bytes: [UInt8]) -> JSONValue {
+        if let json = try? JSONValue.parse(bytes), case .object = json { return json }
+        return .string(String(decoding: bytes, as: UTF8.self))
     }
 
     // MARK: FCM
@@ -281,16 +283,17 @@ public actor PushEmulator<C: Clock<Duration>> {
         guard allowPush(token) else { return .refused(.quotaExceeded) }
         nextPush += 1
         let messageID = "projects/\(message.project)/messages/0:\(wallClockMs())%\(String(nextPush, radix: 16))"
-        let line =
-            "{\"platform\":\"android\",\"message_id\":" + JSONString.quoted(messageID) + ",\"priority\":"
-            + JSONString.quoted(message.priority) + ",\"ttl_s\":\(message.ttlSeconds),\"data\":" + message.data.serialized + "}"
+        let line = JSONValue.object([
+            "platform": "android", "message_id": .string(messageID), "priority": .string(message.priority),
+            "ttl_s": .int(message.ttlSeconds), "data": message.data,
+        ]).jsonText
         // FCM's delivery follows the same rules as the APNs model: online → now, offline + ttl 0 →
         // dropped, offline + ttl > 0 → latest kept for ttl. The package plays the topic's part.
         let package = known[token]?.topic ?? "android"
         var request = APNsRequest()
         request.topic = package + ".voip"
         request.expirationSeconds = Int(message.ttlSeconds)
-        request.payloadBytes = message.data.serialized.utf8.count
+        request.payloadBytes = message.data.jsonText.utf8.count
         switch judge(token, request, bundle: package, environment: APNsEnvironment.production, line: line, id: messageID) {
         case .rejected: return .refused(.invalidArgument)
         case .accepted(let delivery): return .accepted(messageID: messageID, delivery)
@@ -429,7 +432,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         devices[hello.token] = Device(connection: connection, hello: hello)
         remember(hello)
         log("push service: device \(TokenText.redact(hello.token)) online (\(hello.platform.rawValue), \(hello.topic))")
-        var fields: [(String, WakeEvent.Value)] = [
+        var fields: [(String, JSONValue)] = [
             ("token", .string(TokenText.redact(hello.token))), ("platform", .string(hello.platform.rawValue)),
             ("topic", .string(hello.topic)),
         ]
@@ -480,7 +483,7 @@ public actor PushEmulator<C: Clock<Duration>> {
 
     /// A device's first line (package: the fuzz target reads hellos through it).
     package static func parseHello(_ bytes: [UInt8]) -> Result<DeviceHello, HelloError> {
-        guard let json = try? LineJSON.parse(bytes), case .object = json else {
+        guard let json = try? JSONValue.parse(bytes), case .object = json else {
             return .failure(HelloError(message: "hello is not a JSON object"))
         }
         var platform = Platform.ios

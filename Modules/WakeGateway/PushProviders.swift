@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTP2
 import JWT
 import PushKitEmu
@@ -130,7 +131,7 @@ public actor PushProviders {
             return token.jwt
         }
         let jwt = try JWTSigner(key: settings.apnsKey).sign([
-            ("iss", .string(settings.teamID)), ("iat", .number(String(now))),
+            "iss": .string(settings.teamID), "iat": .int(now),
         ])
         apnsToken = (jwt, now)
         apnsTokensMinted += 1
@@ -151,15 +152,12 @@ public actor PushProviders {
             return ProviderAnswer(outcome: .retry(reason: failure.reason), status: 0, elapsedMs: 0, newConnection: false)
         case .success(let token): access = token
         }
-        let body = LineJSON.object([
-            (
-                "message",
-                .object([
-                    ("token", .string(token)), ("data", .object(data.map { ($0.0, .string($0.1)) })),
-                    ("android", .object([("priority", .string("high")), ("ttl", .string("\(ttlSeconds)s"))])),
-                ])
-            )
-        ]).serialized
+        let body = JSONValue.object([
+            "message": [
+                "token": .string(token), "data": .object(JSONObject(data.map { (key: $0.0, value: .string($0.1)) })),
+                "android": ["priority": "high", "ttl": .string("\(ttlSeconds)s")],
+            ]
+        ]).jsonText
         let request = HTTP2Client.Request(
             method: "POST", url: base + "/v1/projects/\(account.projectID)/messages:send",
             headers: [HTTP2Field("authorization", "Bearer " + access), HTTP2Field("content-type", "application/json")],
@@ -192,8 +190,8 @@ public actor PushProviders {
         let assertion: String
         do {
             assertion = try JWTSigner(key: account.key).sign([
-                ("iss", .string(account.clientEmail)), ("scope", .string(FCMServiceAccount.scope)),
-                ("aud", .string(account.tokenURI)), ("iat", .number(String(now))), ("exp", .number(String(now + 3_600))),
+                "iss": .string(account.clientEmail), "scope": .string(FCMServiceAccount.scope),
+                "aud": .string(account.tokenURI), "iat": .int(now), "exp": .int(now + 3_600),
             ])
         } catch { return .failure(ProviderFailure(reason: "oauth assertion: \(error.detail)")) }
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
@@ -205,15 +203,15 @@ public actor PushProviders {
         do { response = try await http.send(request) } catch {
             return .failure(ProviderFailure(reason: "oauth: \(error.code.rawValue)"))
         }
-        guard response.status == 200, let json = try? LineJSON.parse(response.body),
+        guard response.status == 200, let json = try? JSONValue.parse(response.body),
             case .string(let token)? = json["access_token"], !token.isEmpty
         else {
             let error: String =
-                if let json = try? LineJSON.parse(response.body), case .string(let e)? = json["error"] { e } else { "" }
+                if let json = try? JSONValue.parse(response.body), case .string(let e)? = json["error"] { e } else { "" }
             return .failure(ProviderFailure(reason: "oauth \(response.status) \(Redaction.untrusted(error, limit: 40))"))
         }
         var lifetime: Int64 = 3_599
-        if case .number(let n)? = json["expires_in"], let seconds = Int64(n), seconds > 0 { lifetime = min(seconds, 86_400) }
+        if let seconds = json["expires_in"]?.int64Value, seconds > 0 { lifetime = min(seconds, 86_400) }
         fcmAccess = (token, now + lifetime)
         fcmAccessTokensFetched += 1
         return .success(token)

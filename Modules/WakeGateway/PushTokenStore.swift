@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import PushKitEmu
 import SIPCore
@@ -50,16 +51,16 @@ public struct PushTokenStore: Sendable {
             return .json(200, Self.statusJSON(registration, tokenMatches: true))
         case .status(let endpoint, let token):
             guard let registration = api[endpoint] else {
-                return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
+                return .json(404, JSONValue.object(["registered": .bool(false)]).jsonText)
             }
             let given = registration.isAndroid ? token : token.flatMap(TokenText.normalized)
             let matches = given == registration.token
             return .json(200, Self.statusJSON(registration, tokenMatches: matches))
         case .deleteToken(let endpoint):
             guard removeAPI(endpoint) else {
-                return .json(404, LineJSON.object([("registered", .bool(false))]).serialized)
+                return .json(404, JSONValue.object(["registered": .bool(false)]).jsonText)
             }
-            return .json(200, LineJSON.object([("registered", .bool(false)), ("deleted", .bool(true))]).serialized)
+            return .json(200, JSONValue.object(["registered": .bool(false), "deleted": .bool(true)]).jsonText)
         case .ack:
             return .text(500, "ack is handled by the gateway")
         }
@@ -67,12 +68,12 @@ public struct PushTokenStore: Sendable {
 
     /// `{registered, token_matches, environment, platform, updated_at}` — never the raw token.
     static func statusJSON(_ registration: PushRegistration, tokenMatches: Bool) -> String {
-        LineJSON.object([
-            ("registered", .bool(true)),
-            ("token_matches", .bool(tokenMatches)),
-            ("environment", .string(registration.environment.rawValue)),
-            ("platform", .string(registration.platform)),
-            ("updated_at", .string(WallClock.iso8601(ms: registration.updatedAt))),
-        ]).serialized
+        JSONValue.object([
+            "registered": .bool(true),
+            "token_matches": .bool(tokenMatches),
+            "environment": .string(registration.environment.rawValue),
+            "platform": .string(registration.platform),
+            "updated_at": .string(WallClock.iso8601(ms: registration.updatedAt)),
+        ]).jsonText
     }
 }

@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import JWT
 import SIPCore
@@ -70,7 +71,7 @@ public struct TokenAPIAuth: Sendable {
                 response = .json(401, #"{"error":"unauthorized"}"#)
                 response.headers.append(HTTPHeader("WWW-Authenticate", realm + ", error=\"invalid_request\""))
             case .invalid(let code):
-                response = .json(401, LineJSON.object([("error", .string("invalid_token")), ("reason", .string(code.rawValue))]).serialized)
+                response = .json(401, JSONValue.object(["error": .string("invalid_token"), "reason": .string(code.rawValue)]).jsonText)
                 response.headers.append(HTTPHeader("WWW-Authenticate", realm + ", error=\"invalid_token\""))
             case .wrongOrg, .otherEndpoint:
                 response = .json(403, #"{"error":"forbidden"}"#)

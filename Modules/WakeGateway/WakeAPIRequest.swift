@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import PushKitEmu
 import SIPCore
@@ -77,7 +78,7 @@ public enum WakeAPIRequest: Sendable, Hashable {
     }
 
     private static func parseRegister(_ request: HTTPRequest) -> Parsed {
-        let json: LineJSON
+        let json: JSONValue
         switch object(request) {
         case .failure(let refusal): return .reject(refusal.response)
         case .success(let value): json = value
@@ -107,19 +108,19 @@ public enum WakeAPIRequest: Sendable, Hashable {
                 bundleID: fields["bundle_id"]!, platform: platform))
     }
 
-    private static func object(_ request: HTTPRequest) -> Result<LineJSON, Refusal> {
+    private static func object(_ request: HTTPRequest) -> Result<JSONValue, Refusal> {
         if let type = request.header("Content-Type"), !type.lowercased().hasPrefix("application/json") {
             return .failure(Refusal(.text(415, "Content-Type must be application/json")))
         }
-        let json: LineJSON
-        do { json = try LineJSON.parse(request.body) } catch {
-            return .failure(Refusal(.text(400, "bad JSON: \(error.detail)")))
+        let json: JSONValue
+        do { json = try JSONValue.parse(request.body) } catch {
+            return .failure(Refusal(.text(400, "bad JSON: \(error)")))
         }
         guard case .object = json else { return .failure(Refusal(.text(400, "bad JSON: the body must be an object"))) }
         return .success(json)
     }
 
-    private static func string(_ json: LineJSON, _ key: String) -> Result<String, Refusal> {
+    private static func string(_ json: JSONValue, _ key: String) -> Result<String, Refusal> {
         guard let value = json[key] else { return .failure(Refusal(.text(400, "missing field \(key)"))) }
         guard case .string(let text) = value else {
             return .failure(Refusal(.text(400, "field \(key) must be a string, not \(value.typeName)")))

@@ -1,3 +1,4 @@
+import AstraJSON
 import HTTPLite
 import JWT
 import PushKitEmu
@@ -119,28 +120,24 @@ public struct WakeGatewayConfiguration: Sendable {
     }
 }
 
-/// One line of the gateway's timeline (`astra-wakegw` prints it as JSON with `event` and `t`).
+/// One line of the gateway's timeline (`astra-wakegw` prints it as JSON with `event` and `t`
+/// first, then ``fields`` in order, through the tools' one encoder).
 public struct WakeEvent: Sendable, Hashable {
-    public enum Value: Sendable, Hashable {
-        case string(String)
-        case int(Int64)
-        case bool(Bool)
-    }
-
     public var name: String
-    public var fields: [Field]
+    /// The event's fields, in output order.
+    public var fields: JSONObject
 
-    public struct Field: Sendable, Hashable {
-        public var key: String
-        public var value: Value
-    }
-
-    public init(_ name: String, _ fields: [(String, Value)]) {
+    public init(_ name: String, _ fields: JSONObject) {
         self.name = name
-        self.fields = fields.map { Field(key: $0.0, value: $0.1) }
+        self.fields = fields
     }
 
-    public subscript(key: String) -> Value? { fields.first { $0.key == key }?.value }
+    /// Fields as a list of pairs, for events built up field by field.
+    public init(_ name: String, _ fields: [(String, JSONValue)]) {
+        self.init(name, JSONObject(fields.map { (key: $0.0, value: $0.1) }))
+    }
+
+    public subscript(key: String) -> JSONValue? { fields[key] }
 }
 
 /// A gateway start-up failure (a port in use, …), one line.

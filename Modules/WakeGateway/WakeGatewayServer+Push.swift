@@ -86,8 +86,8 @@ extension WakeGatewayServer {
     }
 
     /// The `listening` event's provider fields.
-    func providerFields() -> [(String, WakeEvent.Value)] {
-        var fields: [(String, WakeEvent.Value)] = [
+    func providerFields() -> [(String, JSONValue)] {
+        var fields: [(String, JSONValue)] = [
             ("apns_sandbox_url", .string(providers.settings.apnsSandboxURL)),
             ("apns_production_url", .string(providers.settings.apnsProductionURL)),
             ("fcm_url", .string(providers.settings.fcmURL ?? "")),

@@ -1,3 +1,4 @@
+import AstraJSON
 import Glibc
 
 /// The `stats` event: what was refused or dropped (``WakeGatewayServer/counters``), the state held
@@ -5,7 +6,7 @@ import Glibc
 /// process's resident memory — so a long run shows a leak as a growing number, not a hope.
 extension WakeGatewayServer {
     public func statsEvent() async -> WakeEvent {
-        var fields: [(String, WakeEvent.Value)] = [("rss_kb", .int(Self.residentKB()))]
+        var fields: [(String, JSONValue)] = [("rss_kb", .int(Self.residentKB()))]
         for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
         for (key, value) in stateCounts.sorted(by: { $0.key < $1.key }) { fields.append(("held_" + key, .int(Int64(value)))) }
         fields.append(("held_decisions", .int(Int64(await wake?.trackedCalls ?? 0))))

@@ -61,7 +61,7 @@ import Testing
         let keys = try await IndependentJWT.make()
         defer { keys.remove() }
         let signing = try JWTKey.privateKey(file: keys.ecPrivate).identified(as: "ABC123DEFG")
-        let token = try JWTSigner(key: signing).sign([("iss", .string("ASTRATEAM1")), ("iat", .number(String(Self.now)))])
+        let token = try JWTSigner(key: signing).sign(["iss": .string("ASTRATEAM1"), "iat": .int(Self.now)])
         let header = try #require(Base64URL.decode(token.split(separator: ".")[0]))
         #expect(String(decoding: header, as: UTF8.self) == #"{"alg":"ES256","typ":"JWT","kid":"ABC123DEFG"}"#)
         // Verified with the public half of the same key (how the emulator is configured from a .p8).

@@ -57,7 +57,7 @@ import Testing
             alg == "HS256"
             ? f.hmac : try JWTKey.privateKey(file: alg == "ES256" ? f.keys.ecPrivate : f.keys.rsaPrivate)
         let own = try JWTSigner(key: privateKey).sign([
-            ("sub", .string("1002")), ("exp", .number(String(Self.now + 60))), ("aud", .string("wakegw")),
+            "sub": .string("1002"), "exp": .int(Self.now + 60), "aud": .string("wakegw"),
         ])
         #expect(try verifier.verify(own, now: Self.now).subject == "1002")
     }
@@ -66,7 +66,7 @@ import Testing
         let f = try await Fixture.make()
         defer { f.keys.remove() }
         let signer = try JWTSigner(key: try JWTKey.privateKey(file: f.keys.ecPrivate))
-        let token = try signer.sign([("exp", .number(String(Self.now + 60)))])
+        let token = try signer.sign(["exp": .int(Self.now + 60)])
         let signature = Base64URL.decode(token.split(separator: ".")[2])!
         #expect(signature.count == 64)
         // openssl verifies our signature once converted to DER (independent check of r||s).

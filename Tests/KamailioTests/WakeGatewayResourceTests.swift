@@ -60,7 +60,7 @@ import Testing
             let secret = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)
             let now = Int64(Date().timeIntervalSince1970)
             return try JWTSigner(key: try JWTKey.hmac(secret: Array(secret.utf8))).sign([
-                ("role", .string("org_admin")), ("iat", .number(String(now))), ("exp", .number(String(now + 600))),
+                "role": .string("org_admin"), "iat": .int(now), "exp": .int(now + 600),
             ])
         }
 

@@ -79,7 +79,7 @@ final class WakeGatewayRig: Sendable {
     static func bearer(_ endpoint: String) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         return try JWTSigner(key: try JWTKey.hmac(secret: secret)).sign([
-            ("asterisk_endpoint", .string(endpoint)), ("iat", .number(String(now))), ("exp", .number(String(now + 3_600))),
+            "asterisk_endpoint": .string(endpoint), "iat": .int(now), "exp": .int(now + 3_600),
         ])
     }
 
@@ -157,18 +157,9 @@ final class APNsDevice: Sendable {
 }
 
 extension WakeEvent {
-    func int(_ key: String) -> Int64? {
-        if case .int(let value)? = self[key] { return value }
-        return nil
-    }
-    func string(_ key: String) -> String? {
-        if case .string(let value)? = self[key] { return value }
-        return nil
-    }
-    func bool(_ key: String) -> Bool? {
-        if case .bool(let value)? = self[key] { return value }
-        return nil
-    }
+    func int(_ key: String) -> Int64? { self[key]?.int64Value }
+    func string(_ key: String) -> String? { self[key]?.stringValue }
+    func bool(_ key: String) -> Bool? { self[key]?.boolValue }
 }
 
 /// Milliseconds between two instants.

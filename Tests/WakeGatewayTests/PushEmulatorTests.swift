@@ -125,7 +125,7 @@ import Testing
         #expect(await eventually { await devices.isOnline(Self.fcmOld) })
         func message(_ token: String, project: String = "astra-emulator") -> FCMSubmission {
             FCMSubmission(
-                token: token, project: project, data: .object([("push_id", .string("p"))]), priority: "high",
+                token: token, project: project, data: .object(["push_id": .string("p")]), priority: "high",
                 ttlSeconds: 0)
         }
         guard case .accepted(let name, .delivered) = await devices.submitFCM(message(Self.fcmOld)) else {

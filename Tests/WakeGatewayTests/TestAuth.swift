@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 import HTTPLite
 import JWT
@@ -10,9 +11,9 @@ enum TestAuth {
 
     static func bearer(_ endpoint: String? = "1002", role: String = "user", lifetime: Int64 = 3_600) -> String {
         let now = WallClock.nowMs() / 1_000
-        var claims: [(String, LineJSON)] = [("iat", .number(String(now))), ("exp", .number(String(now + lifetime)))]
-        if let endpoint { claims.append(("asterisk_endpoint", .string(endpoint))) }
-        claims.append(("role", .string(role)))
+        var claims: JSONObject = ["iat": .int(now), "exp": .int(now + lifetime)]
+        if let endpoint { claims["asterisk_endpoint"] = .string(endpoint) }
+        claims["role"] = .string(role)
         return try! JWTSigner(key: try! JWTKey.hmac(secret: secret)).sign(claims)
     }
 

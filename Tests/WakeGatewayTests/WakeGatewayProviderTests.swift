@@ -55,15 +55,9 @@ import Testing
         return Rig(kamailio: kamailio, gateway: gateway, events: events)
     }
 
-    static func string(_ event: WakeEvent?, _ key: String) -> String? {
-        if case .string(let s)? = event?[key] { return s }
-        return nil
-    }
+    static func string(_ event: WakeEvent?, _ key: String) -> String? { event?[key]?.stringValue }
 
-    static func int(_ event: WakeEvent?, _ key: String) -> Int64? {
-        if case .int(let i)? = event?[key] { return i }
-        return nil
-    }
+    static func int(_ event: WakeEvent?, _ key: String) -> Int64? { event?[key]?.int64Value }
 
     @Test func serverErrorsAreRetriedAndOneConnectionCarriesEveryPush() async throws {
         let rig = try await Self.rig()

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 import ToolSupport
 
@@ -27,7 +28,7 @@ enum WakeDiagram {
     static func diagram(lines: [String], title: String) -> SequenceDiagram {
         var diagram = SequenceDiagram(title: title, lanes: Lane.allCases.map(\.title))
         for line in lines {
-            guard let event = try? LineJSON.parse(line), case .string(let name)? = event["event"] else { continue }
+            guard let event = try? JSONValue.parse(line), case .string(let name)? = event["event"] else { continue }
             let t = number(event["t"]).map { "\($0) ms" } ?? ""
             if name == "verdict" {
                 diagram.legend += legend(event)
@@ -46,7 +47,7 @@ enum WakeDiagram {
     private static func note(_ lane: Lane) -> SequenceDiagram.Mark { .note(lane: lane.rawValue) }
 
     /// Where an event goes and what it says.
-    static func step(_ name: String, _ e: LineJSON) -> (SequenceDiagram.Mark, String, SequenceDiagram.Style) {
+    static func step(_ name: String, _ e: JSONValue) -> (SequenceDiagram.Mark, String, SequenceDiagram.Style) {
         func s(_ key: String) -> String { string(e[key]) ?? "" }
         func n(_ key: String) -> String { number(e[key]).map(String.init) ?? "?" }
         switch name {
@@ -142,7 +143,7 @@ enum WakeDiagram {
     }
 
     /// The verdict line as legend lines: the outcome, then the rules broken.
-    static func legend(_ verdict: LineJSON) -> [SequenceDiagram.Note] {
+    static func legend(_ verdict: JSONValue) -> [SequenceDiagram.Note] {
         let ok = verdict["ok"] == .bool(true)
         let scenario = string(verdict["scenario"]) ?? "?"
         let policy = string(verdict["policy"]) ?? "?"
@@ -160,17 +161,11 @@ enum WakeDiagram {
         return notes
     }
 
-    static func string(_ value: LineJSON?) -> String? {
-        if case .string(let s)? = value { return s }
-        return nil
-    }
+    static func string(_ value: JSONValue?) -> String? { value?.stringValue }
 
-    static func number(_ value: LineJSON?) -> Int64? {
-        if case .number(let text)? = value { return Int64(text) }
-        return nil
-    }
+    static func number(_ value: JSONValue?) -> Int64? { value?.int64Value }
 
-    static func strings(_ value: LineJSON?) -> [String] {
+    static func strings(_ value: JSONValue?) -> [String] {
         guard case .array(let items)? = value else { return [] }
         return items.compactMap { string($0) }
     }

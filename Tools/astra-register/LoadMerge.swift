@@ -19,15 +19,15 @@ struct LoadMerge {
     static let summedRates = ["rate_per_s", "connections_per_s", "cpu_ms"]
 
     func run() -> ExitCode {
-        var summaries: [LineJSON] = []
+        var summaries: [JSONValue] = []
         var register: [Double] = []
         var handshake: [Double] = []
         do {
             try InputReader.forEachLine(path == "-" ? nil : path, maxLine: .traceLine, maxLines: 10_000_000) {
                 row, number throws(ToolError) in
                 guard row.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
-                let value: LineJSON
-                do { value = try LineJSON.parse(row) } catch {
+                let value: JSONValue
+                do { value = try JSONValue.parse(row) } catch {
                     throw ToolError(.usage, "\(InputReader.name(path)):\(number): not JSON: \(error)")
                 }
                 guard case .string(let event) = value["event"] else { return }
@@ -61,8 +61,7 @@ struct LoadMerge {
         }
         let walls = summaries.compactMap { Self.number($0["wall_ms"]) }
         fields["wall_ms"] = walls.max().map(JSONValue.double) ?? .null
-        if let registered = Self.number(fields["registered"].flatMap(Self.json)), registered > 0,
-           let cpu = Self.number(fields["cpu_ms"].flatMap(Self.json)) {
+        if let registered = Self.number(fields["registered"]), registered > 0, let cpu = Self.number(fields["cpu_ms"]) {
             fields["cpu_ms_per_registration"] = .double(StreamLoadStats.rounded(cpu / registered))
         }
         var causes: [String: Int] = [:]
@@ -76,21 +75,10 @@ struct LoadMerge {
         fields["latency_ms"] = StreamLoadStats.percentiles(register)
         if !handshake.isEmpty { fields["handshake_ms"] = StreamLoadStats.percentiles(handshake) }
         context.output.emit("load_summary", fields, text: LoadRun.text(summary: fields))
-        let failed = Self.number(fields["failed"].flatMap(Self.json)) ?? 0
+        let failed = Self.number(fields["failed"]) ?? 0
         return failed > 0 ? .failure : .success
     }
 
-    static func number(_ value: LineJSON?) -> Double? {
-        guard case .number(let text) = value else { return nil }
-        return Double(text)
-    }
-
-    /// A merged field back in the parsed model (to read it with ``number(_:)``).
-    static func json(_ value: JSONValue) -> LineJSON? {
-        switch value {
-        case .int(let v): .number(String(v))
-        case .double(let v): .number(String(v))
-        default: nil
-        }
-    }
+    /// A finite number, parsed or merged (`1e999` in a shard's line is no count).
+    static func number(_ value: JSONValue?) -> Double? { value?.doubleValue.flatMap { $0.isFinite ? $0 : nil } }
 }

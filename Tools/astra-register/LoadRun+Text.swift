@@ -14,9 +14,9 @@ extension LoadRun {
     /// `2 lines: 1 registered, 1 failed (completed) in 16.5 ms, 60.8 registrations/s; latency
     /// p50 14.9 · p90 14.9 · p99 14.9 · max 14.9 ms` — from the `load_summary` fields.
     static func text(summary s: JSONObject) -> String {
-        func int(_ key: String) -> Int { if case .int(let v) = s[key] { v } else { 0 } }
+        func int(_ key: String) -> Int { s[key]?.intValue ?? 0 }
         func number(_ value: JSONValue?) -> String? {
-            guard case .double(let v) = value else { return nil }
+            guard let v = value?.doubleValue else { return nil }
             return String((v * 10).rounded() / 10)
         }
         var counts = ["\(int("registered")) registered", "\(int("failed")) failed"]

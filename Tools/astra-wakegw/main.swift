@@ -23,7 +23,7 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     do {
         gateway = try WakeGatewayServer(
             configuration: configuration, clock: ContinuousClock(),
-            emit: { event in output.emit(event.name, event.jsonFields) }, log: { line in diagnostics.info(line) })
+            emit: { event in output.emit(event.name, event.fields) }, log: { line in diagnostics.info(line) })
         _ = try await gateway.start()
     } catch {
         diagnostics.error("\(error)")
@@ -34,7 +34,7 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
             try? await Task.sleep(for: .seconds(statsEvery))
             if Task.isCancelled { return }
             let event = await gateway.statsEvent()
-            output.emit(event.name, event.jsonFields)
+            output.emit(event.name, event.fields)
         }
     }
     let signals = await SignalEvents.stream()
@@ -44,23 +44,8 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     }
     stats.cancel()
     let last = await gateway.statsEvent()
-    output.emit(last.name, last.jsonFields)
+    output.emit(last.name, last.fields)
     await gateway.stop()
     output.emit("stopped")
     return .success
-}
-
-extension WakeEvent {
-    /// The event's fields as the tool's JSON object.
-    var jsonFields: JSONObject {
-        var fields = JSONObject()
-        for field in self.fields {
-            switch field.value {
-            case .string(let s): fields[field.key] = .string(s)
-            case .int(let i): fields[field.key] = .int(Int(i))
-            case .bool(let b): fields[field.key] = .bool(b)
-            }
-        }
-        return fields
-    }
 }

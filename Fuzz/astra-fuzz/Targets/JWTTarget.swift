@@ -1,3 +1,4 @@
+import AstraJSON
 import COpenSSL
 import JWT
 import SIPCore
@@ -50,7 +51,7 @@ enum JWTTarget {
             let tamper = control & 3 != 1
             let position = tamper ? Int(input.uint16()) : 0
             let replacement = tamper ? input.byte() : 0
-            guard let signer, case .object(let members)? = try? LineJSON.parse(input.rest()),
+            guard let signer, case .object(let members)? = try? JSONValue.parse(input.rest()),
                 let token = try? signer.sign(members)
             else { return }
             if !tamper {
@@ -119,7 +120,7 @@ enum JWTTarget {
         ] {
             seeds.append([0] + Array((b64(header) + "." + payload + ".c2lnbmF0dXJl").utf8))
         }
-        if let signer = try? JWTSigner(key: keys[0]), case .object(let members)? = try? LineJSON.parse(good),
+        if let signer = try? JWTSigner(key: keys[0]), case .object(let members)? = try? JSONValue.parse(good),
             let token = try? signer.sign(members)
         {
             seeds.append([0] + Array(token.utf8))  // signed by another process's key: must not verify

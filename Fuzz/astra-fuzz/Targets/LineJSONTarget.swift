@@ -1,6 +1,7 @@
+import AstraJSON
 import SIPCore
 
-/// The project's JSON reader (``LineJSON``) and the line model on top of it (docs/line.md):
+/// AstraJSON's one parser (``JSONValue/parse(_:limits:)``) and the line model on top of it (docs/line.md):
 /// every tool reads a line from a file, stdin or a QR code, the gateway reads its API bodies and
 /// device hellos with the same reader. Seeds: the lines of docs/line.md, the test lines and the
 /// JSON vector files.
@@ -15,8 +16,8 @@ enum LineJSONTarget {
         seeds: seeds, run: run)
 
     static func run(_ bytes: [UInt8]) {
-        guard let json = try? LineJSON.parse(bytes) else { return }
-        let again = try? LineJSON.parse(json.serialized)
+        guard let json = try? JSONValue.parse(bytes) else { return }
+        let again = try? JSONValue.parse(json.jsonText)
         invariant(again == json, "JSON does not survive serialize → parse")
         _ = json.typeName
         guard let line = try? Line(jsonValue: json) else { return }

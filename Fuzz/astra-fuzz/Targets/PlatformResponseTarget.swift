@@ -1,3 +1,4 @@
+import AstraJSON
 import Dispatch
 import Provisioning
 import SIPCore
@@ -44,7 +45,7 @@ enum PlatformResponseTarget {
             return HTTPResponse(status: status, body: input.framed())
         }
         let answers = Answers(login: answer(), users: answer(), credentials: answer())
-        let token = (try? LineJSON.parse(answers.login.body))?["token"].flatMap {
+        let token = (try? JSONValue.parse(answers.login.body))?["token"].flatMap {
             if case .string(let s) = $0 { s } else { nil }
         }
         let result = wait {

@@ -1,3 +1,4 @@
+import AstraJSON
 import SIPCore
 
 /// Resolves the line (SIP account) a tool works with, from the three sources of TOOLS.md in
@@ -58,7 +59,7 @@ public enum LineOptions {
             flags.user = arguments.string(CommonOptions.Key.user) ?? aor?.user
             flags.domain = arguments.string(CommonOptions.Key.domain) ?? aor?.domain
         }
-        var base: [(String, LineJSON)] = []
+        var base = JSONObject()
         var source = Source.flagsOnly
         var ignored = 0
         if let file = flags.lineFile {
@@ -73,10 +74,10 @@ public enum LineOptions {
             }
         }
         var members = base
-        func set(_ key: String, _ value: LineJSON?) {
+        func set(_ key: String, _ value: JSONValue?) {
             guard let value else { return }
-            members.removeAll { $0.0 == key }
-            members.append((key, value))
+            members[key] = nil
+            members.append(key, value)
         }
         if let aor {
             if flags.transport == nil, aor.secure || aor.transport != nil {
@@ -87,19 +88,19 @@ public enum LineOptions {
                 set("server", .string(LineServer(host: aor.domain, port: port).description))
             }
         }
-        set("display_name", flags.displayName.map(LineJSON.string))
-        set("user", flags.user.map(LineJSON.string))
-        set("auth_user", flags.authUser.map(LineJSON.string))
+        set("display_name", flags.displayName.map(JSONValue.string))
+        set("user", flags.user.map(JSONValue.string))
+        set("auth_user", flags.authUser.map(JSONValue.string))
         if let password = flags.password {
-            members.removeAll { $0.0 == "password_sealed" }
+            members["password_sealed"] = nil
             set("password", .string(password))
         }
-        set("domain", flags.domain.map(LineJSON.string))
-        set("server", flags.server.map(LineJSON.string))
-        set("transport", flags.transport.map(LineJSON.string))
-        set("ws_path", flags.wsPath.map(LineJSON.string))
-        set("expires", flags.expires.map { .number(String($0)) })
-        set("ca_file", flags.caFile.map(LineJSON.string))
+        set("domain", flags.domain.map(JSONValue.string))
+        set("server", flags.server.map(JSONValue.string))
+        set("transport", flags.transport.map(JSONValue.string))
+        set("ws_path", flags.wsPath.map(JSONValue.string))
+        set("expires", flags.expires.map(JSONValue.int))
+        set("ca_file", flags.caFile.map(JSONValue.string))
         if members.isEmpty {
             throw .usage("no line given: pass sip:USER@DOMAIN, --user and --domain, or --line FILE")
         }
@@ -112,17 +113,17 @@ public enum LineOptions {
 
     /// The first line object of JSON text: one (possibly pretty-printed) object, or JSON Lines
     /// of which the first is used and the rest counted.
-    static func parseLines(_ bytes: [UInt8], name: String) throws(ToolError) -> ([(String, LineJSON)], Int) {
-        if case .object(let members)? = try? LineJSON.parse(bytes) { return (members, 0) }
+    static func parseLines(_ bytes: [UInt8], name: String) throws(ToolError) -> (JSONObject, Int) {
+        if case .object(let members)? = try? JSONValue.parse(bytes) { return (members, 0) }
         let rows = bytes.split(separator: 0x0A).filter { row in
             !row.allSatisfy { $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }
         }
         guard let first = rows.first else { throw ToolError(.unreadableInput, "\(name) holds no line") }
-        let parsed: LineJSON
+        let parsed: JSONValue
         do {
-            parsed = try LineJSON.parse(first)
+            parsed = try JSONValue.parse(first)
         } catch {
-            throw ToolError(.unreadableInput, "\(name): \(error.description)")
+            throw ToolError(.unreadableInput, "\(name): line: \(error)")
         }
         guard case .object(let members) = parsed else {
             throw ToolError(.unreadableInput, "\(name): a line must be a JSON object")
