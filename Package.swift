@@ -77,7 +77,7 @@ let package = Package(
         module("SIPTransport", ["SIPCore", "TLSMemory", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
-        // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
+        // Pure: no dependency but AstraJSON (no Foundation, no SIP), so it ships as a library.
         module("PushKitEmu", ["AstraJSON"]),
         // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
         module("JWT", ["AstraJSON", "SIPCore", "COpenSSL"]),
