@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CONFIG ?= release
 
-.PHONY: all deps build build-release test demo bench fuzz lint clean install uninstall
+.PHONY: all deps build build-release test demo bench fuzz lint docs clean install uninstall
 
 all: build
 
@@ -51,6 +51,11 @@ bench: deps
 ## one JSON line per target (docs/fuzzing.md); FUZZ_TARGETS="sdp stun" picks targets.
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+## make docs: API documentation of the library products with docc, static site under .build/docs
+## (scripts/docs.sh); fails on a broken symbol link or any other docc warning.
+docs: deps
+	scripts/docs.sh
 
 lint:
 	$(SWIFT) format lint -r Modules Tools Tests Benchmarks

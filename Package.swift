@@ -31,11 +31,23 @@ func bench(_ name: String, _ deps: [Target.Dependency]) -> Target {
 let package = Package(
     name: "AstraSIP",
     platforms: [.macOS(.v15)],
-    // Library products for other Swift packages (Examples/swift-client depends on this package by
-    // path). PushKitEmu: implement PushClientPolicy and run the built-in scenarios from your own
-    // tests, or serve it to astra-pushsim over the client protocol (ClientProtocolServer).
+    // Library products for other Swift packages (Examples/ depend on this package by path; README
+    // "Use it as a library"). One product per module a client imports; what a sibling module needs
+    // and a client does not is `package` access. Not products: ToolSupport, LineRunner, Capture
+    // (the tools' plumbing), AstraTestSupport (this package's test kit), TLSMemory, HTTPLite, HTTP2,
+    // JWT, WakeGateway, PushKitLive (the gateway and live mode, shipped as tools), the C shims
+    // (decisions D37). AstraJSON is one because PushKitEmu's public API speaks its values.
     products: [
-        .library(name: "PushKitEmu", targets: ["PushKitEmu"])
+        .library(name: "SIPCore", targets: ["SIPCore"]),
+        .library(name: "SIPTransport", targets: ["SIPTransport"]),
+        .library(name: "SIPDialog", targets: ["SIPDialog"]),
+        .library(name: "Media", targets: ["Media"]),
+        .library(name: "CallSession", targets: ["CallSession"]),
+        .library(name: "Provisioning", targets: ["Provisioning"]),
+        // PushKitEmu: implement PushClientPolicy and run the built-in scenarios from your own
+        // tests, or serve it to astra-pushsim over the client protocol (ClientProtocolServer).
+        .library(name: "PushKitEmu", targets: ["PushKitEmu"]),
+        .library(name: "AstraJSON", targets: ["AstraJSON"]),
     ],
     targets: [
         // C libraries from Debian packages (header-only shims wrap macros and variadic functions).
@@ -65,7 +77,7 @@ let package = Package(
         module("SIPTransport", ["SIPCore", "TLSMemory", "COpenSSL", "CLinux", "CResolv"]),
         module("SIPDialog", ["SIPCore", "SIPTransport"]),
         module("Media", ["SIPCore", "COpenSSL", "CSRTP", "CALSA", "CLinux"]),
-        // Pure: no dependency but the toolchain (FoundationEssentials), so it ships as a library.
+        // Pure: no dependency but AstraJSON (no Foundation, no SIP), so it ships as a library.
         module("PushKitEmu", ["AstraJSON"]),
         // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
         module("JWT", ["AstraJSON", "SIPCore", "COpenSSL"]),

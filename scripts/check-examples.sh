@@ -16,6 +16,11 @@ echo "== check-examples: building $swift_example" >&2
 swift build --package-path "$swift_example" >&2 || exit 1
 swift test --package-path "$swift_example" >&2 || status=1
 example_bin=$(swift build --package-path "$swift_example" --show-bin-path)
+# The library examples (verify-line, call-and-record, sip-message) are built here, once, and run
+# against Kamailio by KamailioTests.LibraryExamplesTests in phase 4 (which builds them itself
+# when run alone).
+echo "== check-examples: building Examples/library" >&2
+swift build --package-path Examples/library >&2 || status=1
 
 # name | client command | expected exit | rule the verdict must name (empty: none)
 cases=(

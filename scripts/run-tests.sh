@@ -11,7 +11,8 @@
 # and between 1 and 2 (1b) the client examples: Examples/ built and judged through
 # `astra-pushsim check --client-cmd` (scripts/check-examples.sh), and (1c) the install test:
 # `make install PREFIX=$(mktemp -d)` of the debug build, each tool's --version, the man page,
-# bash completion, `make uninstall` (scripts/check-install.sh, ~20 s).
+# bash completion, `make uninstall` (scripts/check-install.sh, ~20 s), and (1d) the API docs:
+# `docc convert` of every library product, failing on a broken symbol link (scripts/docs.sh).
 # Phases 1-4 are `swift test` runs; the script fails if any phase fails. Last, the whole output
 # (every phase tees into .build/test-output.log) is checked for secrets: the test passwords and
 # tokens, and keys, ICE passwords, digest responses in clear (scripts/check-test-secrets.sh).
@@ -60,6 +61,9 @@ scripts/check-examples.sh 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 echo "== run-tests: phase 1c/5: make install PREFIX=\$(mktemp -d), then --version, man, completion, uninstall" | tee -a "$log" >&2
 scripts/check-install.sh 2>&1 | tee -a "$log"
+[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+echo "== run-tests: phase 1d/5: API documentation (scripts/docs.sh: docc, warnings are errors)" | tee -a "$log" >&2
+scripts/docs.sh 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"

@@ -4,7 +4,7 @@
 /// (``JSONNumber``), so parse → encode gives back the same text.
 ///
 /// Literals work: `["registered": true, "expires": 3600, "server": "pbx.example.com:5061"]`.
-/// Read with ``parse(_:limits:)-(Collection)``, write with ``jsonText``.
+/// Read with `parse(_:limits:)` (UTF-8 bytes or a `String`), write with ``jsonText``.
 public indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -3,7 +3,7 @@ import SIPCore
 import SIPDialog
 
 /// One call: an `InviteUsage` (RFC 3261 §13–§15 signalling) plus a `MediaSession` (RTP/SRTP),
-/// driven over a ``SIPEndpoint`` and summarised by a ``CallMachine``. The actor only does IO:
+/// driven over a `SIPEndpoint` and summarised by a ``CallMachine``. The actor only does IO:
 /// it executes the usage's actions (transactions, responses, ACKs, timers, in order through one
 /// outbox), feeds back what the endpoint reports (``handle(_:)``), runs SDP offer/answer through
 /// `OfferAnswer` (RFC 3264) and reports ``CallEvent``s. Files: this one (life cycle and
@@ -64,7 +64,7 @@ public actor Call<C: Clock> where C.Duration == Duration {
     }
 
     /// An outgoing call to `target` from our address of record `local` (the INVITE goes out
-    /// with ``dial()``), with the SDP offer built from a freshly bound media socket.
+    /// with ``start()``), with the SDP offer built from a freshly bound media socket.
     public init(
         calling target: SIPURI, from local: SIPNameAddress, endpoint: SIPEndpoint, binding: LocalBinding,
         credentials: DigestCredentials?, options: CallOptions = CallOptions(),

@@ -1,6 +1,6 @@
 import SIPDialog
 
-/// Why a call ended, for events and exit codes (a superset of ``InviteEndReason`` at call level).
+/// Why a call ended, for events and exit codes (a superset of `InviteEndReason` at call level).
 public enum CallEndReason: Sendable, Hashable, CustomStringConvertible {
     /// We hung up (BYE after the answer).
     case localHangUp

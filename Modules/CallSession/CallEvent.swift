@@ -23,7 +23,7 @@ public enum CallEvent: Sendable, Hashable {
     /// for gathering (at most the gathering timeout; no trickle ICE).
     case iceGathered(host: Int, serverReflexive: Int, relayed: Int, waitedMilliseconds: Double)
     /// The TURN allocation failed or was lost and ICE goes on without a relayed candidate
-    /// (``Media/ICETransportPolicy/all``; with `.relay` the call ends with `mediaFailed`).
+    /// (`ICETransportPolicy.all`; with `.relay` the call ends with `mediaFailed`).
     case relayFailed(reason: String)
     /// WebRTC: an ICE restart (RFC 8445 §9; ours or the peer's re-offer) selected its new pair,
     /// `milliseconds` after the restart; media stayed on the old pair until then.

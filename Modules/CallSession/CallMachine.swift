@@ -1,7 +1,7 @@
 import Media
 import SIPDialog
 
-/// The call-level state machine (pure): it turns signalling events (``InviteEvent``), user
+/// The call-level state machine (pure): it turns signalling events (`InviteEvent`), user
 /// commands and media observations into a ``CallState`` and actions for the ``Call`` actor —
 /// which owns the `InviteUsage` (RFC 3261 §13–§15) and the `MediaSession` and executes them.
 /// Impossible inputs (e.g. answering twice) are ignored with no action, never trapped on.

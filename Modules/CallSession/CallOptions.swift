@@ -6,7 +6,7 @@ public struct CallOptions: Sendable {
     /// The address put in SDP `c=` and bound for RTP (an IPv4 literal).
     public var mediaHost: String = "127.0.0.1"
     /// The RTP port put in SDP when it differs from the bound one (a port forward or a relay in
-    /// front of us); nil: the bound port (``MediaSessionConfiguration/localPort``, 0 = ephemeral).
+    /// front of us); nil: the bound port (`MediaSessionConfiguration.localPort`, 0 = ephemeral).
     public var advertisedMediaPort: UInt16?
     /// SDES-SRTP (RFC 4568): offer only `RTP/SAVP` with `a=crypto`, and refuse plain RTP.
     public var srtp = false

@@ -5,7 +5,7 @@ import Synchronization
 /// mono playback or capture at 8 kHz (or another rate). Blocking I/O on the caller's thread.
 ///
 /// No sound card exists in CI: tests use `null`, which accepts writes instantly and does not
-/// pace — pacing always comes from ``FramePacer``.
+/// pace — pacing always comes from `FramePacer`.
 public final class ALSADevice: @unchecked Sendable {
     public enum Stream: Sendable {
         case playback

@@ -64,7 +64,7 @@ public struct CryptoAttribute: Sendable, Hashable, CustomStringConvertible, Cust
 }
 
 /// Minimal RFC 4648 base64 (standard alphabet, padding), to stay free of Foundation.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     public static func encode(_ bytes: [UInt8]) -> String {

@@ -6,7 +6,7 @@
 ///
 /// Pure value: the caller sleeps on its injected `Clock` until ``nextDeadline`` and calls
 /// ``frameDue(now:)``.
-public struct FramePacer: Sendable, Hashable {
+package struct FramePacer: Sendable, Hashable {
     public let interval: Duration
     /// Frames we may send late in a burst before skipping ahead.
     public var maxBurst: Int

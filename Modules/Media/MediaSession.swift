@@ -2,7 +2,7 @@ import Dispatch
 import SIPCore
 
 /// One audio stream over real UDP: G.711 + RTP/RTCP, optional SDES-SRTP, RFC 4733 DTMF, a
-/// jitter buffer and a paced 20 ms media clock (``FramePacer`` on the injected `Clock`).
+/// jitter buffer and a paced 20 ms media clock (`FramePacer` on the injected `Clock`).
 ///
 /// The actor owns the sockets (non-blocking; a `DispatchSource` per socket feeds datagrams
 /// into an `AsyncStream` that the actor drains) and the SRTP contexts; everything else is the

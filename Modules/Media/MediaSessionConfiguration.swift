@@ -113,7 +113,7 @@ public struct MediaStatistics: Sendable, Hashable {
     public var jitterBuffer = JitterBuffer.Statistics()
     /// Send pacing of audio frames (send times against their absolute deadlines).
     public var pacing = PacingStatistics()
-    /// Frames the media clock skipped after a stall (``FramePacer/maxBurst``).
+    /// Frames the media clock skipped after a stall (`FramePacer/maxBurst`).
     public var framesSkipped: Int64 = 0
 
     public init() {}

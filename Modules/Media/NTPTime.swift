@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// 64-bit NTP timestamps (RFC 3550 §4: seconds since 1900 in the high 32 bits).
-public enum NTPTime {
+package enum NTPTime {
     /// Seconds from 1900-01-01 to the Unix epoch.
     public static let unixOffset: UInt64 = 2_208_988_800
 

@@ -3,7 +3,7 @@
 /// The mean interval is the least-squares slope of send time over frame index (robust to the
 /// wake-up jitter of the first and last frames); drift is that slope's deviation from the
 /// nominal interval accumulated over the run. Lateness is send time − deadline; with absolute
-/// deadlines (``FramePacer``) it stays bounded instead of growing.
+/// deadlines (`FramePacer`) it stays bounded instead of growing.
 public struct PacingStatistics: Sendable, Hashable {
     public private(set) var frames = 0
     public private(set) var firstSend: Duration?

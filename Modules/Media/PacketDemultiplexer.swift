@@ -10,7 +10,7 @@ public enum PacketKind: Sendable, Hashable {
     case unknown
 }
 
-public enum PacketDemultiplexer {
+package enum PacketDemultiplexer {
     /// RFC 7983: 0–3 STUN, 16–19 ZRTP, 20–63 DTLS, 64–79 TURN channel, 128–191 RTP/RTCP; then
     /// RFC 5761 §4: second-byte values 192–223 (RTCP types 192–223 with the M bit) are RTCP.
     public static func classify(_ bytes: UnsafeRawBufferPointer) -> PacketKind {

@@ -43,7 +43,7 @@ public struct RTPPacket: Sendable, Hashable {
 
 /// RFC 3550 §5.1 / RFC 1982 serial-number arithmetic on 16-bit sequence numbers and 32-bit
 /// timestamps, for ordering across wrap-around.
-public enum RTPSerial {
+package enum RTPSerial {
     /// True when `a` comes after `b` modulo 2^16.
     @inline(__always)
     public static func isNewer(_ a: UInt16, than b: UInt16) -> Bool { a != b && (a &- b) < 0x8000 }

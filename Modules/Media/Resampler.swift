@@ -7,7 +7,7 @@ import Darwin
 /// Band-limited sample-rate conversion (windowed-sinc, Blackman window), e.g. 16 kHz,
 /// 44.1 kHz or 48 kHz to the 8 kHz of G.711. The cut-off is 0.9 × the lower Nyquist
 /// frequency, so converting down removes what would alias.
-public enum Resampler {
+package enum Resampler {
     /// Converts `samples` from `inputRate` to `outputRate` Hz.
     public static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int, halfTaps: Int = 16)
         -> [Int16]

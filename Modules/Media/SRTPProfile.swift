@@ -53,7 +53,7 @@ public struct SRTPKeyMaterial: Sendable, Hashable, CustomStringConvertible, Cust
         self.keyAndSalt = keyAndSalt
     }
 
-    /// Fresh master key and salt from the system CSPRNG (``KeyMaterial``): never from a seed,
+    /// Fresh master key and salt from the system CSPRNG (`KeyMaterial`): never from a seed,
     /// so `--seed` cannot make an SDES key predictable (RFC 4568 §6.1, RFC 3711 §8.2).
     public static func random(_ profile: SRTPProfile) -> SRTPKeyMaterial {
         // Length is right by construction.

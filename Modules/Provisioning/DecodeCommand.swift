@@ -2,7 +2,7 @@ import SIPCore
 
 /// `astra-qr decode FILE…`: every QR code in every image → one line JSON per code on stdout
 /// (exactly the line object of docs/line.md, one per line), or the payload text with `raw`.
-public enum DecodeCommand {
+package enum DecodeCommand {
     public struct Options: Sendable {
         /// Image paths; `-` reads stdin.
         public var files: [String]

@@ -1,7 +1,7 @@
 import SIPCore
 
 /// `astra-qr encode`: a line → the compact payload → a QR code in qrencode's output types.
-public enum EncodeCommand {
+package enum EncodeCommand {
     public struct Options: Sendable {
         public var format: QRRenderer.Format
         /// `-l`; M by default (qrencode uses L; M survives print and photos better).

@@ -1,5 +1,5 @@
 /// Turns image file bytes into gray pixels, choosing the codec by signature, not by name.
-public enum ImageReader {
+package enum ImageReader {
     /// PNG or Netpbm by magic bytes; anything else is ``ProvisioningError/Code/notAnImage``.
     public static func decode(_ bytes: [UInt8]) throws(ProvisioningError) -> GrayImage {
         if PNGCodec.isPNG(bytes) { return try PNGCodec.decode(bytes) }

@@ -7,7 +7,7 @@ import SIPCore
 /// `username` is the PBX endpoint id (user and auth user), `host` is `host[:port]` (or `host`
 /// plus a numeric `port`), the transport is always UDP, and the domain is the host
 /// (docs/provisioning.md "Legacy editor codes"). `display_name` or `name` is kept if present.
-public enum LegacyEditorPayload {
+package enum LegacyEditorPayload {
     /// True when the JSON object looks like an editor code (has `username`, no `v`/`user`).
     static func matches(_ object: JSONValue) -> Bool {
         object["username"] != nil && object["v"] == nil && object["user"] == nil

@@ -2,7 +2,7 @@ import SIPCore
 
 /// `astra-qr lines --api URL --firebase-token-file F`: one line JSON per usable WSS line of the
 /// signed-in org, ready for `astra-qr encode` or `astra-register`.
-public enum LinesCommand {
+package enum LinesCommand {
     public static func run(client: PlatformClient) async -> QRCommandResult {
         var result = QRCommandResult()
         let lines: [(user: PlatformUser, line: Result<Line, PlatformError>)]

@@ -187,6 +187,6 @@ public enum PasswordSeal {
         return Array(md.prefix(Int(length)))
     }
 
-    /// `count` bytes from the system CSPRNG (``KeyMaterial``, the one source of key material).
+    /// `count` bytes from the system CSPRNG (`KeyMaterial`, the one source of key material).
     public static func secureRandom(_ count: Int) -> [UInt8] { KeyMaterial.bytes(count) }
 }

@@ -34,7 +34,7 @@ public struct PlatformError: Error, Sendable, Hashable, CustomStringConvertible 
     public var isNetwork: Bool { code == .timeout || code == .network }
 
     /// The tool's exit for this failure: 6 certificate, 3 network, 1 a bad answer.
-    public var exit: QRCommandResult.Exit {
+    package var exit: QRCommandResult.Exit {
         code == .certificate ? .certificate : (isNetwork ? .network : .invalidLine)
     }
 

@@ -1,6 +1,6 @@
 /// What an astra-qr command produced: bytes for stdout, one-line diagnostics for stderr and
 /// the exit code (TOOLS.md "astra-qr"). The tool main only writes these out.
-public struct QRCommandResult: Sendable {
+package struct QRCommandResult: Sendable {
     /// Exit codes of astra-qr (docs/man/astra-qr.md "EXIT STATUS").
     public enum Exit: Int32, Sendable {
         /// Every image had a code and every code was a line / the command succeeded.

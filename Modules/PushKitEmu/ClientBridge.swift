@@ -6,7 +6,7 @@
 /// them. A value per app process: the emulator drops it with the policy when the process dies.
 /// Every answer is bounded (``ClientProtocol``): a client cannot make the emulator allocate
 /// without limit or crash it with a huge number — it gets a `CLIENT` violation instead.
-public struct ClientBridge: Sendable {
+package struct ClientBridge: Sendable {
     var uuidOf: [String: Int32] = [:]
     var uuidName: [Int32: String] = [:]
     var timerOf: [String: Int32] = [:]

@@ -1,28 +1,24 @@
-import FoundationEssentials
+import AstraJSON
 
 /// The client protocol's lines as JSON (docs/pushkit-emulator.md "Bring your own client"):
-/// writing uses ``JSONLine`` (fixed key order), reading uses Foundation's `JSONDecoder` with
-/// snake_case keys — the same reader as scenario files.
+/// writing uses ``JSONLine`` (fixed key order), reading uses AstraJSON's one parser and its
+/// `Decodable` reader with snake_case keys — the same reader as scenario files.
 enum ClientWire {
-    static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return decoder
-    }
+    static let decoder = JSONValueDecoder(convertFromSnakeCase: true)
 
     /// Decodes one line; a decoding failure becomes a ``ClientFault`` of kind `badAnswer`
     /// naming `what` and the first bytes read.
     static func decode<T: Decodable>(_ type: T.Type, _ line: [UInt8], what: String) throws(ClientFault) -> T {
+        let value: JSONValue
+        do { value = try JSONValue.parse(line) } catch {
+            throw ClientFault(.badAnswer, "\(what): not JSON (\(error)): \(excerpt(line))")
+        }
         do {
-            return try decoder().decode(T.self, from: Data(line))
+            return try decoder.decode(T.self, from: value)
         } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                // FoundationEssentials reports a number that does not fit its field the same way.
-                throw ClientFault(.badAnswer, "\(what): not JSON, or a number out of range: \(excerpt(line))")
-            }
             throw ClientFault(.badAnswer, "\(what): \(ScenarioError.describe(error)) in \(excerpt(line))")
         } catch {
-            throw ClientFault(.badAnswer, "\(what): not JSON: \(excerpt(line))")
+            throw ClientFault(.badAnswer, "\(what): \(error) in \(excerpt(line))")
         }
     }
 

@@ -3,7 +3,7 @@
 /// Value-typed binary heap over one contiguous array: no per-event class, closure or existential.
 /// Events at the same virtual millisecond run in the order they were scheduled, which makes every
 /// run with the same seed byte-identical.
-public struct EventQueue<Element>: Sendable where Element: Sendable {
+package struct EventQueue<Element>: Sendable where Element: Sendable {
     @usableFromInline
     struct Entry: Sendable {
         @usableFromInline var time: Int64

@@ -1,6 +1,6 @@
 import AstraJSON
 
-/// A timeline or client-protocol line being built: a ``JSONObject`` with a builder API, written by
+/// A timeline or client-protocol line being built: a `JSONObject` with a builder API, written by
 /// the one encoder and escaper of AstraJSON (so pushsim's lines escape DEL and U+2028/U+2029 as
 /// every other tool's do, docs/decisions.md D40).
 public struct JSONLine: Sendable {
@@ -45,6 +45,6 @@ public struct JSONLine: Sendable {
     /// The finished object as compact JSON text.
     public var string: String { object.jsonText }
 
-    /// A JSON string literal (RFC 8259 §7), by the one escaper ``JSONString``.
+    /// A JSON string literal (RFC 8259 §7), by the one escaper `JSONString`.
     public static func quote(_ s: String) -> String { JSONString.quoted(s) }
 }

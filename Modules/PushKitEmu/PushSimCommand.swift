@@ -1,5 +1,5 @@
 /// The `astra-pushsim` commands (docs/man/astra-pushsim.md), independent of argument parsing.
-public enum PushSimCommand {
+package enum PushSimCommand {
     /// Runs `command` (`run`, `check`, `fuzz`) with the preset policy of `options`; `scenario` is
     /// `run`'s argument; `load` reads a scenario file (`-` = standard input, the caller decides).
     public static func execute(

@@ -1,6 +1,6 @@
 /// What `astra-pushsim` produced: stdout lines, stderr lines, exit code. The tool main only
 /// prints them; everything else lives here so it is testable without a process.
-public struct PushSimOutput: Sendable, Hashable {
+package struct PushSimOutput: Sendable, Hashable {
     /// JSON Lines (or text) for stdout.
     public var stdout: [String] = []
     /// Diagnostics for stderr, one line each, without the `astra-pushsim: ` prefix (the tool adds it).
@@ -19,7 +19,7 @@ public struct PushSimOutput: Sendable, Hashable {
 }
 
 /// The options every `astra-pushsim` command takes, already parsed.
-public struct PushSimOptions: Sendable, Hashable {
+package struct PushSimOptions: Sendable, Hashable {
     /// `--policy naive|correct` (default correct).
     public var policy: PolicyChoice = .correct
     /// `--seed N`: tokens in `run`/`check`, the case sequence in `fuzz` (default 1).

@@ -1,4 +1,4 @@
-import FoundationEssentials
+import AstraJSON
 
 /// A scenario file that could not be read (exit 64 in the tool).
 public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -29,11 +29,13 @@ extension Scenario {
     /// Decodes a scenario file (snake_case keys; every field but `steps` optional, defaults as in
     /// ``EmulatorSettings`` and the setup types). Schema: docs/pushkit-emulator.md.
     public static func decode(json bytes: [UInt8]) throws(ScenarioError) -> Scenario {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let value: JSONValue
+        do { value = try JSONValue.parse(bytes) } catch {
+            throw ScenarioError(.invalidJSON, "scenario JSON: \(error)")
+        }
         let scenario: Scenario
         do {
-            scenario = try decoder.decode(Scenario.self, from: Data(bytes))
+            scenario = try JSONValueDecoder(convertFromSnakeCase: true).decode(Scenario.self, from: value)
         } catch let error as DecodingError {
             throw ScenarioError(.invalidJSON, "scenario JSON: " + ScenarioError.describe(error))
         } catch {

@@ -13,7 +13,7 @@ public struct TimelineRecorder: TimelineSink {
 }
 
 /// Counts events and keeps nothing (the fuzz hot path).
-public struct CountingSink: TimelineSink {
+package struct CountingSink: TimelineSink {
     /// Events recorded.
     public private(set) var count = 0
     public init() {}

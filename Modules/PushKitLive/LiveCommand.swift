@@ -3,7 +3,7 @@ import PushKitEmu
 
 /// `astra-pushsim live SCENARIO`: one live scenario end to end (docs/pushkit-emulator.md,
 /// "Live mode"), independent of argument parsing.
-public enum LiveCommand {
+package enum LiveCommand {
     /// The options of `live`, already parsed.
     public struct Options: Sendable {
         public var policy: PolicyChoice = .correct

@@ -2,7 +2,7 @@
 /// RFC 8760 §2.4) as a value type: it keeps the last challenge per (kind, realm), the `nc`
 /// and `cnonce` per nonce, and decides whether a 401/407 deserves a retry.
 ///
-/// Use: on every request call ``authorizationHeaders(method:uri:body:ids:)`` (empty before the
+/// Use: on every request call ``authorizationHeaders(method:uri:body:)`` (empty before the
 /// first challenge); on a 401/407 call ``receive(challenges:kind:)`` and resend only on
 /// ``DigestRetryDecision/retry``. ACK and CANCEL for an INVITE copy that INVITE's headers
 /// instead (RFC 3261 §22.1), which is the caller's business.

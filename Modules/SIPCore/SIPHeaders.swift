@@ -1,8 +1,8 @@
 /// The header lines of a message, in order, each kept as its raw bytes (RFC 3261 §7.3).
 ///
-/// Storage is one byte buffer plus one array of small offset records (``HeaderSlot``): indexing a
+/// Storage is one byte buffer plus one array of small offset records (`HeaderSlot`): indexing a
 /// parsed message allocates nothing per header, and typed values are parsed only when asked for
-/// (see `SIPHeaders+Typed.swift`). A parsed message also carries the ``HeaderIndex`` its parse
+/// (see `SIPHeaders+Typed.swift`). A parsed message also carries the `HeaderIndex` its parse
 /// recorded for the headers every transaction reads, so those accessors need no rescan. Edits
 /// append new lines to the buffer and drop the index; a parsed message that is never edited
 /// serializes as its original bytes.

@@ -1,7 +1,7 @@
 /// A parsed or built SIP message: a request or a response (RFC 3261 §7).
 ///
 /// Parse a datagram (UDP, or one WebSocket message, RFC 7118 §5) with
-/// ``init(parsing:limits:)``; parse a byte stream (TCP, TLS) with ``SIPStreamFramer``.
+/// `init(parsing:limits:)` (bytes or text); parse a byte stream (TCP, TLS) with ``SIPStreamFramer``.
 public enum SIPMessage: Sendable {
     case request(SIPRequest)
     case response(SIPResponse)

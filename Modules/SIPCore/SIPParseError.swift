@@ -1,6 +1,6 @@
 /// Why a byte sequence is not an acceptable SIP message, and where.
 ///
-/// Thrown by the whole-message parser (``SIPMessage/init(parsing:limits:)``), by the stream
+/// Thrown by the whole-message parser (`SIPMessage(parsing:)`), by the stream
 /// framer (``SIPStreamFramer/next()``) and by the typed header and URI parsers. Two errors are
 /// equal when their ``code`` is equal; ``offset`` and ``headerName`` are context for one clear
 /// log line (see ``description``).

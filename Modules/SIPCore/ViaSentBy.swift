@@ -8,7 +8,9 @@ public struct ViaSentBy: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     public let port: UInt16?
 
-    /// - Parameter host: a name, IPv4 address, or IPv6 address with or without brackets.
+    /// - Parameters:
+    ///   - host: a name, IPv4 address, or IPv6 address with or without brackets.
+    ///   - port: the sent-by port, or nil when the Via has none (§18.2.2: the transport's default).
     public init(host: String, port: UInt16?) {
         self.host = SIPHost(host).address.lowercasedASCII
         self.port = port

@@ -7,7 +7,7 @@
 /// the server to close TCP first (§7.1.1: "the client SHOULD wait for the server to close the
 /// connection"), which is also what lets a TLS server's own close_notify reach us instead of
 /// failing with EPIPE against a socket we already closed.
-public struct ConnectionCloseMachine: Sendable, Hashable {
+package struct ConnectionCloseMachine: Sendable, Hashable {
     public enum State: Sendable, Hashable {
         /// Data flows; nobody started closing.
         case open

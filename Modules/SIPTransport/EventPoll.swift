@@ -5,7 +5,7 @@ import Glibc
 /// connection-oriented load engine holds thousands of connections on one loop; `poll(2)`
 /// would scan them all on every turn). Each descriptor carries a caller's token (a line number).
 /// Not `Sendable`: one thread owns it.
-public final class EventPoll {
+package final class EventPoll {
     public struct Ready {
         public var token: UInt64
         public var readable: Bool

@@ -51,7 +51,7 @@ public protocol FlowConnection: Sendable {
     var events: AsyncStream<ConnectionEvent> { get }
     func send(_ message: [UInt8]) async throws(TransportError)
     /// Sends `message` now, without suspending, when the connection can (UDP); false when
-    /// nothing was sent and ``send(_:)`` must be used. Default: false.
+    /// nothing was sent and `send(_:)` must be used. Default: false.
     func sendImmediately(_ message: [UInt8]) -> Bool
     /// From now on, hands every received message straight to `handler` (on the transport's
     /// queue, in order) instead of ``events``; `.closed` still comes through ``events``. False
@@ -79,7 +79,7 @@ extension StreamConnection: FlowConnection {}
 
 /// UDP to one server as a flow: it never dies by itself (RFC 5626 §4.4.2 STUN keep-alive is
 /// not implemented), and only messages from that server are delivered.
-public final class UDPFlowConnection: FlowConnection {
+package final class UDPFlowConnection: FlowConnection {
     public let transport = TransportKind.udp
     public let remote: SocketAddress
     public var local: SocketAddress? { udp.local }

@@ -46,7 +46,9 @@ public struct KeepAliveMachine: Sendable {
     private let jitter: (any IdentifierSource)?
     private var state = State.stopped
 
-    /// - Parameter jitter: draws each wait in [80 %, 100 %] of the interval; nil = exact interval.
+    /// - Parameters:
+    ///   - configuration: the ping interval and how long to wait for the pong.
+    ///   - jitter: draws each wait in [80 %, 100 %] of the interval; nil = exact interval.
     public init(configuration: KeepAliveConfiguration, jitter: (any IdentifierSource)? = nil) {
         self.configuration = configuration
         self.jitter = jitter

@@ -53,9 +53,12 @@ public actor SIPFlow {
     private var connectedAt: WireTime?
 
     /// - Parameters:
+    ///   - target: where to connect: host, port and transport.
     ///   - options: TLS, WebSocket, keep-alive and trace settings of every connection.
     ///   - clock: drives the back-off timer (and keep-alive of the connections it opens).
     ///   - ids: jitter for back-off and keep-alive, WebSocket keys and masks, `.invalid` host.
+    ///   - reconnect: the back-off between attempts after the connection dies (RFC 5626 §4.5).
+    ///   - connector: opens a connection; nil: the real one, ``connect(_:options:clock:ids:)``.
     public init(
         target: FlowTarget, options: ConnectionOptions = ConnectionOptions(),
         reconnect: ReconnectConfiguration = ReconnectConfiguration(),
@@ -108,7 +111,7 @@ public actor SIPFlow {
     }
 
     /// Sends `message` now without suspending when the connection can (UDP); false when nothing
-    /// was sent and ``send(_:)`` must be used.
+    /// was sent and `send(_:)` must be used.
     public nonisolated func sendImmediately(_ message: [UInt8]) -> Bool {
         sendable.withLock { $0 }?.sendImmediately(message) ?? false
     }

@@ -3,7 +3,7 @@ import SIPCore
 
 /// The `--sip-trace` text of one message (sngrep-like): a header line with timestamp,
 /// direction, transport and both addresses, then the message with every secret redacted by
-/// the one redactor (``Redaction``: digest `response`/`rspauth`, every SDES `inline:` key,
+/// the one redactor (`Redaction`: digest `response`/`rspauth`, every SDES `inline:` key,
 /// `a=ice-pwd`, `pn-prid` push tokens, URI passwords, bearer tokens).
 public enum SIPTraceFormatter {
     public enum Direction: String, Sendable {

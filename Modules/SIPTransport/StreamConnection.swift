@@ -152,7 +152,7 @@ public actor StreamConnection {
 
     /// Closes gracefully and returns once the socket is closed: WebSocket Close 1000 and the
     /// peer's Close (RFC 6455 §7.1.2), TLS close_notify, then the server's FIN and ours
-    /// (``ConnectionCloseMachine``), waiting at most ``ConnectionOptions/closeTimeout``.
+    /// (`ConnectionCloseMachine`), waiting at most ``ConnectionOptions/closeTimeout``.
     public func close() async {
         switch phase {
         case .open:

@@ -5,7 +5,7 @@ import Glibc
 /// connection-oriented load engine): open and start connecting, learn how the connect ended,
 /// read what the kernel holds. No queue, task or actor per socket; the caller owns the
 /// descriptor and closes it.
-public enum StreamSocket {
+package enum StreamSocket {
     /// A non-blocking, close-on-exec TCP socket with `TCP_NODELAY` (SIP messages are small and
     /// latency-bound), connecting to `address`. `connected` is true when the connect finished at
     /// once (loopback sometimes does); otherwise wait for the descriptor to be writable and ask

@@ -12,7 +12,7 @@ import TLSMemory
 ///
 /// Immutable after `init` (OpenSSL allows one `SSL_CTX` to be used by many `SSL` objects at
 /// once, from any thread, once configured), hence `@unchecked Sendable`.
-public final class TLSClientContext: @unchecked Sendable {
+package final class TLSClientContext: @unchecked Sendable {
     let ctx: OpaquePointer
     public let options: TLSOptions
 

@@ -6,7 +6,7 @@ public struct TLSOptions: Sendable, Hashable {
     /// The name to verify and send as SNI; nil uses the host being connected to. A literal IP
     /// is matched against the certificate's IP SANs and not sent as SNI (RFC 6066 §3).
     public var serverName: String?
-    /// False only through ``insecure(caFile:)``: then any certificate is accepted and a
+    /// False only through ``insecure()``: then any certificate is accepted and a
     /// warning is logged on every connection.
     public private(set) var verifyPeer: Bool
 

@@ -9,7 +9,7 @@ import TLSMemory
 ///
 /// Not Sendable: owned by exactly one ``StreamConnection`` actor, or by the one thread of the
 /// connection-oriented load engine.
-public final class TLSSession {
+package final class TLSSession {
     public enum HandshakeStep {
         case done
         case wantMore

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Connected, so the kernel delivers only the server's datagrams (the same filter as
 /// ``UDPFlowConnection``). Not `Sendable`: one thread owns it from creation to ``close()``.
-public final class UDPBatchSocket {
+package final class UDPBatchSocket {
     public let local: SocketAddress
     public let remote: SocketAddress
     private let fd: Int32

@@ -29,6 +29,9 @@ public struct WebSocketHandshake: Sendable {
 
     /// - Parameters:
     ///   - host: the `Host` header value (`host[:port]`, §4.1 item 4).
+    ///   - path: the request target (`/ws` for most SIP servers, RFC 7118 §5).
+    ///   - protocols: the subprotocols asked for (`sip`, RFC 7118 §4.1); the answer must pick one.
+    ///   - origin: the `Origin` header, sent only when given (§4.1 item 8).
     ///   - nonce: the 16 random bytes of the key come from it (§4.1 item 7).
     public init(
         host: String, path: String = "/ws", protocols: [String] = ["sip"], origin: String? = nil,

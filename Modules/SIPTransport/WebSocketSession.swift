@@ -45,8 +45,10 @@ public struct WebSocketSession: Sendable {
     private var fragments: [UInt8] = []
 
     /// - Parameters:
+    ///   - role: client frames are masked, server frames are not (RFC 6455 §5.1).
+    ///   - maxMessageSize: the largest message, fragments joined, accepted before closing with 1009.
     ///   - maskSource: client role: source of the §5.3 masking keys (must be unpredictable:
-    ///     ``SystemIdentifierSource`` in production).
+    ///     `SystemIdentifierSource` in production).
     public init(role: Role, maxMessageSize: Int = 1 << 20, maskSource: (any IdentifierSource)? = nil) {
         self.role = role
         self.maxMessageSize = maxMessageSize

@@ -1,5 +1,5 @@
-import Testing
 import AstraJSON
+import Testing
 
 @Suite struct JSONValueTests {
     @Test(

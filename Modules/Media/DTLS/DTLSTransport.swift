@@ -85,9 +85,12 @@ public final class DTLSTransport {
     }
 
     /// - Parameters:
+    ///   - role: client or server of the handshake (from SDP `a=setup`, RFC 5763 §5).
     ///   - certificate: ours (per session).
     ///   - expectedFingerprint: the peer's `a=fingerprint` (sha-1/-256/-384/-512).
     ///   - profiles: offered `use_srtp` profiles; Asterisk accepts only the AES-CM ones.
+    ///   - mtu: the largest datagram a handshake flight uses (records split below it).
+    ///   - retransmission: the flight retransmission timer, doubling to its ceiling (RFC 6347 §4.2.4).
     public init(
         role: DTLSRole, certificate: DTLSCertificate, expectedFingerprint: CertificateFingerprint,
         profiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32], mtu: Int = 1200,

@@ -3,7 +3,7 @@
 #endif
 
 /// The addresses host candidates can be gathered on (RFC 8445 §5.1.1.1), from `getifaddrs`.
-public enum ICEHostInterfaces {
+package enum ICEHostInterfaces {
     /// IPv4 (and, with `ipv6`, global IPv6) addresses of interfaces that are up; loopback only
     /// when `includeLoopback` (WEBRTC-NOTES: tests on 127.0.0.1 must ask for it). Link-local
     /// IPv6 is left out (RFC 8445 §5.1.1.1).

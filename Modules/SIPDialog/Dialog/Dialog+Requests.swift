@@ -25,9 +25,13 @@ extension Dialog {
     /// OPTIONS, UPDATE; never ACK or CANCEL (see ``makeACK(inviteSequence:via:body:contentType:headers:)``).
     ///
     /// - Parameters:
+    ///   - method: BYE, INVITE (re-INVITE), INFO, OPTIONS or UPDATE.
     ///   - via: the Via for the new client transaction (fresh branch).
     ///   - contact: our Contact; required in re-INVITE and UPDATE (target refresh, §12.2.1.1).
-    ///   - headers: extra headers (Authorization, Session-Expires, Supported, …), in order.
+    ///   - body: the body, if any (an SDP offer in a re-INVITE).
+    ///   - contentType: the body's Content-Type.
+    ///   - extra: extra headers (Authorization, Session-Expires, Supported, …), in order.
+    ///   - ids: the sequence number's start when the dialog has none yet.
     public mutating func makeRequest(
         _ method: SIPMethod, via: SIPVia, contact: SIPNameAddress?, body: [UInt8] = [], contentType: String? = nil,
         headers extra: [(SIPHeaderName, String)] = [], ids: some IdentifierSource

@@ -1,7 +1,7 @@
 import SIPCore
 
 /// Builds ACK requests (RFC 3261 §17.1.1.3 for non-2xx, §13.2.2.4 for 2xx).
-public enum AckBuilder {
+package enum AckBuilder {
     /// §17.1.1.3: the ACK for a 300–699 is part of the INVITE transaction: same Request-URI,
     /// Call-ID, From, CSeq number and top Via (same branch) as the INVITE, To from the response,
     /// the INVITE's Route headers; no body.

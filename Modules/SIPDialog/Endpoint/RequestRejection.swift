@@ -1,7 +1,7 @@
 import SIPCore
 
 /// Why a UAS refuses a request before any transaction user sees it (RFC 3261 §8.2), and the
-/// response that says so. Produced by ``RequestValidator`` (and, for the merged-request check
+/// response that says so. Produced by `RequestValidator` (and, for the merged-request check
 /// that needs the endpoint's transactions, by the endpoint itself).
 public enum RequestRejection: Sendable, Hashable, CustomStringConvertible {
     /// RFC 3261 §7.1, §21.5.7: the Request-Line names a version other than `SIP/2.0`.

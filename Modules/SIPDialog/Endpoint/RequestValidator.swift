@@ -21,7 +21,7 @@ import SIPCore
 /// and a request without it is accepted (§8.1.1.6 binds the UAC; RFC 2543 peers omit it,
 /// RFC 4475 §3.4.1 `inv2543` must be accepted). The merged-request check (§8.2.2.2, 482) needs the
 /// running transactions and is made by ``SIPEndpoint``.
-public struct RequestValidator: Sendable {
+package struct RequestValidator: Sendable {
     /// Methods this UAS supports (`Allow`).
     public var allowed: Set<SIPMethod>
     /// The `Allow` value sent with 405 and 501.

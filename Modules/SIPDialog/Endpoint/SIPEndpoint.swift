@@ -4,7 +4,7 @@ import SIPTransport
 /// The transaction layer of one user agent on one flow (RFC 3261 §17): it runs the four
 /// transaction state machines, executes their actions on the channel with timers from the
 /// injected clock, matches incoming messages (§17.1.3, §17.2.3), refuses requests that fail the
-/// UAS checks of §8.2 (``RequestValidator``), drops responses whose Via is not ours (§18.1.2,
+/// UAS checks of §8.2 (`RequestValidator`), drops responses whose Via is not ours (§18.1.2,
 /// §8.1.3.3), sends 100 Trying for INVITEs, answers CANCEL and (optionally) OPTIONS itself, and
 /// reports everything else as events.
 public actor SIPEndpoint {

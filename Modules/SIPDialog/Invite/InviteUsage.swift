@@ -135,10 +135,15 @@ public struct InviteUsage: Sendable {
     /// (§13.2.1; offerless INVITEs, whose answer would go in the ACK, are not supported).
     ///
     /// - Parameters:
+    ///   - target: the Request-URI, whom we call.
     ///   - local: our address of record; a fresh From tag is added.
     ///   - remote: the To (default: `target` without display name).
     ///   - routeSet: a pre-loaded route set (outbound proxy with `lr`, RFC 3261 §8.1.2).
+    ///   - offer: the SDP offer the INVITE carries.
+    ///   - binding: our transport address, for Via and Contact.
     ///   - credentials: for 401/407 on the INVITE and in-dialog requests (§22.2).
+    ///   - settings: timers (no-answer, session refresh) and the headers the usage adds.
+    ///   - ids: tags, branches and the CSeq start.
     public init(
         calling target: SIPURI, from local: SIPNameAddress, to remote: SIPNameAddress? = nil,
         offer: SessionBody, binding: LocalBinding, routeSet: [SIPNameAddress] = [],

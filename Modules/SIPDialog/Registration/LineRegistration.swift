@@ -3,7 +3,7 @@ import SIPCore
 /// The actor shell of one line's registration: it runs ``RegistrationClient`` over a
 /// ``SIPEndpoint``, registers when the flow comes up, re-registers when a new flow replaces a
 /// dead one (RFC 5626 §4.4.1), runs the refresh/retry timers on the injected clock, and
-/// unregisters on ``stop()``.
+/// unregisters on ``stop(within:)``.
 public actor LineRegistration {
     public nonisolated let events: AsyncStream<LineEvent>
     private let sink: AsyncStream<LineEvent>.Continuation
@@ -16,9 +16,13 @@ public actor LineRegistration {
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     private let calls: AsyncStream<EndpointEvent>.Continuation?
 
-    /// - Parameter calls: where the endpoint's call traffic goes (new requests, 2xx ACKs,
+    /// - Parameters:
+    ///   - endpoint: the transaction layer over the line's flow; started by ``start()``.
+    ///   - client: the registration machine (its settings and credentials).
+    ///   - clock: runs the refresh and retry timers (tests pass a `TestClock`).
+    ///   - calls: where the endpoint's call traffic goes (new requests, 2xx ACKs,
     ///   CANCELs, stray responses) when the line also places or takes calls; without it the line
-    ///   is registration-only and answers every request itself (``RegistrationOnlyAnswer``:
+    ///   is registration-only and answers every request itself (`RegistrationOnlyAnswer`:
     ///   INVITE 480, a cancelled INVITE 487, no dialog 481, …), so each server transaction ends.
     public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock(),
                 calls: AsyncStream<EndpointEvent>.Continuation? = nil) {

@@ -5,7 +5,7 @@
 /// ``RegistrationLoad`` and the endpoint path share it — and so can any other load engine.
 ///
 /// A line's own bound (`--timeout`) is the engine's: it owns the line's timers.
-public struct LoadRunControl: Sendable {
+package struct LoadRunControl: Sendable {
     public struct Settings: Sendable, Hashable {
         /// Lines in flight at once.
         public var concurrency: Int

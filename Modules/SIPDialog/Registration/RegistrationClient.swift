@@ -61,7 +61,10 @@ public struct RegistrationClient: Sendable {
     /// - Parameters:
     ///   - aor: the address of record (`sip:user@domain`), used in To and From.
     ///   - registrar: the Request-URI (`sip:domain`, §10.2).
+    ///   - displayName: the display name in To and From, if any.
     ///   - credentials: digest credentials, or nil when the line has no password.
+    ///   - settings: expiry, refresh and retry policy, instance ID, push parameters, User-Agent.
+    ///   - ids: Call-ID, tags and branches (a seeded source gives byte-stable messages).
     public init(aor: SIPURI, registrar: SIPURI, displayName: String? = nil, credentials: DigestCredentials?,
                 settings: RegistrationSettings = RegistrationSettings(), ids: any IdentifierSource) {
         self.settings = settings
@@ -99,7 +102,9 @@ public struct RegistrationClient: Sendable {
     }
 
     /// The REGISTER's transaction ended without a final response (Timer F or transport error).
-    /// - Parameter cseq: the CSeq of the REGISTER whose transaction ended; an older one is ignored.
+    /// - Parameters:
+    ///   - end: how the transaction ended (timeout or transport error).
+    ///   - cseq: the CSeq of the REGISTER whose transaction ended; an older one is ignored.
     public mutating func transactionFailed(_ end: TransactionEnd, cseq: UInt32? = nil) -> [Action] {
         if let cseq, cseq != builder.cseq { return [] }
         switch state {

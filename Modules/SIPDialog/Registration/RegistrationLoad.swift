@@ -19,7 +19,7 @@ import SIPCore
 /// then, not after Timer F's 32 s). By default a phase starts `concurrency` lines and starts the
 /// next as each ends; a ``paced`` engine starts a line only when its shell calls
 /// ``startNext(now:)`` (the shell asks ``LoadRunControl`` for `--rate`, `--duration`, stops).
-public struct RegistrationLoad: Sendable {
+package struct RegistrationLoad: Sendable {
     /// What a phase does to each line.
     public enum Phase: Sendable {
         /// Register every line, `concurrency` at a time.

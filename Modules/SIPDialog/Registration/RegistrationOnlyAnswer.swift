@@ -16,7 +16,7 @@ import SIPCore
 ///
 /// A CANCEL is answered 200 by the endpoint (§9.2); the INVITE it cancels then gets 487 if it
 /// is still pending (``cancelledInvite``). ACKs are never answered (§17.1.1.3).
-public enum RegistrationOnlyAnswer {
+package enum RegistrationOnlyAnswer {
     /// The final response's status, reason phrase and extra headers.
     public struct Answer: Sendable, Equatable {
         public var status: Int

@@ -4,7 +4,7 @@
 ///
 /// Cancelling is the owner's: payloads carry a stamp, a stale entry is skipped when it surfaces
 /// and ``retain(where:)`` drops the stale ones when they pile up.
-public struct DeadlineHeap<Payload: Sendable>: Sendable {
+package struct DeadlineHeap<Payload: Sendable>: Sendable {
     @usableFromInline var entries: [(deadline: Duration, payload: Payload)] = []
 
     public init() {}

@@ -21,7 +21,9 @@ public struct InviteClientTransaction<Response: Sendable>: Sendable {
     public let timers: TransactionTimers
     private var timerAInterval: Duration
 
-    /// - Parameter reliable: the transport is reliable (TCP/TLS/WS/WSS): no retransmissions.
+    /// - Parameters:
+    ///   - reliable: the transport is reliable (TCP/TLS/WS/WSS): no retransmissions.
+    ///   - timers: T1, T2, T4 (§17.1.1.1; tests shorten them, virtual time runs them).
     public init(reliable: Bool, timers: TransactionTimers = .rfc3261) {
         self.reliable = reliable
         self.timers = timers
