@@ -48,6 +48,26 @@ struct EndpointPair {
         return nil
     }
 
+    /// Moves virtual time from one armed deadline to the next, up to `limit`, until `condition`
+    /// holds; returns the virtual time at which it held. Deterministic under any CPU load: time
+    /// moves only once every timer that was sleeping before the jump is armed again (an
+    /// endpoint's timer task sleeps for a delay counted from when it starts, so moving time
+    /// before it sleeps would shift every later retransmission), or once `condition` holds.
+    func runDeadlines(until limit: Duration, _ condition: () async -> Bool) async -> Duration? {
+        _ = await clock.waitForSleepers(1)
+        while true {
+            if await settle(condition) { return clock.now.offset }
+            guard let next = clock.nextDeadline, next.offset <= limit else { return nil }
+            let armed = clock.sleeperCount
+            clock.advance(to: next)
+            for _ in 0..<200_000 {
+                if clock.sleeperCount >= armed { break }
+                if await condition() { return clock.now.offset }
+                await Task.yield()
+            }
+        }
+    }
+
     func request(_ method: SIPMethod, branch: String? = nil) -> SIPRequest {
         let uri = try! SIPURI(parsing: "sip:1002@127.0.0.1:5060")
         var headers = SIPHeaders()
@@ -92,11 +112,12 @@ import Synchronization
     @Test func totalLossEndsWithTimerFAtSixtyFourT1() async {
         let net = await EndpointPair(faults: LoopbackFaults(loss: 1.0))
         let updates = Collector(await net.a.startTransaction(net.request(.options)))
-        let at = await net.run(until: .seconds(40), step: .milliseconds(250)) {
+        let at = await net.runDeadlines(until: .seconds(40)) {
             updates.all.contains { if case .ended(.timeout) = $0 { true } else { false } }
         }
         #expect(at == .seconds(32))
         // Timer E: sent at 0, 0.5, 1.5, 3.5, 7.5, 11.5 … 31.5 s → 11 transmissions.
+        #expect(await net.settle { net.channelA.sentMessages.count >= 11 })
         #expect(net.channelA.sentMessages.count == 11)
     }
 
