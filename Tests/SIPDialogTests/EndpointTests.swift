@@ -53,17 +53,18 @@ struct EndpointPair {
     /// moves only once every timer that was sleeping before the jump is armed again (an
     /// endpoint's timer task sleeps for a delay counted from when it starts, so moving time
     /// before it sleeps would shift every later retransmission), or once `condition` holds.
+    /// The waits are bounded on the wall clock (the timer tasks run on other threads), not in
+    /// virtual time.
     func runDeadlines(until limit: Duration, _ condition: () async -> Bool) async -> Duration? {
-        _ = await clock.waitForSleepers(1)
+        let clock = clock
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(1)) { clock.sleeperCount >= 1 }
         while true {
             if await settle(condition) { return clock.now.offset }
             guard let next = clock.nextDeadline, next.offset <= limit else { return nil }
             let armed = clock.sleeperCount
             clock.advance(to: next)
-            for _ in 0..<200_000 {
-                if clock.sleeperCount >= armed { break }
-                if await condition() { return clock.now.offset }
-                await Task.yield()
+            _ = await eventually(timeout: .seconds(10), every: .milliseconds(1)) {
+                clock.sleeperCount >= armed ? true : await condition()
             }
         }
     }
@@ -106,7 +107,8 @@ import Synchronization
         #expect(ok.statusCode == 200)
         #expect(ok.headers[.allow]?.contains("OPTIONS") == true)
         #expect(ok.headers[.accept] == "application/sdp")
-        #expect(events.all.contains { if case .qualifyAnswered = $0 { true } else { false } })
+        // The peer's event reaches its collector task on another thread: a bounded positive wait.
+        #expect(await eventually { events.all.contains { if case .qualifyAnswered = $0 { true } else { false } } })
     }
 
     @Test func totalLossEndsWithTimerFAtSixtyFourT1() async {
@@ -117,7 +119,7 @@ import Synchronization
         }
         #expect(at == .seconds(32))
         // Timer E: sent at 0, 0.5, 1.5, 3.5, 7.5, 11.5 … 31.5 s → 11 transmissions.
-        #expect(await net.settle { net.channelA.sentMessages.count >= 11 })
+        #expect(await eventually { net.channelA.sentMessages.count >= 11 })
         #expect(net.channelA.sentMessages.count == 11)
     }
 
@@ -188,7 +190,7 @@ import Synchronization
         let cancelled = Collector(await net.a.startTransaction(cancel))
         _ = await net.run(until: .seconds(1)) { cancelled.all.contains { if case .ended = $0 { true } else { false } } }
         #expect(cancelled.all.contains { if case .response(let r) = $0 { r.statusCode == 200 } else { false } })
-        #expect(serverEvents.all.contains { if case .cancelled = $0 { true } else { false } })
+        #expect(await eventually { serverEvents.all.contains { if case .cancelled = $0 { true } else { false } } })
     }
 
     @Test func flowDeathFailsPendingTransactions() async {
@@ -199,7 +201,7 @@ import Synchronization
         net.channelA.fail()
         let failed = await net.settle { updates.all.contains { if case .ended(.transportError) = $0 { true } else { false } } }
         #expect(failed)
-        #expect(events.all.contains { if case .flowDown = $0 { true } else { false } })
+        #expect(await eventually { events.all.contains { if case .flowDown = $0 { true } else { false } } })
         // Reliable transport: no retransmission was ever made.
         #expect(net.channelA.sentMessages.count == 1)
     }
