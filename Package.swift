@@ -102,7 +102,7 @@ let package = Package(
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
