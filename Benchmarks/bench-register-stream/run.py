@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
 """bench-register-stream: connection-oriented load (astra-register --storm / --fleet) against the
-project's Kamailio on 127.0.0.1, both on the same cores (issue 20, decision D41).
+project's Kamailio on 127.0.0.1, both on the same cores (issue 20, decisions D41, D48).
 
 Prints ONE JSON object on stdout:
-  * storm over WSS and over TLS: STORM_LINES lines (default 5000, at most 10000), each on a fresh connection (TCP
-    connect, full TLS handshake, WebSocket upgrade for WSS), REGISTER with digest, unregister, close;
-    registrations/s, failures, handshake and register percentiles, and the CPU astra-register spent
-    per registration beside the CPU Kamailio spent (all its processes, /proc, same run) — the ratio
-    must stay <= 0.5 so the load generator is never the bottleneck;
-  * fleet over WSS: FLEET_LINES lines (default 10000) held HOLD_S seconds (default 60) with
-    --expires 30 (every line refreshes twice or more), keep-alive every 30 s: drops, refreshes late,
-    RSS per line.
-Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS connection). The machine load
-(os.getloadavg) is printed beside each figure. Diagnostics go to stderr. Usage: run.py BIN_DIR
+  * storm over WSS and over TLS: STORM_LINES lines (default 5000, at most 10000; 0 skips the
+    storms), each on a fresh connection (TCP connect, full TLS handshake, WebSocket upgrade for
+    WSS), REGISTER with digest, unregister, close; registrations/s, failures, handshake and
+    register percentiles, and the CPU astra-register spent per registration beside the CPU
+    Kamailio spent (all its processes, /proc, same run) — the ratio must stay <= 0.5 so the load
+    generator is never the bottleneck. Measured with an ECDSA P-256 server certificate
+    (storm_wss, storm_tls) and, unless STORM_RSA=0, again with RSA-2048 (storm_wss_rsa2048,
+    storm_tls_rsa2048) on a second Kamailio: the key type moves the handshake's cost between
+    client and server, so both are reported side by side (D48);
+  * fleet over WSS (ECDSA): FLEET_LINES lines (default 10000; 0 skips it) ramped at FLEET_RATE
+    lines/s (default 100) and held HOLD_S seconds (default 60) with --expires FLEET_EXPIRES
+    (default 30: every line refreshes twice or more), keep-alive every 30 s: drops, refreshes
+    late, RSS per line.
+Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS
+connection) and KAMAILIO_TCP_CHILDREN (default 1: with two workers Kamailio 5.6.3 + OpenSSL 3
+corrupts its shared memory under TLS load, D48). Each Kamailio's run dir (its log) is named on
+stderr. The machine load (os.getloadavg) is printed beside each figure. Diagnostics go to
+stderr. Usage: run.py BIN_DIR
 """
 import json, os, resource, subprocess, sys, tempfile
 
@@ -26,7 +34,10 @@ STORM_CONCURRENCY = int(os.environ.get("STORM_CONCURRENCY", "100"))
 FLEET_LINES = int(os.environ.get("FLEET_LINES", "10000"))
 FLEET_CONCURRENCY = int(os.environ.get("FLEET_CONCURRENCY", "200"))
 HOLD_S = float(os.environ.get("HOLD_S", "60"))
-FLEET_RATE = os.environ.get("FLEET_RATE", "")
+FLEET_RATE = os.environ.get("FLEET_RATE", "100")
+# One TCP worker: with two, Kamailio 5.6.3 + OpenSSL 3 corrupts its shared memory under TLS load
+# (q_malloc "freeing already freed pointer" from tls_init.c, then a crash; decision D48).
+TCP_CHILDREN = os.environ.get("KAMAILIO_TCP_CHILDREN", "1")
 FLEET_EXPIRES = os.environ.get("FLEET_EXPIRES", "30")
 STORM_RSA = os.environ.get("STORM_RSA", "1") != "0"
 
@@ -123,7 +134,7 @@ KEYS = {"ecdsa": "ecdsa-p256", "rsa": "rsa-2048"}
 
 def start_kamailio(key):
     kamailio = KamailioPeer("astra-bench-stream-", KAMAILIO_TCP_MAX=str(FLEET_LINES + 2000), KAMAILIO_SHM_MB="3072",
-                            KAMAILIO_CERT_KEY=key).__enter__()
+                            KAMAILIO_CERT_KEY=key, KAMAILIO_TCP_CHILDREN=TCP_CHILDREN).__enter__()
     log(f"kamailio ({key} certificate): run dir {kamailio.run_dir}")
     return kamailio
 
@@ -141,7 +152,7 @@ def storms(kamailio, key, warm_up, first):
 
 def main():
     result = {"benchmark": "register-stream",
-              "kamailio": f"127.0.0.1 (scripts/kamailio.sh, {os.environ.get('KAMAILIO_TCP_CHILDREN', '2')} TCP workers)",
+              "kamailio": f"127.0.0.1 (scripts/kamailio.sh, {TCP_CHILDREN} TCP worker(s))",
               "cpus": os.cpu_count()}
     # ECDSA P-256 (the default test certificate): storms and the fleet.
     try:

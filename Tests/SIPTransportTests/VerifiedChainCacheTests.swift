@@ -68,7 +68,7 @@ import TLSMemory
     }
 
     @Test func aRememberedChainStillNeedsTheRightNameAndOtherChainsAreRefused() throws {
-        // Self-signed, subjectAltName IP:127.0.0.1 only; `other` is another key and certificate.
+        // Self-signed, CN localhost, subjectAltName IP:127.0.0.1; `other`: another key and certificate.
         let trusted = try TestCertificate.make()
         let other = try TestCertificate.make()
         defer {
@@ -84,7 +84,7 @@ import TLSMemory
         #expect(context.verifiedChains.hits == 1)
 
         // The remembered chain, for a name it does not carry: refused on the remembered path.
-        let wrongName = try Self.handshake(context, host: "localhost", server: server)
+        let wrongName = try Self.handshake(context, host: "pbx.example.com", server: server)
         #expect(wrongName?.code == .certificateVerificationFailed, "\(String(describing: wrongName))")
         #expect(wrongName?.detail.contains("mismatch") == true, "\(String(describing: wrongName))")
         #expect(context.verifiedChains.hits == 2)
