@@ -127,7 +127,7 @@ let package = Package(
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
-        tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
+        tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
         tool("astra-trace", ["ToolSupport", "Capture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):
