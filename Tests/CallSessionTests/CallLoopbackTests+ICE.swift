@@ -80,6 +80,8 @@ extension CallLoopbackTests {
         await pair.callee.ring()
         await pair.callee.answer()
         #expect(await eventually { Self.heard(pair.calleeSink.samples, 440) }, "callee hears the caller's tone")
+        // 700 ms of the call played at the caller before the restart (its stats below count them).
+        #expect(await eventually { pair.callerSink.samples.count >= 8 * 700 })
         let before = pair.calleeSink.samples.count
         await (callerRestarts ? pair.caller : pair.callee).restartICE()
         try await Task.sleep(for: .milliseconds(600))  // the window observed: playout across the restart
