@@ -73,7 +73,9 @@ extension SIPHeaders {
     package var topViaBranch: String? {
         if let index = parsedIndex {
             guard index.via >= 0 else { return nil }
-            return storage.withUnsafeBufferPointer { index.topViaBranch.string($0) }
+            return storage.withUnsafeBufferPointer {
+                HeaderIndex.parameter($0, in: index.topViaParameters, named: "branch")
+            }
         }
         guard let slot = slots.first(where: { $0.known == .via }) else { return nil }
         return storage.withUnsafeBufferPointer { p -> String? in
