@@ -195,11 +195,10 @@ enum MessageHeadParser {
                 index.contentLengthValue = Int32(truncatingIfNeeded: value)
             }
         case .cseq:
-            let (number, method) = try SIPCSeq.scan(p, range, base: base)
+            let (number, _) = try SIPCSeq.scan(p, range, base: base)
             if index.cseq < 0 {
                 index.cseq = slot
                 index.cseqNumber = number
-                index.cseqMethod = HeaderIndex.Span(method, base: base)
             }
         case .maxForwards:
             var c = ByteCursor(p, range, base: base, header: known)
@@ -215,19 +214,19 @@ enum MessageHeadParser {
             let topParameters = try SIPVia.validate(p, range, base: base)
             if index.via < 0 {
                 index.via = slot
-                index.topViaParameters = HeaderIndex.Span(topParameters, base: base)
+                index.topViaParameters = Int32(truncatingIfNeeded: topParameters.lowerBound - base)
             }
         case .from:
             let parameters = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
             if index.from < 0 {
                 index.from = slot
-                index.fromParameters = HeaderIndex.Span(parameters, base: base)
+                index.fromParameters = Int32(truncatingIfNeeded: parameters.lowerBound - base)
             }
         case .to:
             let parameters = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
             if index.to < 0 {
                 index.to = slot
-                index.toParameters = HeaderIndex.Span(parameters, base: base)
+                index.toParameters = Int32(truncatingIfNeeded: parameters.lowerBound - base)
             }
         case .contact:
             try SIPContact.validate(p, range, base: base)
@@ -236,13 +235,9 @@ enum MessageHeadParser {
             var c = ByteCursor(p, range, base: base, header: known)
             while let b = c.peek, ByteClass.isWord(b) || b == ByteClass.at { c.i += 1 }
             guard c.i > range.lowerBound else { throw c.error(.invalidHeaderValue, "empty Call-ID") }
-            let word = range.lowerBound..<c.i
             c.skipLWS()
             guard c.atEnd else { throw c.error(.invalidHeaderValue, "invalid Call-ID character") }
-            if index.callID < 0 {
-                index.callID = slot
-                index.callIDValue = HeaderIndex.Span(word, base: base)
-            }
+            if index.callID < 0 { index.callID = slot }
         case .expires:
             // Not validated here (a bad Expires is the registrar's 400, RFC 3261 §10.3): only
             // the line is kept; `expires()` parses it when asked.

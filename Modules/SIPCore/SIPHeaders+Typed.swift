@@ -67,11 +67,12 @@ extension SIPHeaders {
     public func topVia() throws(SIPParseError) -> SIPVia? {
         if let index = parsedIndex {
             guard let slot = slot(index.via) else { return nil }
-            var one = [SIPVia]()
-            try storage.withUnsafeBufferPointer { (p) throws(SIPParseError) in
-                try SIPVia.parseAll(p, slot.valueStart.asInt..<Int(index.topViaParameters.end), into: &one)
+            let result: Result<SIPVia, SIPParseError> = storage.withUnsafeBufferPointer { p in
+                do throws(SIPParseError) { return .success(try SIPVia.parseFirst(p, slot.valueRange)) } catch {
+                    return .failure(error)
+                }
             }
-            return one.first
+            return try result.get()
         }
         guard let field = first(.via) else { return nil }
         var one = [SIPVia]()
@@ -108,30 +109,43 @@ extension SIPHeaders {
     /// on a parsed message.
     public func fromTag() throws(SIPParseError) -> String? {
         guard let index = parsedIndex else { return try from()?.tag }
-        guard index.from >= 0 else { return nil }
-        return storage.withUnsafeBufferPointer { HeaderIndex.parameter($0, in: index.fromParameters, named: "tag") }
+        guard let slot = slot(index.from) else { return nil }
+        return storage.withUnsafeBufferPointer {
+            HeaderIndex.parameter($0, from: index.fromParameters, to: slot.valueEnd, named: "tag")
+        }
     }
 
     /// The To tag (RFC 3261 §19.3, §12): the same as `to()?.tag`, without building the address on
     /// a parsed message.
     public func toTag() throws(SIPParseError) -> String? {
         guard let index = parsedIndex else { return try to()?.tag }
-        guard index.to >= 0 else { return nil }
-        return storage.withUnsafeBufferPointer { HeaderIndex.parameter($0, in: index.toParameters, named: "tag") }
+        guard let slot = slot(index.to) else { return nil }
+        return storage.withUnsafeBufferPointer {
+            HeaderIndex.parameter($0, from: index.toParameters, to: slot.valueEnd, named: "tag")
+        }
     }
 
     /// Call-ID (RFC 3261 §20.8), trimmed.
     public var callID: String? {
         guard let index = parsedIndex else { return self[.callID] }
-        guard index.callID >= 0 else { return nil }
-        return storage.withUnsafeBufferPointer { $0.string(index.callIDValue.range) }
+        guard let slot = slot(index.callID) else { return nil }
+        // The word and then only LWS (validated at parse time).
+        return storage.withUnsafeBufferPointer { $0.string(slot.valueStart.asInt..<$0.endBeforeTrailingLWS(slot.valueRange)) }
     }
 
     /// CSeq (RFC 3261 §20.16).
     public func cseq() throws(SIPParseError) -> SIPCSeq? {
         if let index = parsedIndex {
-            guard index.cseq >= 0 else { return nil }
-            return SIPCSeq(index.cseqNumber, storage.withUnsafeBufferPointer { SIPMethod($0.string(index.cseqMethod.range)) })
+            guard let slot = slot(index.cseq) else { return nil }
+            // `1*DIGIT LWS Method *LWS` (validated at parse time): the method is the last token.
+            return SIPCSeq(
+                index.cseqNumber,
+                storage.withUnsafeBufferPointer { p in
+                    let end = p.endBeforeTrailingLWS(slot.valueRange)
+                    var start = end
+                    while start > slot.valueStart.asInt, ByteClass.isToken(p[start - 1]) { start -= 1 }
+                    return SIPMethod(p.string(start..<end))
+                })
         }
         return try withFirst(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq in
             let (number, method) = try SIPCSeq.scan(p, slot.valueRange, base: 0)

@@ -152,17 +152,24 @@ extension SIPVia {
         throws(SIPParseError)
     {
         var c = ByteCursor(p, range, header: .via)
-        repeat {
-            let r = try scan(&c)
-            var pc = ByteCursor(p, r.parameters, header: .via)
-            let parameters = try SIPParameters(p, cursor: &pc)
-            var via = SIPVia(
-                transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port,
-                parameters: parameters)
-            via.protocolName = p.string(r.protocolName)
-            via.protocolVersion = p.string(r.protocolVersion)
-            via.host = SIPHost(p, r.host, kind: r.hostKind)
-            out.append(via)
-        } while try c.nextListElement()
+        repeat { out.append(try SIPVia(p, try scan(&c))) } while try c.nextListElement()
+    }
+
+    /// Parses only the first via-parm of one Via header value (the top Via of a line the parse
+    /// validated; what follows it is not looked at).
+    static func parseFirst(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SIPParseError) -> SIPVia {
+        var c = ByteCursor(p, range, header: .via)
+        return try SIPVia(p, try scan(&c))
+    }
+
+    /// Builds the value from one scanned via-parm.
+    private init(_ p: UnsafeBufferPointer<UInt8>, _ r: ViaRanges) throws(SIPParseError) {
+        var pc = ByteCursor(p, r.parameters, header: .via)
+        let parameters = try SIPParameters(p, cursor: &pc)
+        self.init(
+            transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port, parameters: parameters)
+        protocolName = p.string(r.protocolName)
+        protocolVersion = p.string(r.protocolVersion)
+        host = SIPHost(p, r.host, kind: r.hostKind)
     }
 }
