@@ -16,7 +16,7 @@
 package struct HeaderIndex: Sendable, Hashable {
     /// Slot numbers are 16-bit (a smaller index to copy with every `SIPHeaders`); a header
     /// section with more lines than that gets no index (the parser drops it, see
-    /// ``MessageHeadParser``), so a recorded number is always exact.
+    /// `MessageHeadParser`), so a recorded number is always exact.
     static let maxSlots = Int(Int16.max)
 
     /// Slot number of the first line of each header, or -1.
