@@ -168,10 +168,7 @@ enum MessageHeadParser {
     }
 
     /// Eager checks of the headers framing and transactions rely on (RFC 3261 §8.1.1, §18.3); the
-    /// first line of each hot header (slot number `slot`) also goes into `index`. Inlined into the
-    /// line loop: it runs for most lines of every message, and a call per line (with the index
-    /// passed by reference) costs more than the stores it makes.
-    @inline(__always)
+    /// first line of each hot header (slot number `slot`) also goes into `index`.
     private static func validate(
         _ known: KnownHeader, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
         base: Int, limits: SIPParserLimits, contentLength: inout Int?, index: inout HeaderIndex, slot: Int16
