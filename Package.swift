@@ -102,7 +102,7 @@ let package = Package(
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("SIPTransportTests", ["SIPTransport", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests("SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
@@ -127,7 +127,7 @@ let package = Package(
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
-        tool("astra-wakegw", ["ToolSupport", "WakeGateway"]),
+        tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
         tool("astra-trace", ["ToolSupport", "Capture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):

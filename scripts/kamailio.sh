@@ -21,6 +21,9 @@
 #                     out at ~400 WSS connections; then Kamailio 5.6 closes new ones, and OpenSSL 3
 #                     under low memory has crashed it)
 #   KAMAILIO_TCP_CHILDREN [2] TCP/TLS/WS worker processes
+#   KAMAILIO_CERT_KEY [ecdsa] key type of the throw-away CA and server certificate: ecdsa
+#                     (P-256) or rsa (RSA-2048, as many field PBX certificates are); a run dir
+#                     whose certificates are of the other type gets new ones
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
 #   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
@@ -44,6 +47,11 @@ natping=${KAMAILIO_NATPING:-30}
 tcp_max=${KAMAILIO_TCP_MAX:-2048}
 shm_mb=${KAMAILIO_SHM_MB:-256}
 tcp_children=${KAMAILIO_TCP_CHILDREN:-2}
+cert_key=${KAMAILIO_CERT_KEY:-ecdsa}
+if [[ "$cert_key" != ecdsa && "$cert_key" != rsa ]]; then
+    echo "kamailio.sh: KAMAILIO_CERT_KEY must be ecdsa or rsa, got '$cert_key'" >&2
+    exit 64
+fi
 for value in "$tcp_max" "$shm_mb" "$tcp_children"; do
     if [[ ! "$value" =~ ^[1-9][0-9]{0,5}$ ]]; then
         echo "kamailio.sh: KAMAILIO_TCP_MAX, KAMAILIO_SHM_MB and KAMAILIO_TCP_CHILDREN must be positive integers" >&2
@@ -93,22 +101,36 @@ pgid() {
     echo "$pid"
 }
 
+# A new private key of the configured type on stdout.
+new_key() {
+    if [[ "$cert_key" == rsa ]]; then
+        openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 2>/dev/null
+    else
+        openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null
+    fi
+}
+
 make_certs() {
-    [[ -f "$run_dir/server.crt" && -f "$run_dir/ca.crt" ]] && return 0
-    log "generating throw-away CA and server certificate in $run_dir"
+    if [[ -f "$run_dir/server.crt" && -f "$run_dir/ca.crt" ]] &&
+        [[ "$(cat "$run_dir/cert-key" 2>/dev/null || echo ecdsa)" == "$cert_key" ]]; then
+        return 0
+    fi
+    log "generating throw-away CA and server certificate ($cert_key) in $run_dir"
     (
         cd "$run_dir"
-        openssl ecparam -name prime256v1 -genkey -noout -out ca.key 2>/dev/null
+        umask 077
+        new_key > ca.key
         openssl req -x509 -new -key ca.key -days 2 -subj "/CN=AstraSIP throw-away test CA" \
             -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
             -out ca.crt 2>/dev/null
-        openssl ecparam -name prime256v1 -genkey -noout -out server.key 2>/dev/null
+        new_key > server.key
         openssl req -new -key server.key -subj "/CN=localhost" -out server.csr 2>/dev/null
         printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' > server.ext
         openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
             -extfile server.ext -out server.crt 2>/dev/null
         rm -f server.csr server.ext ca.srl
-        chmod 600 ca.key server.key
+        chmod 644 ca.crt server.crt
+        echo "$cert_key" > cert-key
     )
 }
 
@@ -228,6 +250,7 @@ case "${1:-}" in
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
         echo "KAMAILIO_TCP_MAX=$tcp_max"; echo "KAMAILIO_SHM_MB=$shm_mb"; echo "KAMAILIO_TCP_CHILDREN=$tcp_children"
+        echo "KAMAILIO_CERT_KEY=$cert_key"
         echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
         echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
     *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;

@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
 """bench-register-stream: connection-oriented load (astra-register --storm / --fleet) against the
-project's Kamailio on 127.0.0.1, both on the same cores (issue 20, decision D41).
+project's Kamailio on 127.0.0.1, both on the same cores (issue 20, decisions D41, D48).
 
 Prints ONE JSON object on stdout:
-  * storm over WSS and over TLS: STORM_LINES lines (default 5000), each on a fresh connection (TCP
-    connect, full TLS handshake, WebSocket upgrade for WSS), REGISTER with digest, unregister, close;
-    registrations/s, failures, handshake and register percentiles, and the CPU astra-register spent
-    per registration beside the CPU Kamailio spent (all its processes, /proc, same run) — the ratio
-    must stay <= 0.5 so the load generator is never the bottleneck;
-  * fleet over WSS: FLEET_LINES lines (default 10000) held HOLD_S seconds (default 60) with
-    --expires 30 (every line refreshes twice or more), keep-alive every 30 s: drops, refreshes late,
-    RSS per line.
-Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS connection). The machine load
-(os.getloadavg) is printed beside each figure. Diagnostics go to stderr. Usage: run.py BIN_DIR
+  * storm over WSS and over TLS: STORM_LINES lines (default 5000, at most 10000; 0 skips the
+    storms), each on a fresh connection (TCP connect, full TLS handshake, WebSocket upgrade for
+    WSS), REGISTER with digest, unregister, close; registrations/s, failures, handshake and
+    register percentiles, and the CPU astra-register spent per registration beside the CPU
+    Kamailio spent (all its processes, /proc, same run) — the ratio must stay <= 0.5 so the load
+    generator is never the bottleneck. Measured with an ECDSA P-256 server certificate
+    (storm_wss, storm_tls) and, unless STORM_RSA=0, again with RSA-2048 (storm_wss_rsa2048,
+    storm_tls_rsa2048) on a second Kamailio: the key type moves the handshake's cost between
+    client and server, so both are reported side by side (D48);
+  * fleet over WSS (ECDSA): FLEET_LINES lines (default 10000; 0 skips it) ramped at FLEET_RATE
+    lines/s (default 100) and held HOLD_S seconds (default 60) with --expires FLEET_EXPIRES
+    (default 30: every line refreshes twice or more), keep-alive every 30 s: drops, refreshes
+    late, RSS per line.
+Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS
+connection) and KAMAILIO_TCP_CHILDREN (default 1: with two workers Kamailio 5.6.3 + OpenSSL 3
+corrupts its shared memory under TLS load, D48). Each Kamailio's run dir (its log) is named on
+stderr. The machine load (os.getloadavg) is printed beside each figure. Diagnostics go to
+stderr. Usage: run.py BIN_DIR
 """
 import json, os, resource, subprocess, sys, tempfile
 
@@ -26,6 +34,12 @@ STORM_CONCURRENCY = int(os.environ.get("STORM_CONCURRENCY", "100"))
 FLEET_LINES = int(os.environ.get("FLEET_LINES", "10000"))
 FLEET_CONCURRENCY = int(os.environ.get("FLEET_CONCURRENCY", "200"))
 HOLD_S = float(os.environ.get("HOLD_S", "60"))
+FLEET_RATE = os.environ.get("FLEET_RATE", "100")
+# One TCP worker: with two, Kamailio 5.6.3 + OpenSSL 3 corrupts its shared memory under TLS load
+# (q_malloc "freeing already freed pointer" from tls_init.c, then a crash; decision D48).
+TCP_CHILDREN = os.environ.get("KAMAILIO_TCP_CHILDREN", "1")
+FLEET_EXPIRES = os.environ.get("FLEET_EXPIRES", "30")
+STORM_RSA = os.environ.get("STORM_RSA", "1") != "0"
 
 
 def log(*args):
@@ -61,7 +75,7 @@ def run_tool(args, kamailio):
     return summary, kam
 
 
-def storm(kamailio, transport, port, first):
+def storm(kamailio, transport, port, first, key):
     path = lines_file(first, STORM_LINES, port, transport, kamailio.ca)
     try:
         load = os.getloadavg()[0]
@@ -72,7 +86,7 @@ def storm(kamailio, transport, port, first):
     ours = summary["process_cpu_ms"] / max(1, registered)
     theirs = kam * 1000 / max(1, registered)
     result = {
-        "lines": STORM_LINES, "concurrency": STORM_CONCURRENCY, "registered": registered,
+        "server_key": key, "lines": STORM_LINES, "concurrency": STORM_CONCURRENCY, "registered": registered,
         "failed": summary["failed"], "failures": summary["failures"],
         "registrations_per_s": round(summary["rate_per_s"], 1),
         "connections_per_s": summary["connections_per_s"],
@@ -83,7 +97,7 @@ def storm(kamailio, transport, port, first):
         "load_average_before": round(load, 2), "load_average_after": round(os.getloadavg()[0], 2),
         "exit": summary["exit"],
     }
-    log(transport, "storm:", json.dumps(result))
+    log(transport, key, "storm:", json.dumps(result))
     return result
 
 
@@ -91,16 +105,19 @@ def fleet(kamailio, port, first):
     path = lines_file(first, FLEET_LINES, port, "wss", kamailio.ca)
     try:
         load = os.getloadavg()[0]
-        summary, kam = run_tool(["--load", path, "--fleet", "--duration", str(HOLD_S), "--expires", "30",
-                                 "--keep-alive", "30", "--concurrency", str(FLEET_CONCURRENCY),
-                                 "--timeout", "30"], kamailio)
+        args = ["--load", path, "--fleet", "--duration", str(HOLD_S), "--expires", FLEET_EXPIRES,
+                "--keep-alive", "30", "--concurrency", str(FLEET_CONCURRENCY), "--timeout", "30"]
+        if FLEET_RATE:
+            args += ["--rate", FLEET_RATE]
+        summary, kam = run_tool(args, kamailio)
     finally:
         os.unlink(path)
     keys = ["registered", "failed", "failures", "held_at_end", "most_held", "drops", "drop_causes", "reconnects",
             "refreshes", "refreshes_late", "refresh_failures", "refresh_ms", "refresh_lateness_ms",
             "keep_alive_pings", "keep_alive_pongs", "rss_kib", "rss_kib_per_line", "peak_rss_kib", "hold_ms",
             "wall_ms", "rate_per_s", "handshake_ms", "register_ms", "cpu_ms", "process_cpu_ms", "exit"]
-    result = {"lines": FLEET_LINES, "hold_s": HOLD_S, "expires_s": 30, "keep_alive_s": 30}
+    result = {"lines": FLEET_LINES, "hold_s": HOLD_S, "expires_s": int(FLEET_EXPIRES), "keep_alive_s": 30,
+              "ramp_rate_limit": float(FLEET_RATE) if FLEET_RATE else None}
     result.update({k: summary.get(k) for k in keys})
     result["kamailio_cpu_ms"] = round(kam * 1000, 1)
     result["load_average_before"] = round(load, 2)
@@ -109,29 +126,60 @@ def fleet(kamailio, port, first):
     return result
 
 
+# The server certificate's key type changes who pays for the handshake: with ECDSA P-256 the
+# client's two verifies cost several times the server's one sign; with RSA-2048 the server's sign
+# is the expensive step and the client's verifies are cheap. Both are measured (decision D48).
+KEYS = {"ecdsa": "ecdsa-p256", "rsa": "rsa-2048"}
+
+
+def start_kamailio(key):
+    kamailio = KamailioPeer("astra-bench-stream-", KAMAILIO_TCP_MAX=str(FLEET_LINES + 2000), KAMAILIO_SHM_MB="3072",
+                            KAMAILIO_CERT_KEY=key, KAMAILIO_TCP_CHILDREN=TCP_CHILDREN).__enter__()
+    log(f"kamailio ({key} certificate): run dir {kamailio.run_dir}")
+    return kamailio
+
+
+def storms(kamailio, key, warm_up, first):
+    """One untimed warm-up storm (a fresh Kamailio's first load is slower, D13), then WSS and TLS."""
+    global STORM_LINES
+    storm_lines = STORM_LINES
+    STORM_LINES = min(500, storm_lines)
+    storm(kamailio, "wss", kamailio.base + 3, warm_up, KEYS[key])
+    STORM_LINES = storm_lines
+    return (storm(kamailio, "wss", kamailio.base + 3, first, KEYS[key]),
+            storm(kamailio, "tls", kamailio.base + 1, first + 10000, KEYS[key]))
+
+
 def main():
+    result = {"benchmark": "register-stream",
+              "kamailio": f"127.0.0.1 (scripts/kamailio.sh, {TCP_CHILDREN} TCP worker(s))",
+              "cpus": os.cpu_count()}
+    # ECDSA P-256 (the default test certificate): storms and the fleet.
     try:
-        kamailio = KamailioPeer("astra-bench-stream-", KAMAILIO_TCP_MAX=str(FLEET_LINES + 2000),
-                                KAMAILIO_SHM_MB="3072").__enter__()
+        kamailio = start_kamailio("ecdsa")
     except RuntimeError as error:
         log(error)
         return 1
     try:
-        base = kamailio.base
-        result = {"benchmark": "register-stream", "kamailio": "127.0.0.1 (scripts/kamailio.sh, 2 TCP workers)",
-                  "cpus": os.cpu_count()}
-        # One untimed warm-up storm: a fresh Kamailio's first load is slower (D13).
-        storm_lines = STORM_LINES
-        globals()["STORM_LINES"] = min(500, STORM_LINES)
-        storm(kamailio, "wss", base + 3, 190000)
-        globals()["STORM_LINES"] = storm_lines
-        result["storm_wss"] = storm(kamailio, "wss", base + 3, 100000)
-        result["storm_tls"] = storm(kamailio, "tls", base + 1, 110000)
-        result["fleet_wss"] = fleet(kamailio, base + 3, 120000)
-        print(json.dumps(result))
-        return 0
+        if STORM_LINES > 0:
+            result["storm_wss"], result["storm_tls"] = storms(kamailio, "ecdsa", 190000, 100000)
+        if FLEET_LINES > 0:
+            result["fleet_wss"] = fleet(kamailio, kamailio.base + 3, 120000)
     finally:
         kamailio.__exit__(None, None, None)
+    # RSA-2048, as many field PBX certificates are: the same storms, reported beside the others.
+    if STORM_RSA and STORM_LINES > 0:
+        try:
+            kamailio = start_kamailio("rsa")
+        except RuntimeError as error:
+            log(error)
+            return 1
+        try:
+            result["storm_wss_rsa2048"], result["storm_tls_rsa2048"] = storms(kamailio, "rsa", 195000, 140000)
+        finally:
+            kamailio.__exit__(None, None, None)
+    print(json.dumps(result))
+    return 0
 
 
 if __name__ == "__main__":

@@ -153,6 +153,8 @@ let total = seconds * rate
 let interval = Duration.milliseconds(1_000 / max(rate, 1))
 let startTime = ContinuousClock.now
 var rssWarm = -1
+/// The machine's load when the warm-up minute ended: latency figures are load-sensitive.
+var loadWarm = ""
 var heapWarm = -1
 var calls: [Task<Void, Never>] = []
 log("\(total) calls over \(seconds) s, \(idleCount) idle connections, junk every 20 ms")
@@ -160,6 +162,7 @@ for i in 0..<total {
     try? await Task.sleep(until: startTime.advanced(by: interval * i), clock: .continuous)  // pacing
     if rssWarm < 0, startTime.duration(to: .now) >= .seconds(warmUpSeconds) {
         rssWarm = rssKB()
+        loadWarm = ChildText.read("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
         heapWarm = heapKB()
     }
     if i > 0, i % (120 * rate) == 0 {
@@ -234,13 +237,15 @@ let json = object([
     ("heap_growth_warmup_to_end_kb", "\(heapEnd - heapWarm)"),
     ("push_to_ring_ms", report.summary(report.pushToRing)), ("failover_ms", report.summary(report.failover)),
     ("held_calls_settled", "\(report.lastStat("held_calls"))"), ("held_decisions_settled", "\(report.lastStat("held_decisions"))"),
-    ("load_average", "\"\(load)\""),
+    // The longest heap trim of the gateway in any stats interval (its --heap-trim-interval-s).
+    ("heap_trim_max_us", "\(report.series.compactMap { $0["heap_trim_max_us"] }.max() ?? -1)"),
+    ("load_average_after_warmup", "\"\(loadWarm)\""), ("load_average", "\"\(load)\""),
 ])
 print(json)
 // The gateway's own view every 10 s (stderr): RSS and the tables a leak would grow.
 for point in report.series {
     let keys = ["t", "rss_kb", "heap_in_use_kb", "held_calls", "held_decisions", "held_push_grants", "held_retransmissions", "http_connections",
-        "apns_connections", "apns_models"]
+        "apns_connections", "apns_models", "heap_trim_max_us"]
     log(keys.map { "\($0)=\(point[$0] ?? -1)" }.joined(separator: " "))
 }
 for phone in woken + noAck + cancelled { phone.close() }

@@ -62,4 +62,10 @@ static inline unsigned long long astra_heap_in_use_bytes(void) {
     return (unsigned long long)info.uordblks + (unsigned long long)info.hblkhd;
 }
 
+/* Give freed heap pages back to the system (glibc malloc_trim(3) with pad 0). Since glibc 2.8 it
+   walks every arena and releases whole free pages anywhere in them (madvise MADV_DONTNEED), not
+   only the top of the main heap as free() does: a long-running server whose threads free what
+   they allocated otherwise keeps those pages resident. Returns 1 when memory was released. */
+static inline int astra_heap_trim(void) { return malloc_trim(0); }
+
 #endif

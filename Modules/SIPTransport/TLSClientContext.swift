@@ -10,11 +10,17 @@ import TLSMemory
 /// (`SSL_set_session` is never called), so every connection runs a full handshake, as a fleet of
 /// distinct phones does.
 ///
+/// A chain of certificates that verified is not built again for the next connection
+/// (``VerifiedChainCache``, docs/decisions.md D48): the name is still checked, and the server
+/// still proves on every handshake that it holds the certificate's key.
+///
 /// Immutable after `init` (OpenSSL allows one `SSL_CTX` to be used by many `SSL` objects at
 /// once, from any thread, once configured), hence `@unchecked Sendable`.
 package final class TLSClientContext: @unchecked Sendable {
     let ctx: OpaquePointer
     public let options: TLSOptions
+    /// The chains this context verified (its trust store and settings never change).
+    let verifiedChains = VerifiedChainCache()
 
     /// - Parameters:
     ///   - releaseBuffers: `SSL_MODE_RELEASE_BUFFERS`: an idle connection gives its ~34 KiB of
@@ -32,6 +38,7 @@ package final class TLSClientContext: @unchecked Sendable {
         if releaseBuffers { _ = astra_SSL_CTX_set_mode(ctx, Int(SSL_MODE_RELEASE_BUFFERS)) }
         if options.verifyPeer {
             SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            verifiedChains.install(on: ctx)
             if let caFile = options.caFile {
                 if SSL_CTX_load_verify_locations(ctx, caFile, nil) != 1 {
                     SSL_CTX_free(ctx)

@@ -86,7 +86,9 @@ public final class TLSMemorySession {
     /// Decrypts everything available; a close_notify sets ``peerClosed``.
     public func readPlaintext() throws(TLSMemoryError) -> [UInt8] {
         var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        // Uninitialized: SSL_read writes what it returns, and zeroing 16 KiB on every read was a
+        // measurable part of a short connection's cost (docs/decisions.md D48).
+        var buffer = [UInt8](unsafeUninitializedCapacity: 16_384) { _, count in count = 16_384 }
         while true {
             ERR_clear_error()
             let n = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }

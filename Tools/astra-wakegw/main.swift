@@ -1,7 +1,9 @@
 // astra-wakegw — the push wake gateway beside Kamailio (docs/man/astra-wakegw.md, docs/wake-gateway.md).
 // Thin main: ToolSupport parses and prints; WakeGateway.WakeGatewayServer does the work.
 import AstraJSON
+import CLinux
 import Glibc
+import Synchronization
 import ToolSupport
 import WakeGateway
 
@@ -13,10 +15,27 @@ func raiseDescriptorLimit() {
     _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
 }
 
+/// The heap trims since the last `stats` event: how many, and the longest in microseconds (a trim
+/// holds each malloc arena's lock while it walks it, so its cost is printed, not assumed).
+let heapTrims = Mutex<(count: Int64, maxMicros: Int64)>((0, 0))
+
+/// A `stats` event with the heap trims since the previous one (`heap_trims`, `heap_trim_max_us`).
+func statsWithTrims(_ event: WakeEvent) -> JSONObject {
+    var fields = event.fields
+    let trims = heapTrims.withLock { value in
+        defer { value = (0, 0) }
+        return value
+    }
+    fields.append("heap_trims", .int(trims.count))
+    fields.append("heap_trim_max_us", .int(trims.maxMicros))
+    return fields
+}
+
 await ToolMain.run(ToolSpecs.wakegw) { context in
     raiseDescriptorLimit()
     let configuration = try WakeGatewayConfiguration(arguments: context.arguments)
     let statsEvery = try WakeGatewayConfiguration.int(context.arguments, "stats-interval-s")
+    let trimEvery = try WakeGatewayConfiguration.int(context.arguments, "heap-trim-interval-s")
     let output = context.output
     let diagnostics = context.diagnostics
     let gateway: WakeGatewayServer<ContinuousClock>
@@ -34,7 +53,21 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
             try? await Task.sleep(for: .seconds(statsEvery))
             if Task.isCancelled { return }
             let event = await gateway.statsEvent()
-            output.emit(event.name, event.fields)
+            output.emit(event.name, statsWithTrims(event))
+        }
+    }
+    // Freed pages go back to the system on a timer: connections and calls are served on pool
+    // threads, each with its own malloc arena, and free() gives back only the top of a heap,
+    // so without this RSS creeps up in steps while the heap in use stays flat (docs/decisions.md D44).
+    let trim = Task {
+        while trimEvery > 0, !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(trimEvery))
+            if Task.isCancelled { return }
+            let started = ContinuousClock.now
+            _ = astra_heap_trim()
+            let took = ContinuousClock.now - started
+            let micros = took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000
+            heapTrims.withLock { $0 = ($0.count + 1, max($0.maxMicros, micros)) }
         }
     }
     let signals = await SignalEvents.stream()
@@ -43,8 +76,9 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
         break
     }
     stats.cancel()
+    trim.cancel()
     let last = await gateway.statsEvent()
-    output.emit(last.name, last.fields)
+    output.emit(last.name, statsWithTrims(last))
     await gateway.stop()
     output.emit("stopped")
     return .success

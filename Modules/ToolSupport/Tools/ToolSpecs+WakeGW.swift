@@ -45,7 +45,7 @@ extension ToolSpecs {
             cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, \
             device_connected, device_disconnected, auth_refused, push_limited, token_dropped, provider_request \
             (the emulator's view of each provider request), stats (every --stats-interval-s and \
-            at the end). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
+            at the end: counters, held state, rss_kb, heap_in_use_kb, heap_trims, heap_trim_max_us). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
             selector; JWTs never. Runs until SIGINT or SIGTERM.
             """,
         options: [
@@ -159,6 +159,9 @@ extension ToolSpecs {
             .value(
                 "stats-interval-s", valueName: "s", kind: .int(0...86_400), default: "60",
                 help: "Print a stats event (counters, held state, RSS) this often; 0 = only at the end."),
+            .value(
+                "heap-trim-interval-s", valueName: "s", kind: .int(0...86_400), default: "10",
+                help: "Give freed heap pages back to the system this often (glibc malloc_trim); 0 = never."),
             .value(
                 "apns-delay-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "0",
                 help: "APNs delivery delay (models APNs latency)."),
