@@ -185,7 +185,7 @@ extension KamailioPeer.AstraCallToolTests {
     @Test func tenPercentLossStillConnectsWithRecognisableAudio() async throws {
         let server = try KamailioServer.start()
         defer { server.stop() }
-        let calleeRTP = TestPorts.random(alignment: 2, span: 4), callerRTP = calleeRTP + 2
+        let calleeRTP = TestPorts.freeUDP(alignment: 2, span: 4), callerRTP = calleeRTP + 2
         let sip = try LossyUDPRelay(target: server.sipPort, loss: 0.1, seed: 1)
         let toCallee = try LossyUDPRelay(target: calleeRTP, loss: 0.1, seed: 2)
         let toCaller = try LossyUDPRelay(target: callerRTP, loss: 0.1, seed: 3)
