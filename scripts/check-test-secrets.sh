@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The last step of `make test` (scripts/run-tests.sh): the whole test output must not hold a
 # secret — the test passwords, push tokens and credentials the suites use, nor any SRTP key,
-# ICE password, digest response, bearer token or push token in clear (those are made at run
-# time, so they are found by their shape). Prints the line number and the kind of each hit,
+# ICE password, digest response, bearer token, push token or PEM private key in clear (those are
+# made at run time, so they are found by their shape: a PEM header that ends its line or runs
+# into its body, never the redactor's `-----BEGIN PRIVATE KEY-----<redacted>` nor the words
+# "PEM private key" in a usage text). Prints the line number and the kind of each hit,
 # never the secret itself; exit 1 when there is one.
 #   scripts/check-test-secrets.sh LOG
 set -uo pipefail
@@ -18,6 +20,7 @@ ICE password in clear	ice-pwd:[A-Za-z0-9+/]{16,}
 digest response in clear	response="?[0-9a-f]{32}
 push token in clear	pn-prid=[0-9A-Za-z:_-]{16,}
 bearer token in clear	Bearer [A-Za-z0-9._~+/-]{20,}
+PEM private key	-----BEGIN [A-Z ]*PRIVATE KEY-----(\\n)?($|[A-Za-z0-9+/=]{4,})
 PATTERNS
 )
 hits=0

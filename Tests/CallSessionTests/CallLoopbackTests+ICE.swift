@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Media
 import SIPCore
 import SIPDialog
@@ -20,7 +21,7 @@ final class TestSTUNServer: Sendable {
             var buffer = [UInt8](repeating: 0, count: 1500)
             while !self.stopped.withLock({ $0 }) {
                 guard let (n, from) = buffer.withUnsafeMutableBytes({ self.socket.receive(into: $0) }), let from else {
-                    try? await Task.sleep(for: .milliseconds(2))
+                    try? await Task.sleep(for: .milliseconds(2))  // poll interval of a bounded wait
                     continue
                 }
                 guard let request = try? STUNMessage(parsing: Array(buffer[0..<n])), request.messageClass == .request
@@ -78,11 +79,12 @@ extension CallLoopbackTests {
 
         await pair.callee.ring()
         await pair.callee.answer()
-        try await Task.sleep(for: .milliseconds(700))
-        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
+        #expect(await eventually { Self.heard(pair.calleeSink.samples, 440) }, "callee hears the caller's tone")
+        // 700 ms of the call played at the caller before the restart (its stats below count them).
+        #expect(await eventually { pair.callerSink.samples.count >= 8 * 700 })
         let before = pair.calleeSink.samples.count
         await (callerRestarts ? pair.caller : pair.callee).restartICE()
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(600))  // the window observed: playout across the restart
         let after = pair.calleeSink.samples.count
         #expect(after - before > 3200, "callee playout went on during the restart")
         let share = Self.toneShare(pair.calleeSink.samples, before..<after, 440)
@@ -123,8 +125,7 @@ extension CallLoopbackTests {
         #expect(stun.requests.withLock { $0 } >= 2, "the Binding request is retransmitted")
         #expect(pair.inviteDelay >= .milliseconds(290) && pair.inviteDelay < .milliseconds(1500), "\(pair.inviteDelay)")
         await pair.callee.answer()
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(Self.heard(pair.calleeSink.samples, 440))
+        #expect(await eventually { Self.heard(pair.calleeSink.samples, 440) })
         await pair.caller.hangUp()
         let callerEvents = await pair.callerEvents.value
         guard case .ended(.localHangUp, _) = callerEvents.last else {

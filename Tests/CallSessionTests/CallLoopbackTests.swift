@@ -107,12 +107,11 @@ import Testing
         defer { pair.close() }
         await pair.callee.ring()
         await pair.callee.answer()
-        try await Task.sleep(for: .milliseconds(600))
-        #expect(await pair.caller.state == .active)
-        #expect(Self.heard(pair.callerSink.samples, 1000), "caller hears the callee's tone")
-        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
+        #expect(await eventually { await pair.caller.state == .active })
+        #expect(await eventually { Self.heard(pair.callerSink.samples, 1000) }, "caller hears the callee's tone")
+        #expect(await eventually { Self.heard(pair.calleeSink.samples, 440) }, "callee hears the caller's tone")
         await pair.caller.sendDTMF(DTMFDigit.digits("42")!)
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .milliseconds(500))  // pacing: the digits' RFC 4733 events play out before the hold
         await pair.caller.hold()
         #expect(await eventually { await pair.caller.state == .held })  // the re-INVITE's 200 came back
         #expect(await pair.callee.state == .held)
@@ -247,10 +246,9 @@ import Testing
         defer { pair.close() }
         await pair.callee.ring()
         await pair.callee.answer()
-        try await Task.sleep(for: .milliseconds(700))
-        #expect(await pair.caller.state == .active)
-        #expect(Self.heard(pair.callerSink.samples, 1000), "caller hears the callee's tone")
-        #expect(Self.heard(pair.calleeSink.samples, 440), "callee hears the caller's tone")
+        #expect(await eventually { await pair.caller.state == .active })
+        #expect(await eventually { Self.heard(pair.callerSink.samples, 1000) }, "caller hears the callee's tone")
+        #expect(await eventually { Self.heard(pair.calleeSink.samples, 440) }, "callee hears the caller's tone")
         await pair.caller.hold()
         #expect(await eventually { await pair.caller.state == .held })  // the re-INVITE's 200 came back
         #expect(await eventually { await pair.callee.state == .held })

@@ -70,7 +70,6 @@ import Testing
         let hub = try CaptureHub(configuration)
         for packet in F.call where packet.content == .sip { hub.record(CaptureHubTests.message(packet)) }
         hub.close()
-        try await Task.sleep(for: .milliseconds(300))
         let path = try await collector.stop()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let rows = try await Tshark.fields(

@@ -116,7 +116,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool)
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
+        try? await Task.sleep(for: .milliseconds(10))  // poll interval of a bounded wait
     }
     return await condition()
 }

@@ -12,24 +12,8 @@ extension KamailioPeer {
         typealias H = CallToolHarness
         static let sipp = "/usr/bin/sipp"
         static func scenario(_ name: String) -> String { KamailioServer.repoRoot + "/scripts/sipp/\(name).xml" }
-        static func freePort() -> String { String(TestPorts.random(in: 20_000...30_000, alignment: 2)) }
-
-        /// Whether something (sipp, once it listens) holds UDP 127.0.0.1:`port`: our bind fails.
-        static func udpPortTaken(_ port: UInt16) -> Bool {
-            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            guard fd >= 0 else { return false }
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            return bound != 0 && errno == EADDRINUSE
-        }
+        /// A port for sipp (which cannot bind port 0) where no UDP socket is bound now.
+        static func freePort() -> String { String(TestPorts.freeUDP(in: 20_000...30_000, alignment: 2)) }
 
         /// A sipp UAS (registered by a sipp REGISTER scenario with digest) answers astra-call over
         /// WSS; with `uas-early`, a 183 with SDP comes first and early media flows before the 200.
@@ -52,7 +36,7 @@ extension KamailioPeer {
                 ])
             #expect(
                 await uas.waitFor(.seconds(20)) {  // a positive condition; the bound is for a busy machine
-                    Self.udpPortTaken(UInt16(port)!) && Self.udpPortTaken(UInt16(mediaPort)!)  // SIP and echo sockets
+                    TestPorts.udpBound(UInt16(port)!) && TestPorts.udpBound(UInt16(mediaPort)!)  // SIP and echo sockets
                 }, "sipp UAS not listening")
             let recording = H.temporaryPath("sipp-uas")
             defer { try? FileManager.default.removeItem(atPath: recording) }
@@ -87,7 +71,7 @@ extension KamailioPeer {
             var started: (peer: RTCPTestPeer, uas: ToolProcess)?
             for _ in 0..<3 where started == nil {
                 let sipPort = TestPorts.random(alignment: 2), mediaPort = TestPorts.random(alignment: 2, span: 3)
-                guard ![sipPort, mediaPort, mediaPort + 1, mediaPort + 2].contains(where: Self.udpPortTaken),
+                guard ![sipPort, mediaPort, mediaPort + 1, mediaPort + 2].contains(where: TestPorts.udpBound),
                       let peer = try? RTCPTestPeer(port: mediaPort + 1)
                 else { continue }
                 let (registered, _, regErr) = try await ToolProcess.run(
@@ -103,7 +87,7 @@ extension KamailioPeer {
                         "-sf", Self.scenario("uas"), "-p", String(sipPort), "-i", "127.0.0.1", "-mi", "127.0.0.1",
                         "-mp", String(mediaPort), "-rtp_echo", "-m", "1", "-nostdin",
                     ])
-                if await uas.waitFor(.seconds(20), { Self.udpPortTaken(sipPort) && Self.udpPortTaken(mediaPort) }) {
+                if await uas.waitFor(.seconds(20), { TestPorts.udpBound(sipPort) && TestPorts.udpBound(mediaPort) }) {
                     started = (peer, uas)
                 } else {
                     peer.stop()

@@ -70,7 +70,8 @@ extension KamailioPeer {
             let callee = try await H.callee(server, .udp, user: "1020", [])
             let caller = try H.dial(server, .wss, user: "1019", to: "1020", [])
             #expect(await caller.waitFor(.seconds(10)) { !caller.events("answered").isEmpty }, "\(caller.stdout)")
-            try await Task.sleep(for: .milliseconds(300))
+            // Active both ways (the callee's media arrives) before the SIGINT, not after a delay.
+            #expect(await caller.waitFor(.seconds(10)) { !caller.events("first_rtp").isEmpty }, "\(caller.stdout)")
             caller.signal(SIGINT)
             #expect(await caller.exitStatus(within: .seconds(10)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
@@ -185,7 +186,7 @@ extension KamailioPeer.AstraCallToolTests {
     @Test func tenPercentLossStillConnectsWithRecognisableAudio() async throws {
         let server = try KamailioServer.start()
         defer { server.stop() }
-        let calleeRTP = TestPorts.random(alignment: 2, span: 4), callerRTP = calleeRTP + 2
+        let calleeRTP = TestPorts.freeUDP(alignment: 2, span: 4), callerRTP = calleeRTP + 2
         let sip = try LossyUDPRelay(target: server.sipPort, loss: 0.1, seed: 1)
         let toCallee = try LossyUDPRelay(target: calleeRTP, loss: 0.1, seed: 2)
         let toCaller = try LossyUDPRelay(target: callerRTP, loss: 0.1, seed: 3)

@@ -26,18 +26,26 @@ extension KamailioPeer {
             return (state, try #require(Double(fields[0].dropLast())))
         }
 
-        /// sipp as a registrar that answers after `pauseMs`; returns its port.
+        /// sipp as a registrar that answers after `pauseMs`; returns its port. sipp cannot bind
+        /// port 0: it gets a port where nothing is bound, is waited for until its socket shows in
+        /// /proc/net/udp (a generous bound: a busy machine), and starts again elsewhere if it
+        /// ends first (the port was taken meanwhile).
         static func slowRegistrar(pauseMs: Int) async throws -> (ToolProcess, UInt16) {
-            let port = TestPorts.random(in: 20_000...30_000)
-            let sipp = try ToolProcess(
-                "/usr/bin/sipp",
-                [
-                    "-sf", KamailioServer.repoRoot + "/scripts/sipp/slow-registrar.xml", "-p", String(port), "-i",
-                    "127.0.0.1", "-m", "1", "-d", String(pauseMs), "-nostdin",
-                ])
-            let listening = await sipp.waitFor(.seconds(5)) { AstraCallSippTests.udpPortTaken(port) }
-            try #require(listening, "sipp not listening: \(sipp.stderr)")
-            return (sipp, port)
+            var lastError = ""
+            for _ in 0..<3 {
+                let port = TestPorts.freeUDP(in: 20_000...30_000)
+                let sipp = try ToolProcess(
+                    "/usr/bin/sipp",
+                    [
+                        "-sf", KamailioServer.repoRoot + "/scripts/sipp/slow-registrar.xml", "-p", String(port), "-i",
+                        "127.0.0.1", "-m", "1", "-d", String(pauseMs), "-nostdin",
+                    ])
+                _ = await sipp.waitFor(.seconds(20)) { sipp.hasEnded || TestPorts.udpBound(port) }
+                if !sipp.hasEnded && TestPorts.udpBound(port) { return (sipp, port) }
+                lastError = sipp.stderr
+                _ = await sipp.exitStatus(within: .milliseconds(1))  // reaps it, or ends it
+            }
+            throw ToolProcessError(message: "sipp not listening: \(lastError)")
         }
 
         @Test func fastServerIsOK() async throws {
@@ -87,11 +95,12 @@ extension KamailioPeer {
 
         /// A dead server is CRITICAL (2), not a tool exit code.
         @Test func deadServerIsCritical() async throws {
-            let port = TestPorts.random(in: 20_000...30_000)
+            let refusing = try RefusingTCPPort()
             let (status, out, _) = try await ToolProcess.run(
                 "astra-register",
-                Self.thresholds + ["--timeout", "1", "--server", "127.0.0.1:\(port)", "--transport", "tcp",
+                Self.thresholds + ["--timeout", "1", "--server", "127.0.0.1:\(refusing.port)", "--transport", "tcp",
                                    "sip:1@127.0.0.1"])
+            withExtendedLifetime(refusing) {}
             #expect(status == 2, "\(out)")
             #expect(out.hasPrefix("SIP CRITICAL - "), "\(out)")
         }

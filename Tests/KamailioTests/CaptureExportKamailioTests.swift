@@ -60,7 +60,6 @@ extension KamailioPeer {
             let caller = try H.dial(server, .wss, user: "1033", to: "1034", ["--duration", "1"] + hep)
             #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr)")
-            try await Task.sleep(for: .milliseconds(300))
             let path = try await collector.stop()
             defer { try? FileManager.default.removeItem(atPath: path) }
             // sngrep writes what it decoded as UDP or TCP after the HEP protocol id: either port.

@@ -73,7 +73,7 @@ final class CoturnServer: Sendable {
         return await process.waitFor(timeout) {
             let id = (0..<12).map { _ in UInt8.random(in: 0...255) }
             socket.send(STUNMessage(.request, transactionID: id).encoded(fingerprint: true), to: server)
-            usleep(20_000)
+            usleep(20_000)  // poll interval of a bounded wait
             var buffer = [UInt8](repeating: 0, count: 1500)
             guard let (n, _) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0) }),
                 let response = try? STUNMessage(parsing: Array(buffer[0..<n]))

@@ -35,7 +35,7 @@ final class EventLog: @unchecked Sendable {
             }
             if let found { return found }
             if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await Task.sleep(for: .milliseconds(5))  // poll interval of a bounded wait
         }
     }
 

@@ -43,7 +43,7 @@ extension KamailioPeer.PushWakeLiveTests {
                 let t = timeline.now
                 let pids = Self.clientChildren(marker: marker)
                 snapshots.withLock { $0.append((t, pids)) }
-                try? await Task.sleep(for: .milliseconds(3))
+                try? await Task.sleep(for: .milliseconds(3))  // sampling interval of the watcher
             }
         }
         let report = try await Self.run("killed", expectPass: true) { scenario, env in

@@ -54,7 +54,7 @@ extension KamailioPeer {
         /// The switch is on but nothing answers on the NG port (no rtpengine needed): the initial
         /// INVITE is refused at once with 503 instead of being relayed with SDP rtpengine never saw.
         @Test func relayDownAnswers503() async throws {
-            let server = try KamailioServer.start(rtpengine: "127.0.0.1:\(TestPorts.random())")
+            let server = try KamailioServer.start(rtpengine: "127.0.0.1:\(try TestPorts.unboundUDP())")
             defer { server.stop() }
             let callee = try await H.callee(server, .udp, user: "1046", ["--media", "rtp"])
             let caller = try H.dial(server, .wss, user: "1045", to: "1046", ["--media", "webrtc"])

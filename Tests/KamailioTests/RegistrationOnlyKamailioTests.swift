@@ -27,11 +27,11 @@ extension KamailioPeer {
             let reason = try #require(warmUp.lastReject)
             #expect(reason.contains("registration-only"), "\(reason)")
             // Answered transactions end after Timer I (T4 = 5 s after the ACK, RFC 3261 §17.2.1).
-            try await Task.sleep(for: .seconds(6))
+            try await Task.sleep(for: .seconds(6))  // the point: Timer I ends the answered transactions
             let before = try #require(Self.rss(line.pid))
             let run = try await caller.run(count: 1_000)
             #expect(run.statuses == [480: 1_000], "\(run.statuses)")
-            try await Task.sleep(for: .seconds(6))
+            try await Task.sleep(for: .seconds(6))  // the point: Timer I ends the answered transactions
             let after = try #require(Self.rss(line.pid))
             let p50 = run.percentile(50), p99 = run.percentile(99), worst = run.latencies.max() ?? 0
             print("registration-only line: 1,000 INVITEs through Kamailio: 480 after p50 \(p50) ms, p99 \(p99) ms, "

@@ -41,7 +41,7 @@ extension KamailioPeer {
                         continue
                     }
                     if let d = client.nextDeadline, d <= now { execute(client.tick(now: now)) }
-                    usleep(500)
+                    usleep(500)  // poll interval of a bounded wait
                 }
             }
         }

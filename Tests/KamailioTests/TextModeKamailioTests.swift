@@ -86,7 +86,9 @@ extension KamailioPeer {
         }
 
         @Test func connectionRefusedInWords() async throws {
-            let port = TestPorts.random()
+            let refusing = try RefusingTCPPort()
+            let port = refusing.port
+            defer { withExtendedLifetime(refusing) {} }
             let (status, out, _) = try await ToolProcess.run(
                 "astra-register",
                 ["--format", "text", "--timeout", "2", "--server", "127.0.0.1:\(port)", "--transport", "tcp",

@@ -60,6 +60,13 @@ final class ToolProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(pid, number) }
 
+    /// Whether the process has ended (a zombie not yet reaped, /proc/PID/stat state Z), without
+    /// reaping it: ``exitStatus(within:)`` still reads its status.
+    var hasEnded: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
     /// Waits for the exit status (bounded); kills the process if it does not end in time.
     func exitStatus(within timeout: Duration) async -> Int32? {
         if let status { return status }

@@ -30,15 +30,24 @@ extension KamailioPeer {
 
         /// (b) Killed phone: no registration, token registered → push on the device connection,
         /// ack, the line registers over WSS, the held INVITE reaches the fresh contact, answered.
+        /// The fresh REGISTER releases the call promptly: through one qualify of the new contact
+        /// answered 200, not through a timer (a qualify timeout sends the decision back to wait
+        /// for another REGISTER). The qualify timer is 2 s here so a loaded machine cannot turn
+        /// the round trip through Kamailio and the phone into a timeout; the release must come
+        /// within it.
         @Test func pushAckRegisterReleaseAnswer() async throws {
-            let rig = try await WakeGatewayRig.start { $0.apnsDelayMs = 30 }
+            let qualifyTimeout: Int64 = 2_000
+            let rig = try await WakeGatewayRig.start {
+                $0.apnsDelayMs = 30
+                $0.qualifyTimeoutMs = qualifyTimeout
+            }
             defer { Task { await rig.stop() } }
             try await rig.registerToken(user: "1034")
             let device = try await APNsDevice(port: rig.ports.apnsDevice)
             defer { device.close() }
             #expect(await rig.waitFor("device_connected") != nil)  // the emulator accepted the hello
             let caller = try H.dial(rig.server, .udp, user: "1033", to: "1034", ["--duration", "1.5"])
-            let line = try #require(await device.nextPush(), "no push: \(rig.events)")
+            let line = try #require(await device.nextPush(.seconds(20)), "no push: \(rig.events) \(caller.stderr)")
             let push = try #require(H.field("push_id", in: line))
             let callID = try #require(H.field("call_id", in: line))
             #expect(line.contains(#""push_type":"voip""#) && line.contains(#""topic":"com.example.astra.voip""#))
@@ -67,12 +76,19 @@ extension KamailioPeer {
             print(
                 "wake-gateway: fresh REGISTER → released \(ms(registerSeen, releasedAt)) ms, released → 180 \(ms(releasedAt, ringing)) ms, push → ack \(rig.events("ack").first?.int("since_push_ms") ?? -1) ms"
             )
-            #expect(ms(registerSeen, releasedAt) < 300)
+            let qualifies = rig.recorded.withLock { $0.filter { $0.1.name == "qualify_result" && $0.0 >= registerSeen } }
+            #expect(qualifies.map { $0.1.int("status") } == [200], "one qualify of the fresh contact: \(rig.events)")
+            #expect(qualifies.allSatisfy { $0.0 <= releasedAt })
+            #expect(ms(registerSeen, releasedAt) < Double(qualifyTimeout))
             #expect(caller.events("answered").count == 1)
         }
 
-        /// (c) Dead phone: push delivered, never acked → the caller gets 480 within the ack
-        /// window + 100 ms (measured at the gateway and at the caller).
+        /// (c) Dead phone: push delivered, never acked → the caller gets 480 once the ack window
+        /// ends. The window is never cut short (since the INVITE, at the gateway); its end is
+        /// bounded from when the gateway armed the timer (``ArmingClock``): ack window + 1 s, the
+        /// slack for a loaded machine (one core busy per test process beside Kamailio), far
+        /// below a second window or Timer B (32 s). At the caller, 100 Trying → 480 also
+        /// includes Kamailio relaying the INVITE and the push exchange: ack window + 2 s.
         @Test func noAckFailsOverWithinTheAckWindow() async throws {
             let ackWindow: Int64 = 1_000
             let rig = try await WakeGatewayRig.start { $0.ackWindowMs = ackWindow }
@@ -93,8 +109,18 @@ extension KamailioPeer {
             print(
                 "wake-gateway: failover at gateway \(atGateway) ms after the INVITE; caller 100 Trying → 480 \(endedT - trying) ms (ack window \(ackWindow) ms)"
             )
-            #expect(atGateway >= ackWindow && atGateway <= ackWindow + 100)
-            #expect(Int64(endedT - trying) <= ackWindow + 100)
+            #expect(atGateway >= ackWindow)
+            let failedOverAt = try #require(rig.instant(of: "failover"))
+            let armed = try #require(
+                rig.clock.armed.first {  // sleep(for:) reads the clock just before we do
+                    .milliseconds(ackWindow) - $0.duration < .milliseconds(50) && $0.duration <= .milliseconds(ackWindow)
+                        && $0.at < failedOverAt
+                },
+                "no ack-window timer armed: \(rig.clock.armed.map(\.duration))")
+            let sinceArmed = ms(armed.at, failedOverAt)
+            print("wake-gateway: failover \(sinceArmed) ms after the ack-window timer was armed")
+            #expect(sinceArmed >= Double(ackWindow) && sinceArmed <= Double(ackWindow + 1_000), "\(sinceArmed) ms")
+            #expect(Int64(endedT - trying) >= ackWindow && Int64(endedT - trying) <= ackWindow + 2_000)
             #expect(rig.events("released").isEmpty)
         }
 
@@ -154,7 +180,8 @@ extension KamailioPeer {
             let caller = try H.dial(rig.server, .udp, user: "1039", to: "1040", [])
             let push = try #require(await device.nextPush(), "\(rig.events)")
             #expect(push.contains(#""topic":"com.example.astra.voip""#))
-            #expect(rig.events("push_sent").first?.string("token_source") == "rfc8599")
+            // The device can read the push before the gateway's push exchange records it.
+            #expect(await rig.waitFor("push_sent")?.string("token_source") == "rfc8599")
             #expect(await caller.exitStatus(within: .seconds(10)) == 1)
 
             // RFC 8030 web push (RFC 8599 §11) is a provider the gateway cannot push through.

@@ -133,12 +133,13 @@ import Testing
         /// `count` calls to `users` in batches of `parallel`, one batch per `batchMs` at most (a
         /// steady rate, so the calls alive at once — finished ones linger 64·T1 — are as many at
         /// the end as after the warm-up): INVITE; every `cancelEvery`th is CANCELled at once; each
-        /// final (480 failover or 487) is ACKed. Returns the statuses seen.
+        /// final (480 failover or 487) is ACKed. Returns the statuses seen, apart for the calls
+        /// that were CANCELled.
         func cycles(
             _ count: Int, from start: Int, users: [String], parallel: Int, batchMs: Int, cancelEvery: Int,
             to gateway: SocketAddress
-        ) async throws -> [Int: Int] {
-            var statuses: [Int: Int] = [:]
+        ) async throws -> (plain: [Int: Int], cancelled: [Int: Int]) {
+            var statuses: (plain: [Int: Int], cancelled: [Int: Int]) = ([:], [:])
             var next = start
             var due = ContinuousClock.now
             while next < start + count {
@@ -159,9 +160,13 @@ import Testing
                     finals.withLock { list in branches.allSatisfy { list[$0] != nil } }
                 }
                 guard done else { throw ToolProcessError(message: "no final answer for a batch at \(next)") }
-                for (_, user, branch, callID) in batch {
+                for (i, user, branch, callID) in batch {
                     let final = finals.withLock { $0.removeValue(forKey: branch) }!
-                    statuses[final.statusCode, default: 0] += 1
+                    if i % cancelEvery == 0 {
+                        statuses.cancelled[final.statusCode, default: 0] += 1
+                    } else {
+                        statuses.plain[final.statusCode, default: 0] += 1
+                    }
                     let toTag = (try? final.headers.to())?.tag
                     try await udp.send(message("ACK", user: user, branch: branch, callID: callID, toTag: toTag), to: gateway)
                 }
@@ -198,15 +203,30 @@ import Testing
                     && CallToolHarness.field("held_retransmissions", in: last) == "0"
             }
         }
+        /// A call not CANCELled fails over (480). A CANCELled one gets 487 when the CANCEL finds
+        /// it held, and 480 when the 30 ms ack window ran out first (a loaded machine can delay
+        /// the CANCEL that long): exactly as many of each as the gateway's `cancelled` events
+        /// say it found held or finished (counted since the gateway started).
+        func expectOutcomes(_ seen: (plain: [Int: Int], cancelled: [Int: Int]), calls: Int, sofar: inout (held: Int, finished: Int)) {
+            #expect(seen.plain == [480: calls * 3 / 4], "\(seen)")
+            #expect(Set(seen.cancelled.keys).isSubset(of: [480, 487]) && seen.cancelled.values.reduce(0, +) == calls / 4, "\(seen)")
+            sofar.held += seen.cancelled[487] ?? 0
+            sofar.finished += seen.cancelled[480] ?? 0
+            let phases = gateway.process.events("cancelled").map { CallToolHarness.field("phase", in: $0) ?? "" }
+            #expect(phases.filter { $0 == "held" }.count == sofar.held, "\(seen)")
+            #expect(phases.filter { $0 == "finished" }.count == sofar.finished, "\(seen)")
+        }
+        var sofar = (held: 0, finished: 0)
         let warm = try await kamailio.cycles(
             200, from: 0, users: users, parallel: 20, batchMs: 100, cancelEvery: 4, to: gateway.sip)
-        #expect(warm[480] == 150 && warm[487] == 50, "\(warm)")
         #expect(await settled(), "\(gateway.process.events("stats").last ?? "")")
+        expectOutcomes(warm, calls: 200, sofar: &sofar)
         let afterWarmUp = gateway.rssKB
         let rest = try await kamailio.cycles(
             1_800, from: 200, users: users, parallel: 20, batchMs: 100, cancelEvery: 4, to: gateway.sip)
-        #expect(rest[480] == 1_350 && rest[487] == 450, "\(rest)")
         #expect(await settled(), "\(gateway.process.events("stats").last ?? "")")
+        expectOutcomes(rest, calls: 1_800, sofar: &sofar)
+        print("CANCEL found the call held \(sofar.held) times, after its failover \(sofar.finished) times")
         let atEnd = gateway.rssKB
         print("wakegw RSS after 200 cycles \(afterWarmUp) KiB, after 2000 \(atEnd) KiB")
         #expect(afterWarmUp > 0 && atEnd - afterWarmUp <= 3 * 1_024, "RSS \(afterWarmUp) → \(atEnd) KiB")
@@ -217,7 +237,8 @@ import Testing
     /// call whose push reached the test's device) is still answered within 100 ms.
     @Test func idleConnectionsCannotStarveTheAck() async throws {
         let kamailio = try Kamailio()
-        let gateway = try await Gateway.start(kamailio: kamailio.udp.local, ["--ack-window-ms", "10000"])
+        let gateway = try await Gateway.start(
+            kamailio: kamailio.udp.local, ["--ack-window-ms", "10000", "--push-burst", "20", "--push-per-minute", "600"])
         let token = String(repeating: "0c", count: 32)
         #expect(try await gateway.registerToken("1002", token: token, bearer: try gateway.adminBearer()) == 200)
         let device = try TCPConnection.connect(host: "127.0.0.1", port: gateway.apns)
@@ -234,12 +255,13 @@ import Testing
         }
         defer { for connection in idle { connection.close() } }
         #expect(idle.count == 500)
-        // Five held calls, five pushes, five acks timed from connect to answer. The median must be
-        // within 100 ms (alone it is ~1 ms; the median keeps one descheduling on a loaded CI box
-        // from failing the test), and none may be starved (2 s).
+        // Held calls, a push each, an ack each timed from connect to answer. The first ack warms
+        // the path (the handler's first run, first JSON decode) and is not counted; of the nine
+        // after it the median must be within 100 ms (alone it is ~1 ms; the median keeps a few
+        // deschedulings on a loaded machine from failing the test), and none may be starved (2 s).
         var pending: [UInt8] = []
         var times: [Duration] = []
-        for n in 1...5 {
+        for n in 0...9 {
             try await kamailio.udp.send(
                 kamailio.message("INVITE", user: "1002", branch: "z9hG4bK-idle-\(n)", callID: "idle-\(n)@test"),
                 to: gateway.sip)
@@ -257,13 +279,13 @@ import Testing
             let started = ContinuousClock.now
             let ack = try await Gateway.request(
                 gateway.http, "POST", "/api/v1/users/voip-push-ack", #"{"push_id":"\#(pushID)"}"#)
-            times.append(started.duration(to: .now))
+            if n > 0 { times.append(started.duration(to: .now)) }
             #expect(ack.status == 200)
         }
         let sorted = times.sorted()
-        print("push-ack with 500 idle connections open: \(sorted)")
-        #expect(sorted[2] < .milliseconds(100), "\(sorted)")
-        #expect(sorted[4] < .seconds(2), "\(sorted)")
+        print("push-ack with 500 idle connections open (9 after a warm-up): \(sorted)")
+        #expect(sorted[4] < .milliseconds(100), "median \(sorted)")
+        #expect(sorted[8] < .seconds(2), "\(sorted)")
         // The idle ones are still open (none had to be evicted under the 1024 cap).
         let stats = try await { () async throws -> String in
             gateway.process.signal(SIGTERM)

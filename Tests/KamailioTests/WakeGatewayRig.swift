@@ -7,13 +7,38 @@ import Synchronization
 import Testing
 import WakeGateway
 
+/// The continuous clock, recording every sleep the gateway starts (when it was armed, until
+/// when), so a test bounds a timer's firing from when it was armed: under load, the steps
+/// before the arming (Kamailio relaying the INVITE, the push exchange) take what they take.
+final class ArmingClock: Clock, Sendable {
+    typealias Instant = ContinuousClock.Instant
+    struct Armed: Sendable {
+        let at: Instant
+        let deadline: Instant
+        var duration: Duration { at.duration(to: deadline) }
+    }
+    private let base = ContinuousClock()
+    private let list = Mutex<[Armed]>([])
+    var now: Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+    var armed: [Armed] { list.withLock { $0 } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        let at = base.now
+        list.withLock { $0.append(Armed(at: at, deadline: deadline)) }
+        try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+}
+
 /// A Kamailio started with KAMAILIO_WAKE_GATEWAY plus an in-process ``WakeGatewayServer`` on
 /// that address (real sockets, continuous clock), with its events recorded.
 final class WakeGatewayRig: Sendable {
+    typealias Gateway = WakeGatewayServer<ArmingClock>
     let server: KamailioServer
-    let gateway: WakeGatewayServer<ContinuousClock>
-    let ports: WakeGatewayServer<ContinuousClock>.Ports
+    let gateway: Gateway
+    let ports: Gateway.Ports
     let recorded: Recorded
+    let clock: ArmingClock
 
     /// The gateway's events with their arrival instants.
     final class Recorded: Sendable {
@@ -27,32 +52,52 @@ final class WakeGatewayRig: Sendable {
     static let topic = "com.example.astra.voip"
 
     private init(
-        server: KamailioServer, gateway: WakeGatewayServer<ContinuousClock>,
-        ports: WakeGatewayServer<ContinuousClock>.Ports,
-        recorded: Recorded
+        server: KamailioServer, gateway: Gateway, ports: Gateway.Ports, recorded: Recorded, clock: ArmingClock
     ) {
         self.server = server
         self.gateway = gateway
         self.ports = ports
         self.recorded = recorded
+        self.clock = clock
     }
 
+    /// Kamailio must be told the gateway's SIP port before the gateway binds it, so the port is
+    /// picked (``TestPorts``) rather than 0: when something holds it meanwhile, the gateway's
+    /// bind fails and the rig starts over on another port.
     static func start(_ tune: (inout WakeGatewayConfiguration) -> Void = { _ in }) async throws -> WakeGatewayRig {
-        let sipPort = TestPorts.random()
-        let server = try KamailioServer.start(wakeGateway: "127.0.0.1:\(sipPort)")
-        var configuration = WakeGatewayConfiguration()
-        configuration.sipPort = sipPort
-        configuration.kamailio = .init(ip: "127.0.0.1", port: server.sipPort)!
-        configuration.httpPort = 0
-        configuration.apnsDevicePort = 0
-        configuration.auth = TokenAPIAuth(verifier: JWTVerifier(keys: [try JWTKey.hmac(secret: Self.secret)]))
-        tune(&configuration)
-        let recorded = Recorded()
-        let gateway = try WakeGatewayServer(
-            configuration: configuration, clock: ContinuousClock(),
-            emit: { event in recorded.withLock { $0.append((ContinuousClock.now, event)) } })
-        let ports = try await gateway.start()
-        return WakeGatewayRig(server: server, gateway: gateway, ports: ports, recorded: recorded)
+        var lastError: any Error = KamailioError(message: "no attempt")
+        for _ in 0..<5 {
+            let sipPort = TestPorts.random()
+            let server = try KamailioServer.start(wakeGateway: "127.0.0.1:\(sipPort)")
+            var configuration = WakeGatewayConfiguration()
+            configuration.sipPort = sipPort
+            configuration.kamailio = .init(ip: "127.0.0.1", port: server.sipPort)!
+            configuration.httpPort = 0
+            configuration.apnsDevicePort = 0
+            configuration.auth = TokenAPIAuth(verifier: JWTVerifier(keys: [try JWTKey.hmac(secret: Self.secret)]))
+            tune(&configuration)
+            let recorded = Recorded()
+            let clock = ArmingClock()
+            let gateway: Gateway
+            do {
+                gateway = try Gateway(
+                    configuration: configuration, clock: clock,
+                    emit: { event in recorded.withLock { $0.append((ContinuousClock.now, event)) } })
+            } catch {
+                lastError = error  // the SIP port is taken: elsewhere
+                server.stop()
+                continue
+            }
+            do {
+                let ports = try await gateway.start()
+                return WakeGatewayRig(server: server, gateway: gateway, ports: ports, recorded: recorded, clock: clock)
+            } catch {
+                await gateway.stop()
+                server.stop()
+                throw error
+            }
+        }
+        throw lastError
     }
 
     func stop() async {

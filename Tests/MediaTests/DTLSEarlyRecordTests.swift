@@ -5,17 +5,30 @@ import Testing
 
 /// WEBRTC-NOTES: a relay's ClientHello can arrive before the 200 OK carrying its SDP. The
 /// transport keeps it and answers it once the answer gives our role and its fingerprint.
+///
+/// The handshake is walked by hand with no timer firing, but OpenSSL also keeps its own
+/// wall-clock timer (100 ms) and retransmits by itself when a read finds it run out, which a
+/// loaded machine reaches between two steps: both ends get a long OpenSSL timer, so every flight
+/// is the one the walk expects.
 @Suite struct DTLSEarlyRecordTests {
+    static let patient: DTLSTransport.Retransmission = {
+        var r = DTLSTransport.Retransmission()
+        r.openSSLTimer = .seconds(60)
+        return r
+    }()
+
     @Test func earlyClientHelloIsBufferedThenAnswered() throws {
         let relayAddress = UDPSocket.Address(host: "127.0.0.1", port: 40000)
         var w = WebRTCConfiguration()
         w.hostAddresses = ["127.0.0.1"]
+        w.dtlsRetransmission = Self.patient
         let ours = try WebRTCTransport(
             configuration: w, local: UDPSocket.Address(host: "127.0.0.1", port: 30000),
             ids: SeededIdentifierSource(seed: 5))
         let relayCertificate = try DTLSCertificate()
         let relay = try DTLSTransport(
-            role: .client, certificate: relayCertificate, expectedFingerprint: ours.localParameters.fingerprint)
+            role: .client, certificate: relayCertificate, expectedFingerprint: ours.localParameters.fingerprint,
+            retransmission: Self.patient)
         let hello = relay.start().compactMap { if case .send(let d) = $0 { d } else { nil } }
         #expect(!hello.isEmpty)
         for d in hello {

@@ -38,7 +38,7 @@ import Testing
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if await condition() { return }
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(5))  // poll interval of a bounded wait
         }
     }
 

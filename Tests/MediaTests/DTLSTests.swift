@@ -66,7 +66,7 @@ import Testing
             while toServer.isEmpty && toClient.isEmpty && ContinuousClock.now < deadline {
                 absorb(pair.client.handleTimeout(), fromClient: true)
                 absorb(pair.server.handleTimeout(), fromClient: false)
-                if toServer.isEmpty && toClient.isEmpty { usleep(2_000) }
+                if toServer.isEmpty && toClient.isEmpty { usleep(2_000) }  // poll interval of a bounded wait
             }
             pump()
         }

@@ -22,7 +22,7 @@ import Testing
                 while !self.stopped.withLock({ $0 }) {
                     guard let (n, from) = buffer.withUnsafeMutableBytes({ self.socket.receive(into: $0) }), let from
                     else {
-                        try? await Task.sleep(for: .milliseconds(2))
+                        try? await Task.sleep(for: .milliseconds(2))  // poll interval of a bounded wait
                         continue
                     }
                     guard let request = try? STUNMessage(parsing: Array(buffer[0..<n])),

@@ -24,7 +24,7 @@ import Testing
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(await session.statistics) { return }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // poll interval of a bounded wait
         }
     }
 
@@ -93,7 +93,7 @@ import Testing
             while ContinuousClock.now < end && !Task.isCancelled {
                 let n = buffer.withUnsafeMutableBytes { relay.receive(into: $0) as Int }
                 if n <= 0 {
-                    try? await Task.sleep(for: .milliseconds(1))
+                    try? await Task.sleep(for: .milliseconds(1))  // poll interval of a bounded wait
                     continue
                 }
                 var packet = Array(buffer[0..<n])
@@ -243,7 +243,10 @@ import Testing
         #expect(bobHeld?.direction == .recvonly)
         try await b.apply(try #require(bobHeld))
         let sentBefore = await b.statistics.packetsSent
-        try await Task.sleep(for: .milliseconds(200))
+        // Ten more of A's packets received (200 ms of A's media) while B, now recvonly, sent none:
+        // a positive event after the time B would have sent in, not a delay.
+        let receivedBefore = await b.statistics.packetsReceived
+        try await Self.wait(for: b) { $0.packetsReceived >= receivedBefore + 10 }
         let sb = await b.statistics
         await a.stop()
         await b.stop()
@@ -276,7 +279,7 @@ import Testing
         try await b.apply(bobHolds)
         try await a.apply(aliceHeld)
         // Longer than the buffer's span (capacity × ptime = 1 s): A's timestamps jump past it.
-        try await Task.sleep(for: .milliseconds(1300))
+        try await Task.sleep(for: .milliseconds(1300))  // the point of the test: time passes while held
         let before = await b.statistics.jitterBuffer
         try await b.apply(bobTalk)
         try await a.apply(aliceAudio)
@@ -377,7 +380,7 @@ import Testing
         await a.sendDTMF(DTMFDigit.digits("159#")!)
         let deadline = ContinuousClock.now + .seconds(3)
         while found.withLock({ $0.count }) < 4 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(20))  // poll interval of a bounded wait
         }
         await a.stop()
         await b.stop()

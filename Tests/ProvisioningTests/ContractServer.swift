@@ -34,7 +34,7 @@ final class ContractServer {
                 kill(process.processIdentifier, SIGKILL)
                 throw ContractServerError("platform_contract_server.py did not listen within 60 s")
             }
-            usleep(25_000)
+            usleep(25_000)  // poll interval of a bounded wait
         }
         guard let port, port > 0 else {
             kill(process.processIdentifier, SIGKILL)

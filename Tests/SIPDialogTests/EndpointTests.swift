@@ -48,6 +48,27 @@ struct EndpointPair {
         return nil
     }
 
+    /// Moves virtual time from one armed deadline to the next, up to `limit`, until `condition`
+    /// holds; returns the virtual time at which it held. Deterministic under any CPU load: time
+    /// moves only once every timer that was sleeping before the jump is armed again (an
+    /// endpoint's timer task sleeps for a delay counted from when it starts, so moving time
+    /// before it sleeps would shift every later retransmission), or once `condition` holds.
+    /// The waits are bounded on the wall clock (the timer tasks run on other threads), not in
+    /// virtual time.
+    func runDeadlines(until limit: Duration, _ condition: () async -> Bool) async -> Duration? {
+        let clock = clock
+        _ = await eventually(timeout: .seconds(10), every: .milliseconds(1)) { clock.sleeperCount >= 1 }
+        while true {
+            if await settle(condition) { return clock.now.offset }
+            guard let next = clock.nextDeadline, next.offset <= limit else { return nil }
+            let armed = clock.sleeperCount
+            clock.advance(to: next)
+            _ = await eventually(timeout: .seconds(10), every: .milliseconds(1)) {
+                clock.sleeperCount >= armed ? true : await condition()
+            }
+        }
+    }
+
     func request(_ method: SIPMethod, branch: String? = nil) -> SIPRequest {
         let uri = try! SIPURI(parsing: "sip:1002@127.0.0.1:5060")
         var headers = SIPHeaders()
@@ -86,17 +107,19 @@ import Synchronization
         #expect(ok.statusCode == 200)
         #expect(ok.headers[.allow]?.contains("OPTIONS") == true)
         #expect(ok.headers[.accept] == "application/sdp")
-        #expect(events.all.contains { if case .qualifyAnswered = $0 { true } else { false } })
+        // The peer's event reaches its collector task on another thread: a bounded positive wait.
+        #expect(await eventually { events.all.contains { if case .qualifyAnswered = $0 { true } else { false } } })
     }
 
     @Test func totalLossEndsWithTimerFAtSixtyFourT1() async {
         let net = await EndpointPair(faults: LoopbackFaults(loss: 1.0))
         let updates = Collector(await net.a.startTransaction(net.request(.options)))
-        let at = await net.run(until: .seconds(40), step: .milliseconds(250)) {
+        let at = await net.runDeadlines(until: .seconds(40)) {
             updates.all.contains { if case .ended(.timeout) = $0 { true } else { false } }
         }
         #expect(at == .seconds(32))
         // Timer E: sent at 0, 0.5, 1.5, 3.5, 7.5, 11.5 … 31.5 s → 11 transmissions.
+        #expect(await eventually { net.channelA.sentMessages.count >= 11 })
         #expect(net.channelA.sentMessages.count == 11)
     }
 
@@ -167,7 +190,7 @@ import Synchronization
         let cancelled = Collector(await net.a.startTransaction(cancel))
         _ = await net.run(until: .seconds(1)) { cancelled.all.contains { if case .ended = $0 { true } else { false } } }
         #expect(cancelled.all.contains { if case .response(let r) = $0 { r.statusCode == 200 } else { false } })
-        #expect(serverEvents.all.contains { if case .cancelled = $0 { true } else { false } })
+        #expect(await eventually { serverEvents.all.contains { if case .cancelled = $0 { true } else { false } } })
     }
 
     @Test func flowDeathFailsPendingTransactions() async {
@@ -178,7 +201,7 @@ import Synchronization
         net.channelA.fail()
         let failed = await net.settle { updates.all.contains { if case .ended(.transportError) = $0 { true } else { false } } }
         #expect(failed)
-        #expect(events.all.contains { if case .flowDown = $0 { true } else { false } })
+        #expect(await eventually { events.all.contains { if case .flowDown = $0 { true } else { false } } })
         // Reliable transport: no retransmission was ever made.
         #expect(net.channelA.sentMessages.count == 1)
     }

@@ -131,7 +131,7 @@ import Testing
             if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
                 port = text.trimmingCharacters(in: .whitespacesAndNewlines)
             } else {
-                try await Task.sleep(for: .milliseconds(25))
+                try await Task.sleep(for: .milliseconds(25))  // poll interval of a bounded wait
             }
         }
         try #require(!port.isEmpty)

@@ -23,6 +23,8 @@ public struct WebRTCConfiguration: Sendable, Hashable {
     /// `use_srtp` profiles offered in the DTLS handshake, preferred first. Asterisk accepts
     /// only the AES-CM ones (WEBRTC-NOTES); GCM is available when wanted.
     public var srtpProfiles: [SRTPProfile] = [.aesCM128HmacSHA1_80, .aesCM128HmacSHA1_32]
+    /// The DTLS flight retransmission schedule (RFC 6347 §4.2.4; 100 ms doubling to 3 s, D11).
+    public var dtlsRetransmission = DTLSTransport.Retransmission()
 
     public init() {}
 }

@@ -131,7 +131,7 @@ final class WebRTCTransport {
             remoteFingerprint = fingerprint
             let d = try DTLSTransport(
                 role: role, certificate: certificate, expectedFingerprint: fingerprint,
-                profiles: configuration.srtpProfiles)
+                profiles: configuration.srtpProfiles, retransmission: configuration.dtlsRetransmission)
             dtls = d
             secured = false
             clientStarted = false

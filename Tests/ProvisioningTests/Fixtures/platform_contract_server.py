@@ -99,7 +99,7 @@ class Handler(BaseHTTPRequestHandler):
         if firebase == "fb-badjson":
             return self.send_json(200, None, raw=b"<html>not json")
         if firebase == "fb-slow":
-            time.sleep(3)
+            time.sleep(3)  # the point: a slow platform for the client timeout
         if not firebase.startswith("fb-"):
             return self.send_json(401, {"error": "invalid firebase token"})
         now = datetime.now(timezone.utc).replace(microsecond=0)
