@@ -103,6 +103,14 @@ extension UnsafeBufferPointer where Element == UInt8 {
         return true
     }
 
+    /// The end of `range` without its trailing `LWS` (folding included).
+    @inline(__always)
+    func endBeforeTrailingLWS(_ range: Range<Int>) -> Int {
+        var end = range.upperBound
+        while end > range.lowerBound && ByteClass.isLinearWhitespace(self[end - 1]) { end -= 1 }
+        return end
+    }
+
     /// Decodes `self[range]` as UTF-8, repairing invalid sequences (RFC 3261 allows raw octets in
     /// a few places; callers that need the exact octets use the raw byte accessors instead).
     func string(_ range: Range<Int>) -> String {

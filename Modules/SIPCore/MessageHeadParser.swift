@@ -19,8 +19,9 @@ struct ParsedHead: Sendable {
     /// whose header section is closed by the datagram's end).
     var headerEnd: Int
     var contentLength: Int?
-    /// The hot headers, recorded while validating them.
-    var index: HeaderIndex
+    /// The hot headers, recorded while validating them; nil for a header section with more
+    /// lines than a 16-bit slot number counts.
+    var index: HeaderIndex?
 }
 
 /// Indexes a header section (RFC 3261 §7.1–§7.3, §25.1) and validates the headers that framing
@@ -150,7 +151,7 @@ enum MessageHeadParser {
             if let known {
                 try validate(
                     known, p, valueStart..<valueEnd, base: base, limits: limits,
-                    contentLength: &contentLength, index: &index, slot: Int32(slots.count))
+                    contentLength: &contentLength, index: &index, slot: Int16(truncatingIfNeeded: slots.count))
             }
             slots.append(
                 HeaderSlot(
@@ -162,14 +163,15 @@ enum MessageHeadParser {
         guard headerEnd <= sectionLimit else { throw fail(.headerSectionTooLarge, headerEnd) }
         return ParsedHead(
             startLine: startLine, startLineRange: startLineRange, slots: slots,
-            headerEnd: headerEnd - base, contentLength: contentLength, index: index)
+            headerEnd: headerEnd - base, contentLength: contentLength,
+            index: slots.count <= HeaderIndex.maxSlots ? index : nil)
     }
 
     /// Eager checks of the headers framing and transactions rely on (RFC 3261 §8.1.1, §18.3); the
     /// first line of each hot header (slot number `slot`) also goes into `index`.
     private static func validate(
         _ known: KnownHeader, _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>,
-        base: Int, limits: SIPParserLimits, contentLength: inout Int?, index: inout HeaderIndex, slot: Int32
+        base: Int, limits: SIPParserLimits, contentLength: inout Int?, index: inout HeaderIndex, slot: Int16
     ) throws(SIPParseError) {
         switch known {
         case .contentLength:
@@ -187,14 +189,13 @@ enum MessageHeadParser {
             contentLength = Int(value)
             if index.contentLength < 0 {
                 index.contentLength = slot
-                index.contentLengthValue = Int32(value)
+                index.contentLengthValue = Int32(truncatingIfNeeded: value)
             }
         case .cseq:
-            let (number, method) = try SIPCSeq.scan(p, range, base: base)
+            let (number, _) = try SIPCSeq.scan(p, range, base: base)
             if index.cseq < 0 {
                 index.cseq = slot
                 index.cseqNumber = number
-                index.cseqMethod = HeaderIndex.Span(method, base: base)
             }
         case .maxForwards:
             var c = ByteCursor(p, range, base: base, header: known)
@@ -207,23 +208,22 @@ enum MessageHeadParser {
                 index.maxForwardsValue = UInt8(value)
             }
         case .via:
-            let top = try SIPVia.validate(p, range, base: base)
+            let topParameters = try SIPVia.validate(p, range, base: base)
             if index.via < 0 {
                 index.via = slot
-                index.topViaEnd = Int32(top.end - base)
-                index.topViaBranch = top.branch
+                index.topViaParameters = Int32(truncatingIfNeeded: topParameters.lowerBound - base)
             }
         case .from:
-            let tag = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
+            let parameters = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
             if index.from < 0 {
                 index.from = slot
-                index.fromTag = tag
+                index.fromParameters = Int32(truncatingIfNeeded: parameters.lowerBound - base)
             }
         case .to:
-            let tag = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
+            let parameters = try SIPNameAddress.validateSingle(p, range, base: base, header: known)
             if index.to < 0 {
                 index.to = slot
-                index.toTag = tag
+                index.toParameters = Int32(truncatingIfNeeded: parameters.lowerBound - base)
             }
         case .contact:
             try SIPContact.validate(p, range, base: base)
@@ -232,25 +232,13 @@ enum MessageHeadParser {
             var c = ByteCursor(p, range, base: base, header: known)
             while let b = c.peek, ByteClass.isWord(b) || b == ByteClass.at { c.i += 1 }
             guard c.i > range.lowerBound else { throw c.error(.invalidHeaderValue, "empty Call-ID") }
-            let word = range.lowerBound..<c.i
             c.skipLWS()
             guard c.atEnd else { throw c.error(.invalidHeaderValue, "invalid Call-ID character") }
-            if index.callID < 0 {
-                index.callID = slot
-                index.callIDValue = HeaderIndex.Span(word, base: base)
-            }
+            if index.callID < 0 { index.callID = slot }
         case .expires:
-            // Not validated here (a bad Expires is the registrar's 400, RFC 3261 §10.3): the
-            // value is kept only when it parses; otherwise the accessor parses and throws.
-            if index.expires < 0 {
-                index.expires = slot
-                var c = ByteCursor(p, range, base: base, header: known)
-                c.skipLWS()
-                if let value = try? c.decimal(max: UInt64(UInt32.max)) {
-                    c.skipLWS()
-                    if c.atEnd { index.expiresValue = UInt32(value) }
-                }
-            }
+            // Not validated here (a bad Expires is the registrar's 400, RFC 3261 §10.3): only
+            // the line is kept; `expires()` parses it when asked.
+            if index.expires < 0 { index.expires = slot }
         case .contentType:
             if index.contentType < 0 { index.contentType = slot }
         default:

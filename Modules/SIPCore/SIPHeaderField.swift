@@ -45,9 +45,7 @@ public struct SIPHeaderField: Sendable {
     /// (RFC 3261 §7.3.1).
     public var value: String {
         storage.withUnsafeBufferPointer { p in
-            var end = Int(slot.valueEnd)
-            while end > Int(slot.valueStart) && ByteClass.isLinearWhitespace(p[end - 1]) { end -= 1 }
-            return p.unfoldedString(Int(slot.valueStart)..<end)
+            p.unfoldedString(Int(slot.valueStart)..<p.endBeforeTrailingLWS(slot.valueRange))
         }
     }
 

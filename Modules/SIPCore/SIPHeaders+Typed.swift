@@ -10,7 +10,7 @@
 extension SIPHeaders {
     /// The slot of a hot header's first line per the index (nil when absent).
     @inline(__always)
-    private func slot(_ number: Int32) -> HeaderSlot? { number >= 0 ? slots[Int(number)] : nil }
+    private func slot(_ number: Int16) -> HeaderSlot? { number >= 0 ? slots[Int(number)] : nil }
 
     private func withValues<T>(
         _ name: SIPHeaderName,
@@ -67,11 +67,12 @@ extension SIPHeaders {
     public func topVia() throws(SIPParseError) -> SIPVia? {
         if let index = parsedIndex {
             guard let slot = slot(index.via) else { return nil }
-            var one = [SIPVia]()
-            try storage.withUnsafeBufferPointer { (p) throws(SIPParseError) in
-                try SIPVia.parseAll(p, slot.valueStart.asInt..<Int(index.topViaEnd), into: &one)
+            let result: Result<SIPVia, SIPParseError> = storage.withUnsafeBufferPointer { p in
+                do throws(SIPParseError) { return .success(try SIPVia.parseFirst(p, slot.valueRange)) } catch {
+                    return .failure(error)
+                }
             }
-            return one.first
+            return try result.get()
         }
         guard let field = first(.via) else { return nil }
         var one = [SIPVia]()
@@ -83,7 +84,7 @@ extension SIPHeaders {
         return one.first
     }
 
-    private func singleAddress(_ name: SIPHeaderName, indexed: Int32?) throws(SIPParseError) -> SIPNameAddress? {
+    private func singleAddress(_ name: SIPHeaderName, indexed: Int16?) throws(SIPParseError) -> SIPNameAddress? {
         func build(_ p: UnsafeBufferPointer<UInt8>, _ slot: HeaderSlot) throws(SIPParseError) -> SIPNameAddress {
             var c = ByteCursor(p, slot.valueRange, header: slot.known)
             return try SIPNameAddress(p, try SIPNameAddress.scan(&c), header: slot.known)
@@ -108,28 +109,43 @@ extension SIPHeaders {
     /// on a parsed message.
     public func fromTag() throws(SIPParseError) -> String? {
         guard let index = parsedIndex else { return try from()?.tag }
-        return storage.withUnsafeBufferPointer { index.fromTag.string($0) }
+        guard let slot = slot(index.from) else { return nil }
+        return storage.withUnsafeBufferPointer {
+            HeaderIndex.parameter($0, from: index.fromParameters, to: slot.valueEnd, named: "tag")
+        }
     }
 
     /// The To tag (RFC 3261 §19.3, §12): the same as `to()?.tag`, without building the address on
     /// a parsed message.
     public func toTag() throws(SIPParseError) -> String? {
         guard let index = parsedIndex else { return try to()?.tag }
-        return storage.withUnsafeBufferPointer { index.toTag.string($0) }
+        guard let slot = slot(index.to) else { return nil }
+        return storage.withUnsafeBufferPointer {
+            HeaderIndex.parameter($0, from: index.toParameters, to: slot.valueEnd, named: "tag")
+        }
     }
 
     /// Call-ID (RFC 3261 §20.8), trimmed.
     public var callID: String? {
         guard let index = parsedIndex else { return self[.callID] }
-        guard index.callID >= 0 else { return nil }
-        return storage.withUnsafeBufferPointer { $0.string(index.callIDValue.range) }
+        guard let slot = slot(index.callID) else { return nil }
+        // The word and then only LWS (validated at parse time).
+        return storage.withUnsafeBufferPointer { $0.string(slot.valueStart.asInt..<$0.endBeforeTrailingLWS(slot.valueRange)) }
     }
 
     /// CSeq (RFC 3261 §20.16).
     public func cseq() throws(SIPParseError) -> SIPCSeq? {
         if let index = parsedIndex {
-            guard index.cseq >= 0 else { return nil }
-            return SIPCSeq(index.cseqNumber, storage.withUnsafeBufferPointer { SIPMethod($0.string(index.cseqMethod.range)) })
+            guard let slot = slot(index.cseq) else { return nil }
+            // `1*DIGIT LWS Method *LWS` (validated at parse time): the method is the last token.
+            return SIPCSeq(
+                index.cseqNumber,
+                storage.withUnsafeBufferPointer { p in
+                    let end = p.endBeforeTrailingLWS(slot.valueRange)
+                    var start = end
+                    while start > slot.valueStart.asInt, ByteClass.isToken(p[start - 1]) { start -= 1 }
+                    return SIPMethod(p.string(start..<end))
+                })
         }
         return try withFirst(.cseq) { (p, slot) throws(SIPParseError) -> SIPCSeq in
             let (number, method) = try SIPCSeq.scan(p, slot.valueRange, base: 0)
@@ -173,14 +189,28 @@ extension SIPHeaders {
     public func addresses(_ name: SIPHeaderName) throws(SIPParseError) -> [SIPNameAddress] { try addressList(name) }
 
     private func number(_ name: SIPHeaderName, max: UInt64) throws(SIPParseError) -> UInt64? {
-        try withFirst(name) { (p, slot) throws(SIPParseError) -> UInt64 in
-            var c = ByteCursor(p, slot.valueRange, header: slot.known)
-            c.skipLWS()
-            let value = try c.decimal(max: max)
-            c.skipLWS()
-            guard c.atEnd else { throw c.error(.invalidHeaderValue) }
-            return value
+        try withFirst(name) { (p, slot) throws(SIPParseError) -> UInt64 in try Self.number(p, slot, max: max) }
+    }
+
+    /// The number on one line (`*LWS 1*DIGIT *LWS`), at most `max`.
+    private func number(_ slot: HeaderSlot, max: UInt64) throws(SIPParseError) -> UInt64 {
+        let result: Result<UInt64, SIPParseError> = storage.withUnsafeBufferPointer { p in
+            do throws(SIPParseError) { return .success(try Self.number(p, slot, max: max)) } catch {
+                return .failure(error)
+            }
         }
+        return try result.get()
+    }
+
+    private static func number(_ p: UnsafeBufferPointer<UInt8>, _ slot: HeaderSlot, max: UInt64)
+        throws(SIPParseError) -> UInt64
+    {
+        var c = ByteCursor(p, slot.valueRange, header: slot.known)
+        c.skipLWS()
+        let value = try c.decimal(max: max)
+        c.skipLWS()
+        guard c.atEnd else { throw c.error(.invalidHeaderValue) }
+        return value
     }
 
     /// Max-Forwards, 0...255 (RFC 3261 §20.22, §8.1.1.6).
@@ -198,8 +228,8 @@ extension SIPHeaders {
     /// Expires as delta-seconds (RFC 3261 §20.19; values above 2**32-1 are an error here).
     public func expires() throws(SIPParseError) -> UInt32? {
         if let index = parsedIndex {
-            guard index.expires >= 0 else { return nil }
-            if let value = index.expiresValue { return value }
+            guard let slot = slot(index.expires) else { return nil }
+            return UInt32(try number(slot, max: UInt64(UInt32.max)))
         }
         return try number(.expires, max: UInt64(UInt32.max)).map(UInt32.init)
     }

@@ -73,7 +73,10 @@ extension SIPHeaders {
     package var topViaBranch: String? {
         if let index = parsedIndex {
             guard index.via >= 0 else { return nil }
-            return storage.withUnsafeBufferPointer { index.topViaBranch.string($0) }
+            let end = slots[Int(index.via)].valueEnd
+            return storage.withUnsafeBufferPointer {
+                HeaderIndex.parameter($0, from: index.topViaParameters, to: end, named: "branch")
+            }
         }
         guard let slot = slots.first(where: { $0.known == .via }) else { return nil }
         return storage.withUnsafeBufferPointer { p -> String? in

@@ -47,9 +47,7 @@ struct NameAddressRanges {
 
 extension SIPNameAddress {
     /// Scans `( name-addr / addr-spec ) *( SEMI generic-param )` at the cursor.
-    static func scan(
-        _ c: inout ByteCursor, parameter: (Range<Int>, Range<Int>?) -> Void = { _, _ in }
-    ) throws(SIPParseError) -> NameAddressRanges {
+    static func scan(_ c: inout ByteCursor) throws(SIPParseError) -> NameAddressRanges {
         c.skipLWS()
         var display: Range<Int>? = nil
         var quoted = false
@@ -78,7 +76,7 @@ extension SIPNameAddress {
                     let range = start..<c.i
                     _ = try URIScanner.scan(c.p, range, base: c.base)
                     let parametersStart = c.i
-                    try c.parameters(parameter)
+                    try c.parameters { _, _ in }
                     return NameAddressRanges(
                         displayName: nil, displayNameQuoted: false, uri: range,
                         parameters: parametersStart..<c.i)
@@ -94,7 +92,7 @@ extension SIPNameAddress {
             uri = try bracketed(&c)
         }
         let parametersStart = c.i
-        try c.parameters(parameter)
+        try c.parameters { _, _ in }
         return NameAddressRanges(
             displayName: display, displayNameQuoted: quoted, uri: uri,
             parameters: parametersStart..<c.i)
@@ -126,18 +124,18 @@ extension SIPNameAddress {
         self.parameters = try SIPParameters(p, cursor: &pc)
     }
 
-    /// Validates a single-valued header (From, To); returns its `tag` parameter.
+    /// Validates a single-valued header (From, To); returns the range of its parameters, where
+    /// `tag` is looked up only when asked for.
     @discardableResult
     static func validateSingle(
         _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int,
         header: KnownHeader
-    ) throws(SIPParseError) -> HeaderIndex.Parameter {
+    ) throws(SIPParseError) -> Range<Int> {
         var c = ByteCursor(p, range, base: base, header: header)
-        var tag = HeaderIndex.Parameter.absent
-        _ = try scan(&c) { name, value in tag.note(p, name, value, matching: "tag", base: base) }
+        let parameters = try scan(&c).parameters
         c.skipLWS()
         guard c.atEnd else { throw c.error(.invalidHeaderValue, "unexpected character after address") }
-        return tag
+        return parameters
     }
 
     /// Parses a comma-separated list of addresses (Route, Record-Route, Contact without `*`).

@@ -32,6 +32,9 @@ public struct SIPRequest: Sendable {
         self.headers.set(.contentLength, String(body.count))
     }
 
+    /// Not inlined into the parse: measured 70 instructions fewer per parsed message (the
+    /// request is copied fewer times on its way into a ``SIPMessage``; decisions D43).
+    @inline(never)
     init(
         storage: [UInt8], head: ParsedHead, method: Range<Int>, uri: Range<Int>, version: Range<Int>,
         body: Range<Int>

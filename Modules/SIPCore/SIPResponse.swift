@@ -46,6 +46,9 @@ public struct SIPResponse: Sendable {
         self.init(statusCode: statusCode, reasonPhrase: reasonPhrase, headers: headers, body: body)
     }
 
+    /// Not inlined into the parse: measured 70 instructions fewer per parsed message (the
+    /// response is copied fewer times on its way into a ``SIPMessage``; decisions D43).
+    @inline(never)
     init(
         storage: [UInt8], head: ParsedHead, version: Range<Int>, status: Int, reason: Range<Int>,
         body: Range<Int>

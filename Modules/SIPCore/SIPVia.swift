@@ -93,9 +93,7 @@ struct ViaRanges {
 
 extension SIPVia {
     /// Scans one via-parm at the cursor: `sent-protocol LWS sent-by *( SEMI via-params )`.
-    static func scan(
-        _ c: inout ByteCursor, parameter: (Range<Int>, Range<Int>?) -> Void = { _, _ in }
-    ) throws(SIPParseError) -> ViaRanges {
+    static func scan(_ c: inout ByteCursor) throws(SIPParseError) -> ViaRanges {
         c.skipLWS()
         let name = try c.token("protocol name")
         try c.expectSeparator(ByteClass.slash, "'/'")
@@ -130,23 +128,23 @@ extension SIPVia {
             port = UInt16(try c.decimal(max: 65535))
         }
         let parametersStart = c.i
-        try c.parameters(parameter)
+        try c.parameters { _, _ in }
         return ViaRanges(
             protocolName: name, protocolVersion: version, transport: transport, host: host,
             hostKind: kind, port: port, parameters: parametersStart..<c.i)
     }
 
-    /// Validates a whole Via header value (one or more comma-separated via-parms); returns where
-    /// the first via-parm ends and its `branch`, which the parser keeps for the first Via line.
+    /// Validates a whole Via header value (one or more comma-separated via-parms); returns the
+    /// parameters of the first via-parm (their end is that via-parm's end), which the parser
+    /// keeps for the first Via line: `branch` is looked up there only when asked for.
     @discardableResult
     static func validate(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int) throws(SIPParseError)
-        -> (end: Int, branch: HeaderIndex.Parameter)
+        -> Range<Int>
     {
         var c = ByteCursor(p, range, base: base, header: .via)
-        var branch = HeaderIndex.Parameter.absent
-        let first = try scan(&c) { name, value in branch.note(p, name, value, matching: "branch", base: base) }
+        let first = try scan(&c)
         while try c.nextListElement() { _ = try scan(&c) }
-        return (first.parameters.upperBound, branch)
+        return first.parameters
     }
 
     /// Parses every via-parm of one Via header value.
@@ -154,17 +152,24 @@ extension SIPVia {
         throws(SIPParseError)
     {
         var c = ByteCursor(p, range, header: .via)
-        repeat {
-            let r = try scan(&c)
-            var pc = ByteCursor(p, r.parameters, header: .via)
-            let parameters = try SIPParameters(p, cursor: &pc)
-            var via = SIPVia(
-                transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port,
-                parameters: parameters)
-            via.protocolName = p.string(r.protocolName)
-            via.protocolVersion = p.string(r.protocolVersion)
-            via.host = SIPHost(p, r.host, kind: r.hostKind)
-            out.append(via)
-        } while try c.nextListElement()
+        repeat { out.append(try SIPVia(p, try scan(&c))) } while try c.nextListElement()
+    }
+
+    /// Parses only the first via-parm of one Via header value (the top Via of a line the parse
+    /// validated; what follows it is not looked at).
+    static func parseFirst(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(SIPParseError) -> SIPVia {
+        var c = ByteCursor(p, range, header: .via)
+        return try SIPVia(p, try scan(&c))
+    }
+
+    /// Builds the value from one scanned via-parm.
+    private init(_ p: UnsafeBufferPointer<UInt8>, _ r: ViaRanges) throws(SIPParseError) {
+        var pc = ByteCursor(p, r.parameters, header: .via)
+        let parameters = try SIPParameters(p, cursor: &pc)
+        self.init(
+            transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port, parameters: parameters)
+        protocolName = p.string(r.protocolName)
+        protocolVersion = p.string(r.protocolVersion)
+        host = SIPHost(p, r.host, kind: r.hostKind)
     }
 }

@@ -171,6 +171,25 @@ struct HeaderIndexTests {
         #expect(throws: SIPParseError(.invalidHeaderValue, offset: 0)) { try s.expires() }
     }
 
+    /// Slot numbers are 16-bit: a header section with more lines than that counts gets no index
+    /// (the accessors scan), one with exactly that many gets one that answers the same.
+    @Test func headerSectionsBeyondSixteenBitSlotsGetNoIndex() throws {
+        let limits = SIPParserLimits(maxHeaderCount: 40_000, maxHeaderSectionSize: 1 << 20)
+        func message(filler: Int) throws -> SIPHeaders {
+            let text =
+                "OPTIONS sip:a@b SIP/2.0\r\n" + String(repeating: "X: y\r\n", count: filler)
+                + "Via: SIP/2.0/UDP h;branch=z9hG4bK2\r\nCSeq: 7 OPTIONS\r\nCall-ID: c9 \r\n\r\n"
+            return try SIPMessage(parsing: text, limits: limits).headers
+        }
+        let over = try message(filler: Int(Int16.max) - 2)
+        #expect(over.count == Int(Int16.max) + 1 && over.parsedIndex == nil)
+        #expect(try over.cseq() == SIPCSeq(7, .options) && over.callID == "c9" && over.topViaBranch == "z9hG4bK2")
+        let fits = try message(filler: Int(Int16.max) - 3)
+        #expect(fits.count == Int(Int16.max) && fits.parsedIndex != nil)
+        #expect(Reading(fits) == Reading(fits.withoutIndex))
+        #expect(try fits.cseq() == SIPCSeq(7, .options) && fits.callID == "c9" && fits.topViaBranch == "z9hG4bK2")
+    }
+
     /// Every edit drops the index; what the accessors return then follows the edited lines.
     @Test func editsDropTheIndex() throws {
         let original = try HeaderTests.parse(
