@@ -14,8 +14,8 @@ Prints ONE JSON object on stdout:
     client and server, so both are reported side by side (D48);
   * fleet over WSS (ECDSA): FLEET_LINES lines (default 10000; 0 skips it) ramped at FLEET_RATE
     lines/s (default 100) and held HOLD_S seconds (default 60) with --expires FLEET_EXPIRES
-    (default 30: every line refreshes twice or more), keep-alive every 30 s: drops, refreshes
-    late, RSS per line.
+    (default 30: a refresh every 20 s, every line refreshes twice or more), keep-alive every
+    30 s: drops, refreshes late, RSS per line.
 Kamailio runs with KAMAILIO_TCP_MAX=FLEET_LINES+2000, 3 GiB of shared memory (~150 KiB per TLS
 connection) and KAMAILIO_TCP_CHILDREN (default 1: with two workers Kamailio 5.6.3 + OpenSSL 3
 corrupts its shared memory under TLS load, D48). Each Kamailio's run dir (its log) is named on
