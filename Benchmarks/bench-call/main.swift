@@ -43,7 +43,7 @@ final class Tool {
     let output: URL
     init(_ arguments: [String]) throws {
         output = URL(fileURLWithPath: NSTemporaryDirectory() + "bench-call-\(UUID().uuidString).jsonl")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: bin + "/astra-call")
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -194,7 +194,7 @@ let after = legs.map(\.cpuSeconds)
 let cpu = zip(after, before).map { $0 - $1 }.reduce(0, +)
 for tool in legs { tool.process.waitUntilExit() }
 let answeredCalls = callers.filter { $0.has("answered") }.count
-kamailio("stop")
+_ = kamailio("stop")
 
 let perCall = answeredCalls > 0 ? cpu / window / Double(answeredCalls) * 100 : 0
 let json = """

@@ -66,7 +66,7 @@ extension TestPorts {
     }
 
     /// Binds `fd` to 127.0.0.1:0; returns the port the kernel chose.
-    static func bindAnyLoopbackPort(_ fd: Int32) -> UInt16? {
+    public static func bindAnyLoopbackPort(_ fd: Int32) -> UInt16? {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Glibc
 import SIPTransport
 
@@ -9,17 +10,7 @@ final class UDPBatchSocketListener {
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         self.fd = fd
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_addr.s_addr = inet_addr("127.0.0.1")
-        sin.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard fd >= 0, bound, let address = SocketAddress(ip: "127.0.0.1", port: UInt16(bigEndian: sin.sin_port)) else {
+        guard fd >= 0, let port = TestPorts.bindAnyLoopbackPort(fd), let address = SocketAddress(ip: "127.0.0.1", port: port) else {
             throw SocketFailure()
         }
         self.address = address
