@@ -6,7 +6,7 @@
 /// A parsed message keeps these as offsets into one buffer, not as one `ArraySlice` each: every
 /// slice is a reference to the same buffer, retained and released on every copy and every
 /// destruction of the message, and a slice is 32 bytes to a range's 16. One reference instead
-/// of five halves what the parse pays to build and hand out each message (decisions D43).
+/// of four took 916 instructions off each parsed message (decisions D43).
 ///
 /// Invariant: whatever the message still reads from the buffer besides the body lies before
 /// the body. Replacing the body keeps the bytes before it; replacing what precedes the body
