@@ -44,7 +44,8 @@ import Testing
         openDescriptors().filter { fd in
             var buffer = [CChar](repeating: 0, count: 64)
             let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
-            guard n > 0, String(cString: buffer) == "anon_inode:[eventpoll]",
+            guard n > 0,
+                String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) == "anon_inode:[eventpoll]",
                 let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)
             else { return false }
             return info.split(separator: "\n").contains { line in
