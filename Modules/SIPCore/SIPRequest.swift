@@ -3,20 +3,19 @@
 /// A parsed request keeps its original bytes; until something is changed, ``serialized()``
 /// returns them exactly. Build new requests with ``init(method:uri:headers:body:)``.
 public struct SIPRequest: Sendable {
-    public var method: SIPMethod { didSet { rawStartLine = nil } }
+    public var method: SIPMethod { didSet { bytes.startLineChanged() } }
     /// `SIP/2.0` (RFC 3261 §7.1; other versions parse and are left to the caller, RFC 4475 §3.1.2.11).
-    public var version: String { didSet { rawStartLine = nil } }
-    public var headers: SIPHeaders { didSet { original = nil } }
-    package var bodyStorage: ArraySlice<UInt8>
+    public var version: String { didSet { bytes.startLineChanged() } }
+    public var headers: SIPHeaders { didSet { bytes.headersChanged() } }
+    /// The received start line, whole message and body, and the raw Request-URI, in one buffer.
+    private var bytes: MessageBytes
     private var uriStorage: URIStorage
-    /// The start line as received, terminator included; nil once method, URI or version change.
-    package var rawStartLine: ArraySlice<UInt8>? { didSet { original = nil } }
-    /// The whole message as received; nil once anything changes.
-    package var original: ArraySlice<UInt8>?
 
+    /// The Request-URI as received (offsets into `bytes`) or as set. A set URI is boxed
+    /// (`indirect`): the request stays small to copy, and a parsed one never holds a `SIPURI`.
     enum URIStorage: Sendable {
-        case raw(ArraySlice<UInt8>)
-        case parsed(SIPURI)
+        case raw(Range<Int>)
+        indirect case parsed(SIPURI)
     }
 
     /// A new request. `Content-Length` is set from `body` (RFC 3261 §20.14); put the other
@@ -25,10 +24,8 @@ public struct SIPRequest: Sendable {
         self.method = method
         self.version = "SIP/2.0"
         self.headers = headers
-        self.bodyStorage = body[...]
+        self.bytes = MessageBytes(body: body)
         self.uriStorage = .parsed(uri)
-        self.rawStartLine = nil
-        self.original = nil
         self.headers.set(.contentLength, String(body.count))
     }
 
@@ -42,10 +39,8 @@ public struct SIPRequest: Sendable {
         self.method = SIPMethod(String(decoding: storage[method], as: UTF8.self))
         self.version = String(decoding: storage[version], as: UTF8.self)
         self.headers = SIPHeaders(storage: storage, slots: head.slots, index: head.index)
-        self.bodyStorage = storage[body]
-        self.uriStorage = .raw(storage[uri])
-        self.rawStartLine = storage[head.startLineRange]
-        self.original = storage[0..<body.upperBound]
+        self.bytes = MessageBytes(parsed: storage, startLineEnd: head.startLineRange.upperBound, body: body)
+        self.uriStorage = .raw(uri)
     }
 
     /// The Request-URI (parsed on access; it was validated when the message was parsed).
@@ -54,14 +49,14 @@ public struct SIPRequest: Sendable {
             switch uriStorage {
             case .parsed(let uri):
                 return uri
-            case .raw(let bytes):
-                let parsed: SIPURI? = bytes.withUnsafeBufferPointer { p in try? SIPURI(p, 0..<p.count) }
-                return parsed ?? SIPURI(opaqueText: String(decoding: bytes, as: UTF8.self))
+            case .raw(let range):
+                let parsed: SIPURI? = bytes.buffer.withUnsafeBufferPointer { p in try? SIPURI(p, range) }
+                return parsed ?? SIPURI(opaqueText: bytes.string(range))
             }
         }
         set {
             uriStorage = .parsed(newValue)
-            rawStartLine = nil
+            bytes.startLineChanged()
         }
     }
 
@@ -69,21 +64,21 @@ public struct SIPRequest: Sendable {
     public var rawURI: String {
         switch uriStorage {
         case .parsed(let uri): uri.description
-        case .raw(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .raw(let range): bytes.string(range)
         }
     }
 
     /// The body (a copy). Setting it also sets Content-Length.
     public var body: [UInt8] {
-        get { Array(bodyStorage) }
+        get { Array(bytes.body) }
         set {
-            bodyStorage = newValue[...]
+            bytes.replaceBody(with: newValue)
             headers.set(.contentLength, String(newValue.count))
         }
     }
 
     /// The body without copying.
-    public var bodyBytes: ArraySlice<UInt8> { bodyStorage }
+    public var bodyBytes: ArraySlice<UInt8> { bytes.body }
 
     /// Sets the body, Content-Length and (when given) Content-Type.
     public mutating func setBody(_ body: [UInt8], contentType: String?) {
@@ -94,12 +89,12 @@ public struct SIPRequest: Sendable {
     /// The wire form: the original bytes if nothing changed, else the start line, every header
     /// line (unchanged lines byte-exact), an empty line and the body.
     public func serialized() -> [UInt8] {
-        if let original, !headers.isModified { return Array(original) }
-        if let rawStartLine {
-            return MessageSerializer.serialize(startLine: rawStartLine, headers: headers, body: bodyStorage)
+        if let original = bytes.original, !headers.isModified { return Array(original) }
+        if let rawStartLine = bytes.rawStartLine {
+            return MessageSerializer.serialize(startLine: rawStartLine, headers: headers, body: bytes.body)
         }
         let line = method.rawValue + " " + rawURI + " " + version + "\r\n"
-        return MessageSerializer.serialize(startLine: Array(line.utf8)[...], headers: headers, body: bodyStorage)
+        return MessageSerializer.serialize(startLine: Array(line.utf8)[...], headers: headers, body: bytes.body)
     }
 }
 

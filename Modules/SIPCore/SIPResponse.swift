@@ -1,12 +1,12 @@
 /// A SIP response (RFC 3261 §7.2): version, status code, reason phrase, headers and body.
 public struct SIPResponse: Sendable {
-    public var statusCode: Int { didSet { rawStartLine = nil } }
-    public var version: String { didSet { rawStartLine = nil } }
-    public var headers: SIPHeaders { didSet { original = nil } }
-    package var bodyStorage: ArraySlice<UInt8>
-    private var reasonStorage: ArraySlice<UInt8>
-    package var rawStartLine: ArraySlice<UInt8>? { didSet { original = nil } }
-    package var original: ArraySlice<UInt8>?
+    public var statusCode: Int { didSet { bytes.startLineChanged() } }
+    public var version: String { didSet { bytes.startLineChanged() } }
+    public var headers: SIPHeaders { didSet { bytes.headersChanged() } }
+    /// The received start line, whole message and body, and the reason phrase, in one buffer.
+    private var bytes: MessageBytes
+    /// Where the reason phrase lies in `bytes` (for a built response: before the body).
+    private var reasonRange: Range<Int>
 
     /// A new response. Content-Length is set from `body`.
     public init(
@@ -16,10 +16,9 @@ public struct SIPResponse: Sendable {
         self.statusCode = statusCode
         self.version = "SIP/2.0"
         self.headers = headers
-        self.bodyStorage = body[...]
-        self.reasonStorage = Array((reasonPhrase ?? SIPResponse.defaultReason(statusCode)).utf8)[...]
-        self.rawStartLine = nil
-        self.original = nil
+        let reason = Array((reasonPhrase ?? SIPResponse.defaultReason(statusCode)).utf8)
+        self.bytes = MessageBytes(head: reason, body: body)
+        self.reasonRange = 0..<reason.count
         self.headers.set(.contentLength, String(body.count))
     }
 
@@ -56,33 +55,30 @@ public struct SIPResponse: Sendable {
         self.statusCode = status
         self.version = String(decoding: storage[version], as: UTF8.self)
         self.headers = SIPHeaders(storage: storage, slots: head.slots, index: head.index)
-        self.bodyStorage = storage[body]
-        self.reasonStorage = storage[reason]
-        self.rawStartLine = storage[head.startLineRange]
-        self.original = storage[0..<body.upperBound]
+        self.bytes = MessageBytes(parsed: storage, startLineEnd: head.startLineRange.upperBound, body: body)
+        self.reasonRange = reason
     }
 
     /// The reason phrase (UTF-8 allowed, RFC 3261 §25.1; may be empty, RFC 4475 §3.1.1.13).
     public var reasonPhrase: String {
-        get { String(decoding: reasonStorage, as: UTF8.self) }
+        get { bytes.string(reasonRange) }
         set {
-            reasonStorage =
-                Array(newValue.utf8.map { $0 == ByteClass.cr || $0 == ByteClass.lf ? ByteClass.sp : $0 })[...]
-            rawStartLine = nil
+            reasonRange = bytes.replaceHead(
+                with: newValue.utf8.map { $0 == ByteClass.cr || $0 == ByteClass.lf ? ByteClass.sp : $0 })
         }
     }
 
     /// The body (a copy). Setting it also sets Content-Length.
     public var body: [UInt8] {
-        get { Array(bodyStorage) }
+        get { Array(bytes.body) }
         set {
-            bodyStorage = newValue[...]
+            bytes.replaceBody(with: newValue)
             headers.set(.contentLength, String(newValue.count))
         }
     }
 
     /// The body without copying.
-    public var bodyBytes: ArraySlice<UInt8> { bodyStorage }
+    public var bodyBytes: ArraySlice<UInt8> { bytes.body }
 
     /// Sets the body, Content-Length and (when given) Content-Type.
     public mutating func setBody(_ body: [UInt8], contentType: String?) {
@@ -95,15 +91,15 @@ public struct SIPResponse: Sendable {
 
     /// The wire form; the original bytes if nothing changed.
     public func serialized() -> [UInt8] {
-        if let original, !headers.isModified { return Array(original) }
-        if let rawStartLine {
-            return MessageSerializer.serialize(startLine: rawStartLine, headers: headers, body: bodyStorage)
+        if let original = bytes.original, !headers.isModified { return Array(original) }
+        if let rawStartLine = bytes.rawStartLine {
+            return MessageSerializer.serialize(startLine: rawStartLine, headers: headers, body: bytes.body)
         }
         var line = Array((version + " " + String(statusCode) + " ").utf8)
-        line.append(contentsOf: reasonStorage)
+        line.append(contentsOf: bytes[reasonRange])
         line.append(ByteClass.cr)
         line.append(ByteClass.lf)
-        return MessageSerializer.serialize(startLine: line[...], headers: headers, body: bodyStorage)
+        return MessageSerializer.serialize(startLine: line[...], headers: headers, body: bytes.body)
     }
 
     /// The RFC 3261 §21 reason phrase for common codes.

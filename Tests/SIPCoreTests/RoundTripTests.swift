@@ -112,4 +112,38 @@ struct RoundTripTests {
             String(decoding: response.serialized(), as: UTF8.self)
                 == "SIP/2.0 183 Session Progress\r\nContent-Length: 3\r\n\r\nabc")
     }
+    /// A message keeps its received start line, Request-URI or reason phrase and body in one
+    /// buffer (`MessageBytes`): replacing the body keeps the parts before it, replacing the
+    /// reason phrase keeps the body, in parsed and built messages alike.
+    @Test func editBodyAndReason() throws {
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        var request = try #require(
+            try SIPMessage(parsing: "MESSAGE sip:A@b;x SIP/2.0\r\nContent-Length: 2\r\n\r\nhi").request)
+        request.body = Array("hello".utf8)
+        #expect(request.rawURI == "sip:A@b;x" && request.uri.user == "A" && request.version == "SIP/2.0")
+        #expect(text(request.serialized()) == "MESSAGE sip:A@b;x SIP/2.0\r\nContent-Length: 5\r\n\r\nhello")
+        request.method = "INFO"
+        request.body = []
+        #expect(text(request.serialized()) == "INFO sip:A@b;x SIP/2.0\r\nContent-Length: 0\r\n\r\n")
+        request.uri = SIPURI(user: "c", host: "d")
+        request.body = Array("x".utf8)
+        #expect(text(request.serialized()) == "INFO sip:c@d SIP/2.0\r\nContent-Length: 1\r\n\r\nx")
+
+        var response = try #require(
+            try SIPMessage(parsing: "SIP/2.0 486 Busy Here\r\nContent-Length: 1\r\n\r\nx").response)
+        response.body = Array("yz".utf8)
+        #expect(response.reasonPhrase == "Busy Here")
+        #expect(text(response.serialized()) == "SIP/2.0 486 Busy Here\r\nContent-Length: 2\r\n\r\nyz")
+        response.reasonPhrase = "Busy\r\nX: 1"
+        #expect(response.reasonPhrase == "Busy  X: 1" && response.bodyBytes == Array("yz".utf8)[...])
+        response.body = []
+        #expect(text(response.serialized()) == "SIP/2.0 486 Busy  X: 1\r\nContent-Length: 0\r\n\r\n")
+
+        var built = SIPResponse(statusCode: 200, body: Array("abc".utf8))
+        #expect(built.reasonPhrase == "OK" && built.bodyBytes == Array("abc".utf8)[...])
+        built.body = Array("d".utf8)
+        #expect(built.reasonPhrase == "OK")
+        built.reasonPhrase = ""
+        #expect(text(built.serialized()) == "SIP/2.0 200 \r\nContent-Length: 1\r\n\r\nd")
+    }
 }
