@@ -82,7 +82,7 @@ let package = Package(
         // JWS/JWT sign and verify (HS256, ES256, RS256) over OpenSSL: the gateway's bearer auth, provider tokens.
         module("JWT", ["AstraJSON", "SIPCore", "COpenSSL"]),
         // Minimal HTTP/1.1 server (pure parser + listener/actor shells) for loopback control APIs.
-        module("HTTPLite", []),
+        module("HTTPLite", ["CLinux"]),
         // HTTP/2 over TLS: a server (OpenSSL + libnghttp2, ALPN h2) and a client (libcurl's multi
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
@@ -90,7 +90,7 @@ let package = Package(
         module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
-        module("ToolSupport", ["AstraJSON", "SIPCore"]),
+        module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
@@ -102,7 +102,9 @@ let package = Package(
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
         tests("SystemLibrariesTests", ["COpenSSL", "CSRTP", "CALSA", "CCurl", "CQRencode", "CZBar"]),
         tests("SIPCoreTests", ["SIPCore", "AstraTestSupport"], resources: [.copy("Vectors")]),
-        tests("SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
+        tests(
+            "SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL", "ToolSupport", "HTTPLite", "Media"],
+            resources: [.copy("Vectors")]),
         tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),

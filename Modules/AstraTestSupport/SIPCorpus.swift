@@ -60,7 +60,7 @@ public enum SIPCorpus {
     }
 
     private static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
+        guard let file = fopen(path, "rbe") else { return nil }
         defer { fclose(file) }
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 65_536)

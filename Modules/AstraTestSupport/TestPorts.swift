@@ -33,7 +33,7 @@ public final class RefusingTCPPort: Sendable {
     private let fd: Int32
 
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestPortError("socket(): errno \(errno)") }
         guard let port = TestPorts.bindAnyLoopbackPort(fd) else {
             close(fd)
@@ -58,7 +58,7 @@ extension TestPorts {
     /// answers there" holds for a test's length. For a peer that must not exist (a relay that is
     /// down); a port that must refuse TCP is ``RefusingTCPPort``.
     public static func unboundUDP() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestPortError("socket(): errno \(errno)") }
         defer { close(fd) }
         guard let port = bindAnyLoopbackPort(fd) else { throw TestPortError("bind 127.0.0.1:0: errno \(errno)") }

@@ -17,6 +17,18 @@
 #include <stdio.h>
 #include <malloc.h>
 #include <unistd.h>
+#include <spawn.h>
+
+/* glibc functions declared only under _GNU_SOURCE, which Glibc's module does not set: the same
+   prototypes as <sys/socket.h>, <unistd.h> and <spawn.h> (glibc >= 2.34 for the last). Every
+   descriptor the modules create is close-on-exec from the call that creates it (decisions D49):
+   a library user's own fork/exec in another thread between a socket() and a later fcntl() would
+   otherwise inherit it. */
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *length, int flags);
+extern int pipe2(int fds[2], int flags);
+/* A posix_spawn file action: close every descriptor >= from in the child, after the actions
+   added before it (the dup2s onto 0, 1, 2). ProcessSpawn adds it last. */
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 /* recvmmsg/sendmmsg and struct mmsghdr need _GNU_SOURCE, which Glibc's module does not set:
    the same layout under our own name, and the system calls through syscall(2). */

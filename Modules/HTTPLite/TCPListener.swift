@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Glibc
 import Synchronization
@@ -101,7 +102,11 @@ public final class TCPListener: @unchecked Sendable {
                 var peer = sockaddr_in()
                 var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
                 let client = withUnsafeMutablePointer(to: &peer) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(fd, $0, &peerLength) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        // Close-on-exec and non-blocking from the accept itself: no window in which
+                        // another thread's fork/exec inherits the connection (decisions D49).
+                        accept4(fd, $0, &peerLength, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+                    }
                 }
                 guard client >= 0 else {
                     let e = errno
@@ -143,8 +148,6 @@ public final class TCPListener: @unchecked Sendable {
 
         private func adopt(_ client: Int32, _ peer: sockaddr_in) {
             var peer = peer
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             var on: Int32 = 1
             setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))

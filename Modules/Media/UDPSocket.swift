@@ -28,7 +28,9 @@ public final class UDPSocket: @unchecked Sendable {
             throw MediaError(.socket, "bad bind address \(bindHost)")
         }
         let family = Int32(storage.ss_family)
-        let s = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
+        // Non-blocking and close-on-exec from the start (decisions D49).
+        let s = socket(
+            family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard s >= 0 else { throw MediaError(.socket, "socket: errno \(errno)") }
         let rc = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, length) }
@@ -38,7 +40,6 @@ public final class UDPSocket: @unchecked Sendable {
             close(s)
             throw MediaError(.socket, "bind \(bindHost):\(port): errno \(e)")
         }
-        _ = fcntl(s, F_SETFL, fcntl(s, F_GETFL) | O_NONBLOCK)
         var size: Int32 = 1 << 20
         _ = setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         var bound = sockaddr_storage()

@@ -117,7 +117,7 @@ public struct WAVFile: Sendable, Hashable {
     public static let maxFileBytes = 64 << 20
 
     public static func read(path: String) throws(MediaError) -> WAVFile {
-        guard let file = fopen(path, "rb") else { throw MediaError(.badWAV, "cannot open \(path)") }
+        guard let file = fopen(path, "rbe") else { throw MediaError(.badWAV, "cannot open \(path)") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)

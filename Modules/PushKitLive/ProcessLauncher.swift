@@ -98,7 +98,7 @@ final class ChildProcess: Sendable {
     }
 
     static func readFile(_ path: String) -> String {
-        guard let file = fopen(path, "r") else { return "" }
+        guard let file = fopen(path, "re") else { return "" }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -41,7 +41,9 @@ extension TLSOptions {
     }
 }
 
-/// A CA file as `stat(2)` saw it: a change of content changes its size or times.
+/// A CA file as `stat(2)` saw it: a change of content changes its size or times. The times are
+/// kept as plain integers (`timespec` is not `Hashable`), so equality and hashing are Swift's
+/// own over every field.
 struct CAFileIdentity: Hashable {
     /// At most this many files are remembered (a process names a handful).
     static let remembered = 64
@@ -50,28 +52,20 @@ struct CAFileIdentity: Hashable {
     let device: UInt64
     let inode: UInt64
     let size: Int64
-    let modified: timespec
-    let changed: timespec
+    let modifiedSeconds: Int64
+    let modifiedNanoseconds: Int64
+    let changedSeconds: Int64
+    let changedNanoseconds: Int64
 
     init(path: String, status: stat) {
         self.path = path
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        modified = status.st_mtim
-        changed = status.st_ctim
-    }
-
-    static func == (a: Self, b: Self) -> Bool {
-        a.path == b.path && a.device == b.device && a.inode == b.inode && a.size == b.size
-            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-            && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
-        hasher.combine(inode)
-        hasher.combine(modified.tv_nsec)
+        modifiedSeconds = Int64(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+        changedSeconds = Int64(status.st_ctim.tv_sec)
+        changedNanoseconds = Int64(status.st_ctim.tv_nsec)
     }
 }
 

@@ -1,4 +1,5 @@
 import AstraJSON
+import AstraTestSupport
 import Foundation
 import SIPCore
 import Testing
@@ -22,53 +23,40 @@ import Testing
         #expect(Self.python != nil, "CI=true: \(Self.skipReason)")
     }
 
-    /// aiortc_peer.py as a child process with line-based JSON on stdin/stdout.
+    /// aiortc_peer.py as a child process with line-based JSON on stdin/stdout: a conversation
+    /// through ``ChildProcess`` (the tests' one launcher), so no pool thread blocks on a pipe.
     final class Peer {
-        let process = Process()
-        let input = Pipe()
-        let output = Pipe()
-        var lines: AsyncStream<String>.Iterator
+        let child: ChildProcess.Running
+        /// Each line is awaited this long at most: a Python start with aiortc's imports on two
+        /// busy cores takes seconds; the test's own time limit is the outer bound.
+        static let lineBound: Duration = .seconds(50)
 
         init(mode: String, seconds: Int) throws {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent("scripts/interop/aiortc_peer.py")
-            process.executableURL = URL(fileURLWithPath: python ?? "/usr/bin/python3")
-            process.arguments = [script.path, mode, String(seconds)]
-            process.standardInput = input
-            process.standardOutput = output
-            let reader = output.fileHandleForReading
-            let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-            lines = stream.makeAsyncIterator()
-            try process.run()
-            Thread.detachNewThread {
-                var buffer = ""
-                while true {
-                    let chunk = reader.availableData
-                    if chunk.isEmpty { break }
-                    buffer += String(decoding: chunk, as: UTF8.self)
-                    while let nl = buffer.firstIndex(of: "\n") {
-                        continuation.yield(String(buffer[..<nl]))
-                        buffer = String(buffer[buffer.index(after: nl)...])
-                    }
-                }
-                continuation.finish()
-            }
+            child = try ChildProcess.startConversation(
+                URL(fileURLWithPath: python ?? "/usr/bin/python3"), [script.path, mode, String(seconds)])
         }
+
+        deinit { child.signal(SIGKILL) }
 
         func send(sdp: String) throws {
             let json = try JSONSerialization.data(withJSONObject: sdp, options: .fragmentsAllowed)
-            input.fileHandleForWriting.write(json + Data("\n".utf8))
+            try child.send(line: String(decoding: json, as: UTF8.self))
         }
 
         func receiveSDP() async throws -> String {
-            let line = try #require(await lines.next(), "aiortc printed no SDP")
+            let line = try #require(
+                await child.readLine(within: Self.lineBound), "aiortc printed no SDP: \(child.stderrSoFar)")
             return try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed) as? String)
         }
 
         func result() async throws -> [String: Any] {
-            let line = try #require(await lines.next(), "aiortc printed no result")
-            defer { process.waitUntilExit() }
+            let line = try #require(
+                await child.readLine(within: Self.lineBound), "aiortc printed no result: \(child.stderrSoFar)")
+            let ended = try await child.result()
+            #expect(ended.status == 0, "aiortc_peer.py: \(ended.stderr)")
             return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
     }

@@ -1,21 +1,21 @@
+import AstraTestSupport
 import Foundation
 import Provisioning
 
 /// Starts Fixtures/platform_contract_server.py on 127.0.0.1 (an ephemeral port) and stops it
 /// (by its own PID) when released.
 final class ContractServer {
-    let process = Process()
+    /// Through ``ChildProcess`` (the tests' one launcher): its output goes to files, not our
+    /// pipes (a server holding the test runner's stderr open would keep `swift test` waiting),
+    /// and it is reaped by a polled `waitpid`.
+    let process: ChildProcess.Running
     let port: Int
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init() throws {
         let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("astra-contract-\(UUID()).port")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Support.fixture("platform_contract_server.py"), portFile.path]
-        // Not our pipes: a server holding the test runner's stderr open would keep `swift test` waiting.
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess.start(
+            command: "python3", [Support.fixture("platform_contract_server.py"), portFile.path])
         defer { try? FileManager.default.removeItem(at: portFile) }
         // The server writes its port once it listens: wait for that (or for it to die), with a
         // bound generous enough for a Python start on two busy cores (5 s was not).
@@ -26,18 +26,18 @@ final class ContractServer {
                 port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
                 break
             }
-            guard process.isRunning else {
+            if let status = process.exitStatus {
                 throw ContractServerError(
-                    "platform_contract_server.py exited (status \(process.terminationStatus)) before listening")
+                    "platform_contract_server.py exited (status \(status)) before listening: \(process.stderrSoFar)")
             }
             guard ContinuousClock.now < deadline else {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
                 throw ContractServerError("platform_contract_server.py did not listen within 60 s")
             }
             usleep(25_000)  // poll interval of a bounded wait
         }
         guard let port, port > 0 else {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             throw ContractServerError("platform_contract_server.py wrote no port")
         }
         self.port = port
@@ -49,10 +49,10 @@ final class ContractServer {
         return try JSONDecoder().decode([String: Int].self, from: Data(response.body))
     }
 
-    /// SIGKILL to the server's own PID (the runner may start children with SIGTERM blocked);
-    /// Foundation reaps it. `waitUntilExit` from a Swift Testing task can spin, so we do not wait.
+    /// SIGKILL to the server's own PID; ChildProcess's poll reaps it (we do not wait here: a
+    /// deinit cannot).
     deinit {
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
     }
 }
 

@@ -2,27 +2,21 @@ import AstraTestSupport
 import Foundation
 import Glibc
 import Testing
+import ToolSupport
 
 @testable import SIPTransport
 
-/// Runs a program (posix_spawn; stdin from the descriptor `stdin` or /dev/null, stdout to the
-/// file `stdout` or /dev/null, stderr to /dev/null); returns its pid, or waits when `wait`.
+/// Runs a program found on PATH through ``ProcessSpawn`` (the one launcher: empty signal mask,
+/// no descriptor of ours but the three streams; stdin from the descriptor `stdin` or /dev/null,
+/// stdout appended to the file `stdout` or /dev/null, stderr to /dev/null); returns its pid, or
+/// waits when `wait`. -1 when it cannot start.
 @discardableResult
 func spawn(_ argv: [String], wait: Bool, stdin: Int32? = nil, stdout: String = "/dev/null") -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if let stdin {
-        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
-    } else {
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    }
-    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var pid: pid_t = 0
-    let cArgs = argv.map { strdup($0) } + [nil]
-    defer { for arg in cArgs { free(arg) } }
-    guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return -1 }
+    guard
+        let pid = try? ProcessSpawn.spawn(
+            ["/usr/bin/env"] + argv, environment: ProcessInfo.processInfo.environment,
+            stdin: stdin.map { .descriptor($0) } ?? .null, stdout: .file(stdout, truncate: false), stderr: .null)
+    else { return -1 }
     if wait {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

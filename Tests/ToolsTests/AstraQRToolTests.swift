@@ -119,22 +119,17 @@ import Testing
         let script = BuiltTool.packageRoot.appendingPathComponent(
             "Tests/ProvisioningTests/Fixtures/platform_contract_server.py")
         let portFile = dir.appendingPathComponent("port")
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", script.path, portFile.path]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer { kill(server.processIdentifier, SIGKILL) }
-        var port = ""
-        for _ in 0..<200 where port.isEmpty {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8), text.hasSuffix("\n") {
-                port = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            } else {
-                try await Task.sleep(for: .milliseconds(25))  // poll interval of a bounded wait
-            }
+        // Its output goes to ChildProcess's files, not the runner's pipes (a server holding the
+        // runner's stderr open would keep `swift test` waiting); SIGKILL by pid, reaped by the poll.
+        let server = try ChildProcess.start(command: "python3", [script.path, portFile.path])
+        defer { server.signal(SIGKILL) }
+        // The server writes its port once it listens; a Python start on two busy cores can take
+        // seconds (the same bound as ContractServer's).
+        let written = await eventuallySome(timeout: .seconds(60), every: .milliseconds(25)) { () -> String? in
+            let text = (try? String(contentsOf: portFile, encoding: .utf8)) ?? ""
+            return text.hasSuffix("\n") ? text.trimmingCharacters(in: .whitespacesAndNewlines) : nil
         }
-        try #require(!port.isEmpty)
+        let port = try #require(written, "the contract server wrote no port: \(server.stderrSoFar)")
         try "fb-good\n".write(to: dir.appendingPathComponent("fb.txt"), atomically: true, encoding: .utf8)
         try "fb-unauthorized\n".write(to: dir.appendingPathComponent("bad.txt"), atomically: true, encoding: .utf8)
         guard let lines = try await sh("$QR lines --api http://127.0.0.1:\(port) --firebase-token-file fb.txt") else {

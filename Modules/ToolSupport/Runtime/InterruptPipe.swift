@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -23,14 +25,8 @@ public final class InterruptPipe {
 
     public init() {
         var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
-        }
+        // Close-on-exec and non-blocking from the start (no window for another thread's exec).
+        if pipe2(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { fds = [-1, -1] }
         readFD = fds[0]
         interruptWriteFD = fds[1]
         guard fds[1] >= 0 else { return }

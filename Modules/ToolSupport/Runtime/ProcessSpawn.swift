@@ -1,3 +1,5 @@
+import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -5,10 +7,22 @@
 #endif
 
 /// The one way a process is started: posix_spawn with an empty signal mask and every signal's
-/// disposition reset to its default. A Swift parent's threads (Dispatch's, the test runner's)
-/// block most signals, and a child inherits the mask: a peer told to stop with SIGINT or
-/// SIGTERM would never see it. Used by live mode's peers and client processes (PushKitLive),
-/// the test helpers that run tools and peers (AstraTestSupport, the Kamailio suite).
+/// disposition reset to its default, and no descriptor but the three standard streams.
+///
+/// - Signals: a Swift parent's threads (Dispatch's, the test runner's) block most signals, and
+///   a child inherits the mask: a peer told to stop with SIGINT or SIGTERM would never see it.
+/// - Descriptors: a child gets exactly its stdin, stdout and stderr as ``Stream`` says; every
+///   other descriptor is closed in the child after the streams are in place
+///   (`posix_spawn_file_actions_addclosefrom_np(3)` from 3, after the dup2s onto 0, 1, 2; glibc
+///   2.34). Close-on-exec alone is not enough: a descriptor a library user or a C library opened
+///   without it (a listening socket, a TLS connection, an open APNs key file) would otherwise
+///   reach every peer and client process live mode or a test starts, which may keep a port
+///   bound after we closed it, hold a connection open, or read a key (decisions D49). A stream
+///   given as ``Stream/descriptor(_:)`` is dup2'ed onto its standard number first, so nothing
+///   above 2 is ever needed.
+///
+/// Used by live mode's peers and client processes (PushKitLive), the test helpers that run
+/// tools and peers (AstraTestSupport, the Kamailio suite).
 public enum ProcessSpawn {
     /// Where one of the child's standard streams goes.
     public enum Stream: Sendable {
@@ -17,7 +31,8 @@ public enum ProcessSpawn {
         /// A file opened for reading (stdin) or for writing: created 0600 (a log may name users
         /// and numbers), truncated or appended to.
         case file(String, truncate: Bool)
-        /// A descriptor of ours (one end of a socketpair).
+        /// A descriptor of ours (one end of a socketpair), dup2'ed onto the stream's number; the
+        /// child has it there only (its own number is closed with every other one above 2).
         case descriptor(Int32)
         /// The same as the child's standard output (stderr only).
         case standardOutput
@@ -52,6 +67,9 @@ public enum ProcessSpawn {
             case .inherit: break
             }
         }
+        // Last, so that the dup2s above have read their sources: nothing above 2 reaches the child.
+        let closing = posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard closing == 0 else { throw Failure(program: argv[0], code: closing) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
