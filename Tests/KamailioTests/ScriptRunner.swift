@@ -6,7 +6,7 @@ import ToolSupport
 /// ``ProcessSpawn`` + waitpid (not Foundation's Process, which can hang when several suites
 /// launch processes at once, and passes the runner's blocked signal mask on).
 func runScript(_ name: String, _ command: String, environment: [String: String?], output: String) -> (Int32, String) {
-    FileManager.default.createFile(atPath: output, contents: nil)
+    _ = FileManager.default.createFile(atPath: output, contents: nil)  // emptied; the child's stdout opens it O_CREAT anyway
     var env = ProcessInfo.processInfo.environment
     for (key, value) in environment { env[key] = value }
     let argv = ["/bin/bash", KamailioServer.repoRoot + "/scripts/" + name, command]

@@ -27,10 +27,12 @@ final class ToolProcess: @unchecked Sendable {
         let base = NSTemporaryDirectory() + "astra-tool-\(name)-\(UUID().uuidString)"
         stdoutPath = base + ".out"
         stderrPath = base + ".err"
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let inputPath = base + ".in"
-        FileManager.default.createFile(atPath: inputPath, contents: Data((stdin ?? "").utf8))
+        for (file, contents) in [(stdoutPath, Data()), (stderrPath, Data()), (inputPath, Data((stdin ?? "").utf8))] {
+            guard FileManager.default.createFile(atPath: file, contents: contents) else {
+                throw ToolProcessError(message: "cannot create \(file)")
+            }
+        }
         let path = tool.hasPrefix("/") ? tool : Self.binDirectory + "/" + tool  // an absolute path: another program
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ToolProcessError(message: "\(path) is missing: run `swift build` first")

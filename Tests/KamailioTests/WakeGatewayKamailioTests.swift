@@ -73,6 +73,7 @@ extension KamailioPeer {
                 })
             let releasedAt = try #require(rig.instant(of: "released"))
             let ringing = try #require(rig.instant(of: "ringing"))
+            #expect(pushSent <= registerSeen, "the push goes out before the woken phone's fresh REGISTER")
             print(
                 "wake-gateway: fresh REGISTER → released \(ms(registerSeen, releasedAt)) ms, released → 180 \(ms(releasedAt, ringing)) ms, push → ack \(rig.events("ack").first?.int("since_push_ms") ?? -1) ms"
             )
