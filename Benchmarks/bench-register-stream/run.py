@@ -8,7 +8,10 @@ Prints ONE JSON object on stdout:
     WSS), REGISTER with digest, unregister, close; registrations/s, failures, handshake and
     register percentiles, and the CPU astra-register spent per registration beside the CPU
     Kamailio spent (all its processes, /proc, same run) — the ratio must stay <= 0.5 so the load
-    generator is never the bottleneck. Measured with an ECDSA P-256 server certificate
+    generator is never the bottleneck. Beside them, for each key, `tls_client_floor`: OpenSSL's own
+    client (`openssl s_time -new`, full handshakes and nothing else) against the same listener,
+    FLOOR_S seconds (default 10): its CPU per handshake over Kamailio's CPU per WSS registration
+    is the lowest ratio a client making a full handshake per line with this OpenSSL can reach. Measured with an ECDSA P-256 server certificate
     (storm_wss, storm_tls) and, unless STORM_RSA=0, again with RSA-2048 (storm_wss_rsa2048,
     storm_tls_rsa2048) on a second Kamailio: the key type moves the handshake's cost between
     client and server, so both are reported side by side (D48);
@@ -101,6 +104,41 @@ def storm(kamailio, transport, port, first, key):
     return result
 
 
+FLOOR_S = float(os.environ.get("FLOOR_S", "10"))
+
+
+def tls_client_floor(kamailio, port, key, wss):
+    """The reference for the CPU ratio: OpenSSL's own client (`openssl s_time -new`) making full
+    TLS handshakes, and nothing else (no SIP, no WebSocket, no certificate chain verification),
+    against the same Kamailio listener for FLOOR_S seconds. Its CPU per handshake beside
+    Kamailio's CPU per handshake, and beside Kamailio's CPU per whole registration in the WSS
+    storm just run: `floor_ratio` is the lowest CPU ratio any client that makes a full
+    handshake per line with this OpenSSL can reach against this server (decision D48)."""
+    load = os.getloadavg()[0]
+    kam_before = kamailio.cpu_seconds()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(["openssl", "s_time", "-connect", f"127.0.0.1:{port}", "-new", "-time", str(int(FLOOR_S))],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kam = kamailio.cpu_seconds() - kam_before
+    count = next((int(l.split()[0]) for l in proc.stdout.splitlines() if "connections in" in l and "real" in l), 0)
+    if proc.returncode != 0 or count == 0:
+        log(f"openssl s_time exited {proc.returncode} with {count} handshakes: {proc.stdout.strip()[-300:]}")
+        return None
+    client = 1000 * (after.ru_utime - children.ru_utime + after.ru_stime - children.ru_stime) / count
+    server = kam * 1000 / count
+    per_registration = wss["cpu_ms_per_registration"]["kamailio"]
+    result = {
+        "client": "openssl s_time -new (full handshakes only)", "server_key": key, "handshakes": count,
+        "cpu_ms_per_handshake": {"openssl_client": round(client, 3), "kamailio": round(server, 3)},
+        "kamailio_cpu_ms_per_wss_registration": per_registration,
+        "floor_ratio": round(client / per_registration, 3) if per_registration else None,
+        "load_average_before": round(load, 2), "load_average_after": round(os.getloadavg()[0], 2),
+    }
+    log(key, "TLS client floor:", json.dumps(result))
+    return result
+
+
 def fleet(kamailio, port, first):
     path = lines_file(first, FLEET_LINES, port, "wss", kamailio.ca)
     try:
@@ -146,8 +184,9 @@ def storms(kamailio, key, warm_up, first):
     STORM_LINES = min(500, storm_lines)
     storm(kamailio, "wss", kamailio.base + 3, warm_up, KEYS[key])
     STORM_LINES = storm_lines
-    return (storm(kamailio, "wss", kamailio.base + 3, first, KEYS[key]),
-            storm(kamailio, "tls", kamailio.base + 1, first + 10000, KEYS[key]))
+    wss = storm(kamailio, "wss", kamailio.base + 3, first, KEYS[key])
+    tls = storm(kamailio, "tls", kamailio.base + 1, first + 10000, KEYS[key])
+    return wss, tls, tls_client_floor(kamailio, kamailio.base + 1, KEYS[key], wss)
 
 
 def main():
@@ -162,7 +201,7 @@ def main():
         return 1
     try:
         if STORM_LINES > 0:
-            result["storm_wss"], result["storm_tls"] = storms(kamailio, "ecdsa", 190000, 100000)
+            result["storm_wss"], result["storm_tls"], result["tls_client_floor"] = storms(kamailio, "ecdsa", 190000, 100000)
         if FLEET_LINES > 0:
             result["fleet_wss"] = fleet(kamailio, kamailio.base + 3, 120000)
     finally:
@@ -175,7 +214,8 @@ def main():
             log(error)
             return 1
         try:
-            result["storm_wss_rsa2048"], result["storm_tls_rsa2048"] = storms(kamailio, "rsa", 195000, 140000)
+            (result["storm_wss_rsa2048"], result["storm_tls_rsa2048"],
+             result["tls_client_floor_rsa2048"]) = storms(kamailio, "rsa", 195000, 140000)
         finally:
             kamailio.__exit__(None, None, None)
     print(json.dumps(result))

@@ -20,7 +20,7 @@ struct CallAudio {
         } else if let play {
             do {
                 source = BufferSource(samples: try WAVFile.read(path: play).resampled(to: 8000).samples)
-            } catch let error as MediaError where error.code == .badWAV {
+            } catch where error.code == .badWAV {
                 throw ToolError(
                     .usage, "--play \(play) is not a WAV file astra-call can play (\(error.detail)): give a PCM "
                         + "WAV, mono or stereo, 16-bit (e.g. sox in.mp3 -r 8000 -c 1 -b 16 out.wav)")

@@ -483,24 +483,38 @@ final class StreamLoadLoop: @unchecked Sendable {
         }
     }
 
+    /// Unregisters queued held lines, `--concurrency` at a time. A line whose refresh is still
+    /// in flight waits for its final response or its timeout (RFC 3261 §10.2: no new REGISTER
+    /// before then); it goes back to the queue *after* this pass, so that one pass meets each
+    /// queued line once. (Re-queued inside the pass, a line in flight was met again and again
+    /// within the same turn of the loop: the loop never got back to its timers or sockets, the
+    /// queue grew without bound and even SIGINT was never read.)
     private func unregisterMore(_ at: Duration) {
+        var waiting: [Int] = []
         while unregisterRunning < concurrency, unregisterNext < unregisterQueue.count {
             let line = unregisterQueue[unregisterNext]
             unregisterNext += 1
-            cancelAll(line)
-            lines[line].phase = .unregistering
+            // Dropped or ended since it was queued (a failed refresh, a lost flow): no binding
+            // of this flow is left to remove, and no answer would ever end an unregistration.
+            guard lines[line].phase == .held, connections[line] != nil else { continue }
             if engine.isInFlight(line) {
-                // A refresh is in flight: unregister once it is answered.
-                unregisterQueue.append(line)
-                lines[line].phase = .held
+                waiting.append(line)
                 continue
             }
+            cancelAll(line)
+            lines[line].phase = .unregistering
             if engine.unregisterLine(line, now: at) {
                 unregisterRunning += 1
             } else {
                 close(line)
                 lines[line].phase = .done
             }
+        }
+        // The queue keeps only what is still to do: it never holds more than every line once.
+        if !waiting.isEmpty || unregisterNext >= 1024 {
+            unregisterQueue.removeFirst(unregisterNext)
+            unregisterNext = 0
+            unregisterQueue.append(contentsOf: waiting)
         }
     }
 
