@@ -20,7 +20,8 @@
 #   KAMAILIO_SHM_MB   [256] shared memory: each TLS connection holds ~150 KiB of it (64 MiB ran
 #                     out at ~400 WSS connections; then Kamailio 5.6 closes new ones, and OpenSSL 3
 #                     under low memory has crashed it)
-#   KAMAILIO_TCP_CHILDREN [2] TCP/TLS/WS worker processes
+#   KAMAILIO_TCP_CHILDREN [1] TCP/TLS/WS worker processes: with two, Kamailio 5.6.3 + OpenSSL 3
+#                     corrupts its shared memory under TLS load (docs/decisions.md D48)
 #   KAMAILIO_CERT_KEY [ecdsa] key type of the throw-away CA and server certificate: ecdsa
 #                     (P-256) or rsa (RSA-2048, as many field PBX certificates are); a run dir
 #                     whose certificates are of the other type gets new ones
@@ -46,7 +47,7 @@ wss_port=${KAMAILIO_WSS_PORT:-8089}
 natping=${KAMAILIO_NATPING:-30}
 tcp_max=${KAMAILIO_TCP_MAX:-2048}
 shm_mb=${KAMAILIO_SHM_MB:-256}
-tcp_children=${KAMAILIO_TCP_CHILDREN:-2}
+tcp_children=${KAMAILIO_TCP_CHILDREN:-1}
 cert_key=${KAMAILIO_CERT_KEY:-ecdsa}
 if [[ "$cert_key" != ecdsa && "$cert_key" != rsa ]]; then
     echo "kamailio.sh: KAMAILIO_CERT_KEY must be ecdsa or rsa, got '$cert_key'" >&2
