@@ -145,20 +145,26 @@ extension WakeGatewayServer {
         call.cancelledByCaller = true
         call.cancelledMs = nowMs
         calls[id] = call
+        if call.phase != .finished {
+            // The decision is another actor: while it hears that the caller left, its ack window
+            // may run out (the caller gets its 480 through `finish`) or the phone may take the
+            // call (released). What the CANCEL ends up doing follows the phase after that, and
+            // the event says that phase, so that `phase: held` always means the caller got 487.
+            await wake?.callerLeft(id)
+        }
+        let phase = calls[id]?.phase ?? .finished
         emit(
             WakeEvent(
                 "cancelled",
                 [
-                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("phase", .string("\(call.phase)")),
+                    ("call", .int(Int64(id))), ("call_id", .string(call.callID)), ("phase", .string("\(phase)")),
                     ("since_invite_ms", .int(nowMs - call.arrivedMs)),
                 ]))
-        switch call.phase {
+        switch phase {
         case .held:
-            await wake?.callerLeft(id)
             await finish(id, status: 487, reason: "Request Terminated", why: "cancelled")
         case .released:
             // The decision sends the CANCEL downstream (§16.10); the phone's 487 comes back.
-            await wake?.callerLeft(id)
             await cancelDownstream(id)  // idempotent: also covers a failover-URI leg the decision no longer owns
         case .finished:
             break
