@@ -11,7 +11,8 @@ import ToolSupport
 /// Every SIP message goes through the one redactor (``Redaction``) once, before any export
 /// sees it; so no file, datagram or line carries a password, digest response, SDES key, ICE
 /// password or push token. RTP and RTCP go to the pcap file only. Safe to call from any
-/// thread: one lock orders the records (each file is written in the order packets arrived).
+/// thread: one lock orders the records (each file, and the stderr trace, is written in the
+/// order packets arrived, with times that never go back).
 public final class CaptureHub: Sendable {
     /// What the user asked for.
     public struct Configuration: Sendable {
@@ -50,7 +51,19 @@ public final class CaptureHub: Sendable {
         var ladder = SIPLadder()
         var ladderText: LadderText?
         var start: CapturedPacket.Time?
+        /// The latest time written: no record goes back before it.
+        var latest: CapturedPacket.Time?
         var closed = false
+
+        /// `time`, or the latest written when another thread's packet, stamped a few µs
+        /// later than this one, took the lock first: the files keep the order the lock saw
+        /// (the transports record a send before it leaves and an arrival after it came), and
+        /// pcap time never runs backwards.
+        mutating func inOrder(_ time: CapturedPacket.Time) -> CapturedPacket.Time {
+            let kept = latest.map { time < $0 ? $0 : time } ?? time
+            latest = kept
+            return kept
+        }
     }
 
     public let configuration: Configuration
@@ -95,12 +108,13 @@ public final class CaptureHub: Sendable {
 
     /// One SIP message from a transport.
     public func record(_ message: SIPTrace.Message) {
-        if configuration.stderrStyle == .full {
-            FileDescriptorSink.standardError.write(SIPTraceFormatter.format(message))
-        }
-        let packet = CapturedPacket(message, redacted: Redaction.redact(bytes: message.bytes))
+        var packet = CapturedPacket(message, redacted: Redaction.redact(bytes: message.bytes))
         state.withLock { state in
             guard !state.closed else { return }
+            packet.time = state.inOrder(packet.time)
+            if configuration.stderrStyle == .full {
+                FileDescriptorSink.standardError.write(SIPTraceFormatter.format(message))
+            }
             let start = state.start ?? packet.time
             state.start = start
             if configuration.stderrStyle == .ladder { ladder(packet, &state) }
@@ -130,8 +144,10 @@ public final class CaptureHub: Sendable {
     /// One RTP or RTCP packet of a call (plaintext, after SRTP): to the pcap file.
     public func record(media packet: CapturedPacket) {
         guard configuration.pcapFile != nil else { return }
+        var packet = packet
         state.withLock { state in
             guard !state.closed, let fd = state.pcapFile, let path = configuration.pcapFile else { return }
+            packet.time = state.inOrder(packet.time)
             let records = state.pcap.records(packet)
             report(.pcap, &state) { () throws(CaptureError) in try Self.write(fd, records, path: path) }
         }

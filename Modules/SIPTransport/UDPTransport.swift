@@ -15,6 +15,8 @@ public actor UDPTransport {
     private let sink: AsyncStream<ReceivedMessage>.Continuation
     private let channel: SocketChannel
     private let trace: SIPTrace?
+    /// A send without waiting and its trace record, and every received record, in wire order.
+    private let traceOrder = TraceOrder()
     /// Set once by ``close()``; read by the nonisolated ``send(_:to:)`` (no actor hop per datagram).
     private let closed = Mutex(false)
 
@@ -38,10 +40,13 @@ public actor UDPTransport {
         (events, sink) = AsyncStream.makeStream(of: ReceivedMessage.self)
         let sink = sink
         let bound = self.local
+        let traceOrder = self.traceOrder
         channel.startReading { event in
             guard case .datagram(let bytes, let from) = event else { return }
             if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }
-            trace?.record(.received, transport: .udp, local: bound, remote: from, message: bytes)
+            if let trace {
+                traceOrder.run { trace.record(.received, transport: .udp, local: bound, remote: from, message: bytes) }
+            }
             do {
                 let message = try SIPMessage(parsing: bytes, limits: SIPParserLimits(maxBodySize: 65_535))
                 let received = ReceivedMessage(message: message, bytes: bytes, transport: .udp, local: bound, remote: from)
@@ -80,10 +85,14 @@ public actor UDPTransport {
     /// was sent: use ``send(_:to:)``, which waits for writability and reports errors).
     nonisolated func sendImmediately(_ message: [UInt8], to remote: SocketAddress) -> Bool {
         guard !closed.withLock({ $0 }), message.count <= 65_507, remote.isIPv6 == local.isIPv6 else { return false }
-        let at = WireTime.now()  // before the datagram leaves: its answer may be traced before we are back
-        guard channel.trySendDatagram(message, to: remote) else { return false }
-        trace?.record(.sent, transport: .udp, local: local, remote: remote, message: message, at: at)
-        return true
+        guard let trace else { return channel.trySendDatagram(message, to: remote) }
+        // Its answer may arrive before we are back from sendto: its record waits (TraceOrder).
+        return traceOrder.run {
+            let at = WireTime.now()
+            guard channel.trySendDatagram(message, to: remote) else { return false }
+            trace.record(.sent, transport: .udp, local: local, remote: remote, message: message, at: at)
+            return true
+        }
     }
 
     /// Sends one parsed/built SIP message as one datagram.

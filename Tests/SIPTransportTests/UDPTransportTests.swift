@@ -1,3 +1,5 @@
+import Glibc
+import Synchronization
 import Testing
 
 @testable import SIPTransport
@@ -41,6 +43,40 @@ struct UDPTransportTests {
         await server.close()
         await a.close()
         await b.close()
+    }
+
+    /// A datagram sent without waiting is traced once `sendto` took it; the answer, which can
+    /// come back before that, must still be traced after it (the trace's wire order: the ladder,
+    /// trace file and pcap of a call showed answers before their requests).
+    @Test("An answer is never traced before the request sent without waiting")
+    func traceKeepsWireOrder() async throws {
+        let records = Mutex<[SIPTraceFormatter.Direction]>([])
+        let trace = SIPTrace { message in
+            if message.direction == .sent {
+                // Give the echo every chance to overtake this record: wait (bounded) for its record.
+                let until = ContinuousClock.now + .milliseconds(500)
+                while ContinuousClock.now < until, !records.withLock({ $0.contains(.received) }) {
+                    usleep(1000)
+                }
+            }
+            records.withLock { $0.append(message.direction) }
+        }
+        let echo = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!)
+        let client = try UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!, trace: trace)
+        let echoing = Task {
+            for await datagram in echo.events { try? await echo.send(datagram.bytes, to: datagram.remote) }
+        }
+        let request = Array(
+            ("OPTIONS sip:x SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bKe\r\nFrom: <sip:a@h>;tag=e\r\n"
+                + "To: <sip:x>\r\nCall-ID: e\r\nCSeq: 1 OPTIONS\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n")
+                .utf8)
+        var inbox = client.events.makeAsyncIterator()
+        #expect(client.sendImmediately(request, to: echo.local))
+        #expect(await inbox.next()?.message.headers["Call-ID"] == "e")
+        #expect(records.withLock { $0 } == [.sent, .received])
+        echoing.cancel()
+        await echo.close()
+        await client.close()
     }
 
     @Test("Oversize datagrams and wrong address families are refused")
