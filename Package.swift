@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
-// Layers (dependencies point down only; see docs/architecture.md):
-//   Tools → ToolSupport → CallSession / Provisioning / PushKitEmu → SIPDialog / Media → SIPTransport → SIPCore → C libraries
+// Layers (dependencies point down only; the whole picture is in docs/architecture.md):
+//   Tools → ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
+//   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
+//   TLSMemory → SIPCore → AstraJSON → C libraries
 import PackageDescription
 
 /// Swift 6 language mode (strict concurrency) is the default for tools-version 6.0; stated for clarity.
