@@ -2,8 +2,11 @@
 public struct FuzzFailure: Sendable, Hashable {
     /// Case number within the run.
     public var index: Int
-    /// The case's own seed: `astra-pushsim run fuzz:SEED` replays it with a timeline.
+    /// The case's own seed: the scenario and the simulation's draws both come from it, so
+    /// `astra-pushsim run fuzz:SEED` replays the case exactly, with its timeline.
     public var caseSeed: UInt64
+    /// The delivery model the case drew (``Fuzzer/delivery(of:)``).
+    public var delivery: DeliveryModel
     /// What was broken.
     public var violations: [Violation]
 }

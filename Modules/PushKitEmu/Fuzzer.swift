@@ -74,6 +74,14 @@ public enum Fuzzer {
         return s
     }
 
+    /// The delivery model a fuzz case drew: `field` when its APNs delay is a distribution drawn
+    /// per push (about a third of the cases), `ideal` when every delay is fixed. Printed with a
+    /// failing case so its replay can be read for what it is.
+    public static func delivery(of scenario: Scenario) -> DeliveryModel {
+        if case .fixed = scenario.settings.apnsDelay { return .ideal }
+        return .field
+    }
+
     /// Runs `count` random cases with a fresh policy from `source` each; stops collecting failures
     /// after `maxFailures`.
     public static func run<S: PolicySource>(seed: UInt64, count: Int, source: S, maxFailures: Int = 20) -> FuzzReport {
@@ -104,7 +112,8 @@ public enum Fuzzer {
             guard !violations.isEmpty else { continue }
             report.failingCases += 1
             if report.failures.count < maxFailures {
-                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: violations))
+                report.failures.append(
+                    FuzzFailure(index: index, caseSeed: cs, delivery: delivery(of: scenario), violations: violations))
             }
             if let fault = sim.clientFailure {
                 report.clientFailure = fault

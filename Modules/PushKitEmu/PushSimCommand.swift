@@ -21,9 +21,22 @@ package enum PushSimCommand {
             do {
                 var scenario = try scenario(argument, load: load)
                 if let limit = options.strikeLimit { scenario.settings.strikeThreshold = limit }
-                let delivery = options.deliveries.first ?? .ideal
-                scenario = delivery.apply(to: scenario, overrides: options.overrides)
-                return run(scenario, source: source, seed: options.seed, format: options.format, delivery: delivery)
+                var seed = options.seed
+                var delivery = options.deliveries.first ?? .ideal
+                if let caseSeed = fuzzCaseSeed(argument) {
+                    // A fuzz case carries its own delivery (ideal or field draws) and ran with its
+                    // own seed: the replay is that case unless the command line asks otherwise.
+                    if !options.seedGiven { seed = caseSeed }
+                    if options.deliveries.isEmpty {
+                        delivery = Fuzzer.delivery(of: scenario)
+                        scenario = DeliveryModel.ideal.apply(to: scenario, overrides: options.overrides)
+                    } else {
+                        scenario = delivery.apply(to: scenario, overrides: options.overrides)
+                    }
+                } else {
+                    scenario = delivery.apply(to: scenario, overrides: options.overrides)
+                }
+                return run(scenario, source: source, seed: seed, format: options.format, delivery: delivery)
             } catch {
                 return usage(error.reason)
             }
@@ -32,10 +45,10 @@ package enum PushSimCommand {
             return check(
                 source: source, seed: options.seed, format: options.format, strikeLimit: options.strikeLimit,
                 deliveries: options.deliveries.isEmpty ? DeliveryModel.allCases : options.deliveries,
-                fieldRuns: options.fieldRuns, overrides: options.overrides)
+                fieldRuns: options.fieldRuns, overrides: options.overrides, options: options)
         case "fuzz":
             guard options.count >= 0 else { return usage("--count must not be negative") }
-            return fuzz(seed: options.seed, count: options.count, source: source, format: options.format)
+            return fuzz(seed: options.seed, count: options.count, source: source, format: options.format, options: options)
         default:
             return usage("unknown command '\(command)' (run, check, fuzz)")
         }
@@ -60,13 +73,23 @@ package enum PushSimCommand {
         case text
     }
 
+    /// The case seed of a `fuzz:SEED` argument.
+    static func fuzzCaseSeed(_ argument: String) -> UInt64? {
+        argument.hasPrefix("fuzz:") ? UInt64(argument.dropFirst(5)) : nil
+    }
+
+    /// `astra-pushsim run SCENARIO` plus the arguments of ``PushSimOptions/replayArguments``
+    /// (default: the preset policy): the command that replays a printed failure.
+    static func replayCommand(_ scenario: String, _ options: PushSimOptions, extra: [String] = []) -> String {
+        let client = options.replayArguments.isEmpty ? ["--policy", options.policy.rawValue] : options.replayArguments
+        return ShellWords.join(["astra-pushsim", "run", scenario] + extra + client)
+    }
+
     /// Resolves a scenario argument: a built-in name, `fuzz:SEED`, or a JSON file read by `load`.
     public static func scenario(_ argument: String, load: (String) throws -> [UInt8]) throws(ScenarioError) -> Scenario
     {
         if let builtIn = BuiltInScenarios.named(argument) { return builtIn }
-        if argument.hasPrefix("fuzz:"), let seed = UInt64(argument.dropFirst(5)) {
-            return Fuzzer.scenario(caseSeed: seed)
-        }
+        if let seed = fuzzCaseSeed(argument) { return Fuzzer.scenario(caseSeed: seed) }
         let bytes: [UInt8]
         do {
             bytes = try load(argument)
@@ -105,7 +128,7 @@ package enum PushSimCommand {
     public static func check<S: PolicySource>(
         source: S, seed: UInt64, format: Format, strikeLimit: Int? = nil,
         deliveries: [DeliveryModel] = DeliveryModel.allCases, fieldRuns: Int = 20,
-        overrides: DeliveryOverrides = DeliveryOverrides()
+        overrides: DeliveryOverrides = DeliveryOverrides(), options: PushSimOptions = PushSimOptions()
     ) -> PushSimOutput {
         var out = PushSimOutput()
         var rules = Set<RuleID>()
@@ -130,7 +153,7 @@ package enum PushSimCommand {
                     clientFailure = report.clientFailure
                 } else {
                     let field = ScenarioRunner.runField(scenario, source: source, seed: seed, runs: fieldRuns)
-                    out.stdout.append(render(fieldLine(field, policy: source.name), format))
+                    out.stdout.append(render(fieldLine(field, policy: source.name, options: options), format))
                     rules.formUnion(field.rules)
                     if !field.passed { failed.append("\(field.scenario)@\(delivery.rawValue)") }
                     clientFailure = field.clientFailure
@@ -166,21 +189,28 @@ package enum PushSimCommand {
         policy: PolicyChoice, seed: UInt64, format: Format, strikeLimit: Int? = nil,
         deliveries: [DeliveryModel] = DeliveryModel.allCases, fieldRuns: Int = 20
     ) -> PushSimOutput {
-        check(
+        var options = PushSimOptions()
+        options.policy = policy
+        return check(
             source: policy, seed: seed, format: format, strikeLimit: strikeLimit, deliveries: deliveries,
-            fieldRuns: fieldRuns)
+            fieldRuns: fieldRuns, options: options)
     }
 
     /// `fuzz --seed S --count N`.
-    public static func fuzz<S: PolicySource>(seed: UInt64, count: Int, source: S, format: Format) -> PushSimOutput {
+    public static func fuzz<S: PolicySource>(
+        seed: UInt64, count: Int, source: S, format: Format, options: PushSimOptions = PushSimOptions()
+    ) -> PushSimOutput {
         let report = Fuzzer.run(seed: seed, count: count, source: source)
         var out = PushSimOutput()
         for failure in report.failures {
             var line = JSONLine(event: "fuzz_failure", t: failure.violations.first?.t ?? 0)
             line.add("index", failure.index)
             line.add("scenario", "fuzz:\(failure.caseSeed)")
+            line.add("delivery", failure.delivery.rawValue)
+            line.add("seed", String(failure.caseSeed))
             line.add("rules", Array(Set(failure.violations.map(\.rule))).sorted().map(\.rawValue))
             line.add("kinds", failure.violations.map(\.kind.rawValue))
+            line.add("replay", replayCommand("fuzz:\(failure.caseSeed)", options))
             out.stdout.append(render(line.string, format))
         }
         var line = JSONLine(event: "verdict", t: 0)
@@ -199,7 +229,7 @@ package enum PushSimCommand {
         if report.failingCases > 0 {
             out.exitCode = exitViolation
             out.stderr.append(
-                "fuzz: \(report.failingCases) of \(count) cases broke an invariant; replay with `astra-pushsim run fuzz:SEED`"
+                "fuzz: \(report.failingCases) of \(count) cases broke an invariant; each fuzz_failure line's replay command reproduces it"
             )
         }
         return out
@@ -207,11 +237,13 @@ package enum PushSimCommand {
 
     /// `fuzz` with a preset policy.
     public static func fuzz(seed: UInt64, count: Int, policy: PolicyChoice, format: Format) -> PushSimOutput {
-        fuzz(seed: seed, count: count, source: policy, format: format)
+        var options = PushSimOptions()
+        options.policy = policy
+        return fuzz(seed: seed, count: count, source: policy, format: format, options: options)
     }
 
     /// One `check` line for a scenario under the field model.
-    static func fieldLine(_ field: FieldCheck, policy: String) -> String {
+    static func fieldLine(_ field: FieldCheck, policy: String, options: PushSimOptions = PushSimOptions()) -> String {
         var line = JSONLine(event: "scenario", t: 0)
         line.add("scenario", field.scenario)
         line.add("policy", policy)
@@ -228,7 +260,11 @@ package enum PushSimCommand {
                 field.outcomes[outcome].map { "\(outcome.rawValue):\($0)" }
             })
         line.add("excused", field.excused)
-        if let seed = field.firstFailedSeed { line.add("first_failed_seed", String(seed)) }
+        if let seed = field.firstFailedSeed {
+            line.add("first_failed_seed", String(seed))
+            line.add(
+                "replay", replayCommand(field.scenario, options, extra: ["--delivery", "field", "--seed", String(seed)]))
+        }
         if let fault = field.clientFailure { line.add("client_error", fault.detail) }
         return line.string
     }

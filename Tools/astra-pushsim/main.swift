@@ -27,12 +27,14 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         options.clientCommand = clientCommand
         options.clientTimeoutMs = clientTimeout
         options.delivery = DeliveryModel(rawValue: arguments.string("delivery") ?? "") ?? .ideal
-        options.seed = UInt64(truncatingIfNeeded: arguments.int(CommonOptions.Key.seed) ?? 1)
+        options.seed = arguments.unsigned(CommonOptions.Key.seed) ?? 1
         output = await LiveCommand.execute(scenario: arguments.string("scenario"), options: options)
     } else {
         var options = PushSimOptions()
         options.policy = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
-        options.seed = UInt64(truncatingIfNeeded: arguments.int(CommonOptions.Key.seed) ?? 1)
+        options.seed = arguments.unsigned(CommonOptions.Key.seed) ?? 1
+        options.seedGiven = arguments.wasGiven(CommonOptions.Key.seed)
+        options.replayArguments = replayArguments(arguments)
         options.count = arguments.int("count") ?? options.count
         options.strikeLimit = arguments.wasGiven("strike-limit") ? arguments.int("strike-limit") : nil
         options.format = format
