@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// The one path from the gateway to its ``StateStore``: every write, in the order it was asked
@@ -20,6 +21,16 @@ final class StateWriter: Sendable {
         var drainQueued = false
         var commits = 0
         var failures = 0
+        var latency = MetricFamily(
+            name: "wakegw_state_store_seconds", help: "State-store transactions (commits) and how long each took.",
+            kind: .histogram(bounds: GatewayMetrics.stateBounds), unit: "seconds")
+    }
+
+    /// What `/metrics` shows of the writer.
+    struct Stats: Sendable {
+        var commits: Int
+        var failures: Int
+        var latency: MetricFamily
     }
 
     let store: any StateStore
@@ -33,6 +44,9 @@ final class StateWriter: Sendable {
 
     /// Transactions committed and failed, since start.
     var counts: (commits: Int, failures: Int) { queue.withLock { ($0.commits, $0.failures) } }
+
+    /// The counts and the latency histogram (outcome `ok` or `error`).
+    var stats: Stats { queue.withLock { Stats(commits: $0.commits, failures: $0.failures, latency: $0.latency) } }
 
     /// Commits `changes` durably, after every write asked for before.
     func commit(_ changes: [StateChange]) async throws(StateStoreError) {
@@ -90,8 +104,12 @@ final class StateWriter: Sendable {
         var failure: StateStoreError?
         do { try await store.commit(changes) } catch { failure = error }
         let took = ContinuousClock.now - started
-        queue.withLock { q in if failure == nil { q.commits += 1 } else { q.failures += 1 } }
-        observe(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18, failure)
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        queue.withLock { q in
+            if failure == nil { q.commits += 1 } else { q.failures += 1 }
+            q.latency.observe(["outcome": failure == nil ? "ok" : "error"], seconds)
+        }
+        observe(seconds, failure)
         return failure
     }
 }

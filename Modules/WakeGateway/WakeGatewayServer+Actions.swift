@@ -231,6 +231,7 @@ extension WakeGatewayServer {
         calls[id] = call
         if let pushID = call.pushID { grants.revoke(pushID) }  // a late ack finds nothing (404)
         let elapsed = nowMs - call.arrivedMs
+        metrics.failedOver(reason: reason.rawValue, afterSeconds: Double(elapsed) / 1_000)
         let sinceAck = call.ackMs.map { nowMs - $0 } ?? -1
         if let target = configuration.failoverURI, let uri = try? SIPURI(parsing: target), call.phase == .held,
             !call.cancelledByCaller

@@ -235,6 +235,8 @@ extension WakeGatewayServer {
         } else {
             outcome = "rejected:" + answer.outcome.reason
         }
+        metrics.pushed(
+            provider: registration.isAndroid ? "fcm" : "apns", outcome: outcome == "accepted" ? "accepted" : "rejected")
         emit(
             WakeEvent(
                 "push_sent",
@@ -256,6 +258,8 @@ extension WakeGatewayServer {
     /// A push not sent (rate limit or back-off): counted and told, the call fails over.
     func limited(_ id: Int32, _ call: HeldCall, why: String) {
         count(why == "user_rate" ? "push_rate_limited" : "apns_backoff")
+        let android = store.registration(for: call.user)?.isAndroid ?? false
+        metrics.pushed(provider: android ? "fcm" : "apns", outcome: why == "user_rate" ? "rate_limited" : "backoff")
         emit(
             WakeEvent(
                 "push_limited",

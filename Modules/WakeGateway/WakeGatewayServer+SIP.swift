@@ -102,6 +102,14 @@ extension WakeGatewayServer {
             }
             return
         }
+        if draining {
+            // Stopping: the caller's proxy tries the next gateway (Kamailio's dispatcher on 503).
+            var extra = SIPHeaders()
+            extra.add("Retry-After", "5")
+            await reply(to: invite, 503, reason: "Service Unavailable (gateway stopping)", extra: extra, to: remote)
+            count("refused_draining")
+            return
+        }
         let maxForwards = (try? invite.headers.maxForwards()) ?? 70
         if maxForwards <= 0 {
             await reply(to: invite, 483, to: remote)
@@ -243,6 +251,7 @@ extension WakeGatewayServer {
         if status < 200 {
             if !call.rang, status == 180 || status == 183 {
                 call.rang = true
+                if let pushed = call.pushSentMs { metrics.rang(afterPushSeconds: Double(nowMs - pushed) / 1_000) }
                 emit(
                     WakeEvent(
                         "ringing",

@@ -78,6 +78,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// What was refused or dropped, by kind (`sip_untrusted`, `auth_refused`, `push_rate_limited`,
     /// `apns_backoff`, …) — bounded: one counter per kind.
     public private(set) var counters: [String: Int] = [:]
+    /// `/metrics`: counters and histograms (``GatewayMetrics``).
+    var metrics = GatewayMetrics()
+    /// Stopping: new INVITEs are answered 503, held ones finish (``drain(within:)``).
+    public internal(set) var draining = false
 
     /// `state`: the store the registrations and limits persist in (memory by default: tests).
     public init(
@@ -215,6 +219,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// The token endpoints authenticate before anything else (a stranger learns nothing, not even
     /// whether the body was well-formed), then parse, then authorise the `asterisk_endpoint`.
     func handleHTTP(_ request: HTTPRequest) async -> HTTPResponse {
+        if request.path == "/metrics" { return metricsResponse(request) }
         var principal: TokenAPIAuth.Principal?
         if WakeAPIRequest.requiresAuthentication(request.path) {
             guard let auth = configuration.auth else {
@@ -254,6 +259,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// A refused token request: counted, one event (the reason, never the token), the answer.
     func refuse(_ refusal: TokenAPIAuth.Refusal, _ request: HTTPRequest) -> HTTPResponse {
         count("auth_refused")
+        metrics.refused(reason: refusal.reason)
         emit(
             WakeEvent(
                 "auth_refused",

@@ -36,6 +36,7 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     let configuration = try WakeGatewayConfiguration(arguments: context.arguments)
     let statsEvery = try WakeGatewayConfiguration.int(context.arguments, "stats-interval-s")
     let trimEvery = try WakeGatewayConfiguration.int(context.arguments, "heap-trim-interval-s")
+    let drainMs = try WakeGatewayConfiguration.int(context.arguments, "drain-timeout-ms")
     let output = context.output
     let diagnostics = context.diagnostics
     // The state first: a file that cannot be used is the operator's to decide about (exit 64).
@@ -87,14 +88,15 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     }
     let signals = await SignalEvents.stream()
     for await signal in signals {
-        diagnostics.info("\(signal): stopping")
+        diagnostics.info("\(signal): draining, then stopping")
         break
     }
     stats.cancel()
     trim.cancel()
+    // Drain: no new calls, the held ones finish (or are answered 503 at the deadline), then stop.
+    let left = await gateway.drain(within: .milliseconds(drainMs))
     let last = await gateway.statsEvent()
     output.emit(last.name, statsWithTrims(last))
-    await gateway.stop()
-    output.emit("stopped")
+    output.emit("stopped", ["held_at_deadline": .int(Int64(left))])
     return .success
 }

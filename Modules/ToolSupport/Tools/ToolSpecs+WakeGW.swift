@@ -46,7 +46,9 @@ extension ToolSpecs {
             device_connected, device_disconnected, auth_refused, push_limited, token_dropped, provider_request \
             (the emulator's view of each provider request), stats (every --stats-interval-s and \
             at the end: counters, held state, rss_kb, heap_in_use_kb, heap_trims, heap_trim_max_us). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
-            selector; JWTs never. Runs until SIGINT or SIGTERM.
+            selector; JWTs never. GET /metrics on the API listener: Prometheus text 0.0.4, or OpenMetrics 1.0 when \
+            Accept asks (registrations, held calls, pushes, push-to-ring and failover histograms, auth refusals, \
+            state-store latency and errors). Runs until SIGINT or SIGTERM, then drains (--drain-timeout-ms).
             """,
         options: [
             .value(
@@ -163,6 +165,9 @@ extension ToolSpecs {
             .value(
                 "stats-interval-s", valueName: "s", kind: .int(0...86_400), default: "60",
                 help: "Print a stats event (counters, held state, RSS) this often; 0 = only at the end."),
+            .value(
+                "drain-timeout-ms", valueName: "ms", kind: .milliseconds(0...600_000), default: "10000",
+                help: "On SIGTERM/SIGINT: refuse new INVITEs (503), give held calls this long to finish, answer the rest 503, exit."),
             .value(
                 "heap-trim-interval-s", valueName: "s", kind: .int(0...86_400), default: "10",
                 help: "Give freed heap pages back to the system this often (glibc malloc_trim); 0 = never."),
