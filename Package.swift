@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
-// Layers (dependencies point down only; see docs/architecture.md):
-//   Tools → ToolSupport → CallSession / Provisioning / PushKitEmu → SIPDialog / Media → SIPTransport → SIPCore → C libraries
+// Layers (dependencies point down only; the whole picture is in docs/architecture.md):
+//   Tools → ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
+//   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
+//   TLSMemory → SIPCore → AstraJSON → C libraries
 import PackageDescription
 
 /// Swift 6 language mode (strict concurrency) is the default for tools-version 6.0; stated for clarity.
@@ -48,6 +50,8 @@ let package = Package(
         // tests, or serve it to astra-pushsim over the client protocol (ClientProtocolServer).
         .library(name: "PushKitEmu", targets: ["PushKitEmu"]),
         .library(name: "AstraJSON", targets: ["AstraJSON"]),
+        // Metrics: Prometheus text 0.0.4 / OpenMetrics 1.0 exposition of pure metric values.
+        .library(name: "Metrics", targets: ["Metrics"]),
     ],
     targets: [
         // C libraries from Debian packages (header-only shims wrap macros and variadic functions).
@@ -71,6 +75,8 @@ let package = Package(
 
         // Pure core: SIP message model, parser, serializer, framer, URIs, digest math, line, IDs.
         module("AstraJSON", []),
+        // Pure: counters, gauges, histograms rendered as Prometheus text 0.0.4 or OpenMetrics 1.0.
+        module("Metrics", []),
         module("SIPCore", ["AstraJSON", "COpenSSL", "CLinux"]),
         // OpenSSL over memory BIOs, client or server: the one TLS step SIP over TLS and HTTP/2 share.
         module("TLSMemory", ["COpenSSL"]),
@@ -96,6 +102,8 @@ let package = Package(
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
+        // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
+        module("Torture", ["AstraJSON", "SIPCore"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT", "HTTPLite"]),
 
@@ -118,8 +126,10 @@ let package = Package(
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("AstraJSONTests", ["AstraJSON"]),
+        tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
+        tests("TortureTests", ["Torture", "SIPCore", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),

@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 products=("$@")
-[[ ${#products[@]} -gt 0 ]] || products=(SIPCore SIPTransport SIPDialog Media CallSession Provisioning PushKitEmu AstraJSON)
+[[ ${#products[@]} -gt 0 ]] || products=(SIPCore SIPTransport SIPDialog Media CallSession Provisioning PushKitEmu AstraJSON Metrics)
 out=.build/docs
 started=$SECONDS
 echo "== docs: symbol graphs (swift package dump-symbol-graph)" >&2

@@ -2,8 +2,11 @@
 public struct FuzzFailure: Sendable, Hashable {
     /// Case number within the run.
     public var index: Int
-    /// The case's own seed: `astra-pushsim run fuzz:SEED` replays it with a timeline.
+    /// The case's own seed: the scenario and the simulation's draws both come from it, so
+    /// `astra-pushsim run fuzz:SEED` replays the case exactly, with its timeline.
     public var caseSeed: UInt64
+    /// The delivery model the case drew (``Fuzzer/delivery(of:)``).
+    public var delivery: DeliveryModel
     /// What was broken.
     public var violations: [Violation]
 }
@@ -20,6 +23,8 @@ public struct FuzzReport: Sendable {
     public var failures: [FuzzFailure]
     /// How many cases failed in all.
     public var failingCases = 0
+    /// How many cases ran (fewer than `count` when the client broke the protocol).
+    public var casesRun = 0
     /// The client process broke the client protocol; the run stopped at that case.
     public var clientFailure: ClientFault?
 }

@@ -74,12 +74,23 @@ public enum Fuzzer {
         return s
     }
 
+    /// The delivery model a fuzz case drew: `field` when its APNs delay is a distribution drawn
+    /// per push (about a third of the cases), `ideal` when every delay is fixed. Printed with a
+    /// failing case so its replay can be read for what it is.
+    public static func delivery(of scenario: Scenario) -> DeliveryModel {
+        if case .fixed = scenario.settings.apnsDelay { return .ideal }
+        return .field
+    }
+
     /// Runs `count` random cases with a fresh policy from `source` each; stops collecting failures
     /// after `maxFailures`.
-    public static func run<S: PolicySource>(seed: UInt64, count: Int, source: S, maxFailures: Int = 20) -> FuzzReport {
-        run(seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures) {
-            source.failure
-        }
+    /// `onFailure` sees each failing case kept, as soon as it failed.
+    public static func run<S: PolicySource>(
+        seed: UInt64, count: Int, source: S, maxFailures: Int = 20, onFailure: (FuzzFailure) -> Void = { _ in }
+    ) -> FuzzReport {
+        run(
+            seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures,
+            failure: { source.failure }, onFailure: onFailure)
     }
 
     /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`,
@@ -87,13 +98,14 @@ public enum Fuzzer {
     /// policy's source saw outside a callback).
     public static func run<P: PushClientPolicy>(
         seed: UInt64, count: Int, policy: (Scenario) -> P,
-        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }
+        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }, onFailure: (FuzzFailure) -> Void = { _ in }
     ) -> FuzzReport {
         var report = FuzzReport(seed: seed, count: count, events: 0, failures: [])
         for index in 0..<count {
             let cs = caseSeed(seed, index)
             let scenario = scenario(caseSeed: cs)
             var sim = Simulation(scenario: scenario, policy: policy(scenario), sink: CountingSink(), seed: cs)
+            report.casesRun += 1
             sim.run()
             report.events += sim.processed
             var violations = sim.checker.violations
@@ -104,7 +116,10 @@ public enum Fuzzer {
             guard !violations.isEmpty else { continue }
             report.failingCases += 1
             if report.failures.count < maxFailures {
-                report.failures.append(FuzzFailure(index: index, caseSeed: cs, violations: violations))
+                let failure = FuzzFailure(
+                    index: index, caseSeed: cs, delivery: delivery(of: scenario), violations: violations)
+                report.failures.append(failure)
+                onFailure(failure)
             }
             if let fault = sim.clientFailure {
                 report.clientFailure = fault

@@ -14,6 +14,13 @@ package struct PushSimOutput: Sendable, Hashable {
         self.exitCode = exitCode
     }
 
+    /// Adds a stdout line and hands it to `emit` at once (the tool prints it then: a line per
+    /// step or scenario, never all at the end).
+    package mutating func print(_ line: String, _ emit: (String) -> Void) {
+        stdout.append(line)
+        emit(line)
+    }
+
     /// Whether this is a usage error (bad arguments, unknown or unreadable scenario): exit 64.
     public var isUsageError: Bool { exitCode == PushSimCommand.exitUsage }
 }
@@ -22,8 +29,16 @@ package struct PushSimOutput: Sendable, Hashable {
 package struct PushSimOptions: Sendable, Hashable {
     /// `--policy naive|correct` (default correct).
     public var policy: PolicyChoice = .correct
-    /// `--seed N`: tokens in `run`/`check`, the case sequence in `fuzz` (default 1).
+    /// `--seed N`: tokens and delivery draws in `run`/`check`, the case sequence in `fuzz`
+    /// (default 1; any `UInt64`).
     public var seed: UInt64 = 1
+    /// Whether `--seed` was given: `run fuzz:SEED` otherwise runs with the case's own seed, as
+    /// `fuzz` did, so the replay is the case.
+    public var seedGiven = false
+    /// The arguments that name the client under test and the delivery overrides, as the user
+    /// typed them, for the replay commands the tool prints (`--policy naive`, `--client-cmd CMD`,
+    /// `--strike-limit N`, `--apns-delay SPEC` …). Empty: `--policy` of ``policy``.
+    public var replayArguments: [String] = []
     /// `fuzz --count N` (default 1000).
     public var count = 1_000
     /// Output format.

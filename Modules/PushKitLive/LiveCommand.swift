@@ -51,7 +51,7 @@ package enum LiveCommand {
         // the user's --client-cmd, or this binary's `client` serving the chosen preset. Started
         // once here (hello) so an unusable command is a usage error before any peer starts.
         let command =
-            options.clientCommand ?? (shellQuoted(selfBinary()) + " client --policy " + options.policy.rawValue)
+            options.clientCommand ?? (ShellWords.quoted(selfBinary()) + " client --policy " + options.policy.rawValue)
         let session: ClientSession
         do throws(ClientFault) {
             session = try ClientSession(command: command, timeoutMs: options.clientTimeoutMs, lifetime: .perLaunch)
@@ -120,11 +120,6 @@ package enum LiveCommand {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
         return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// `text` as one shell word.
-    static func shellQuoted(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
     /// `name` in the directory of the running executable.

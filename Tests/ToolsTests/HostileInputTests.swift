@@ -95,6 +95,8 @@ import ToolSupport
                     switch kind {
                     case .int(let range):
                         #expect(parsed.int(long).map(range.contains) == true, "\(label) accepted out of range")
+                    case .unsigned(let range):
+                        #expect(parsed.unsigned(long).map(range.contains) == true, "\(label) accepted out of range")
                     case .double(let range):
                         #expect(parsed.double(long).map { $0.isFinite && range.contains($0) } == true, "\(label)")
                         #expect(parsed.duration(long) != nil || range.lowerBound < 0, "\(label): no duration")
@@ -208,7 +210,7 @@ import ToolSupport
 extension ValueKind {
     var isNumeric: Bool {
         switch self {
-        case .int, .double: true
+        case .int, .double, .unsigned: true
         default: false
         }
     }
@@ -220,6 +222,11 @@ extension ValueKind {
             [range.lowerBound, range.upperBound].map(String.init)
                 + [range.lowerBound == .min ? nil : range.lowerBound - 1, range.upperBound == .max ? nil : range.upperBound + 1]
                 .compactMap { $0.map(String.init) }
+        case .unsigned(let range):
+            // Just outside, spelled as a user would: one below the lower bound, one above the upper.
+            [String(range.lowerBound), String(range.upperBound)]
+                + [range.lowerBound == 0 ? "-1" : String(range.lowerBound - 1),
+                   range.upperBound == .max ? "18446744073709551616" : String(range.upperBound + 1)]
         case .double(let range):
             [range.lowerBound, range.upperBound, range.lowerBound - 1, range.upperBound * 2].map { String($0) }
         default:

@@ -40,6 +40,9 @@ public struct ParsedArguments: Sendable {
     /// An `.int` value (given or default).
     public func int(_ key: String) -> Int? { string(key).flatMap { Int($0) } }
 
+    /// An `.unsigned` value (given or default).
+    public func unsigned(_ key: String) -> UInt64? { string(key).flatMap { UInt64($0) } }
+
     /// A `.double` value (given or default).
     public func double(_ key: String) -> Double? { string(key).flatMap { Double($0) } }
 

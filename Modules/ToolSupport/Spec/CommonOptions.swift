@@ -76,7 +76,7 @@ public enum CommonOptions {
             help: "With --hep: read the collector's auth key (password) from the first line of a file."),
     ]
 
-    /// The range of `--seed` (and of `astra-pushsim fuzz --seed`).
+    /// The range of `--seed` (astra-pushsim takes the whole unsigned range: ToolSpecs.pushsimSeed).
     public static let seedRange = 0...Int.max
 
     /// `--seed N` for tools whose output depends on randomness. It makes identifiers that appear in

@@ -8,6 +8,9 @@ public enum ValueKind: Sendable, Equatable {
     case string
     /// A decimal integer within the range.
     case int(ClosedRange<Int>)
+    /// A decimal integer within an unsigned 64-bit range: seeds, whose printed values span all
+    /// of `UInt64` (a range of `Int` would refuse half of them).
+    case unsigned(ClosedRange<UInt64>)
     /// A finite decimal number within the range.
     case double(ClosedRange<Double>)
     /// One of a fixed list, matched case-insensitively and stored in the listed spelling.
@@ -37,6 +40,7 @@ public enum ValueKind: Sendable, Equatable {
     var rangeText: String? {
         switch self {
         case .int(let range): "\(range.lowerBound)…\(range.upperBound)"
+        case .unsigned(let range): "\(range.lowerBound)…\(range.upperBound)"
         case .double(let range): "\(Self.text(range.lowerBound))…\(Self.text(range.upperBound))"
         case .perSecond(let range): "\(Self.text(range.lowerBound))…\(Self.text(range.upperBound))/s"
         default: nil
@@ -59,6 +63,16 @@ public enum ValueKind: Sendable, Equatable {
                 if let number = Double(raw), number.isFinite, number == number.rounded(),
                     !range.contains(Int(exactly: number) ?? (number < 0 ? Int.min : Int.max))
                 {
+                    return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")"))
+                }
+                return .failure(ValueError("expected an integer in \(rangeText ?? ""), got '\(raw)'"))
+            }
+            guard range.contains(value) else { return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")")) }
+            return .success(String(value))
+        case .unsigned(let range):
+            guard let value = UInt64(raw) else {
+                let digits = raw.hasPrefix("-") ? raw.dropFirst() : Substring(raw)
+                if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
                     return .failure(ValueError("\(raw) is out of range \(rangeText ?? "")"))
                 }
                 return .failure(ValueError("expected an integer in \(rangeText ?? ""), got '\(raw)'"))

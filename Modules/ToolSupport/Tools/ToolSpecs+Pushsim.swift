@@ -9,6 +9,17 @@ extension ToolSpecs {
         "strike-limit", valueName: "n", kind: .int(1...1_000), default: "3",
         help: "Unreported pushes before iOS stops delivering (R2; Apple publishes no number).")
 
+    /// `--seed N`: the virtual run's seed, over the whole unsigned 64-bit range, because the seeds
+    /// the tool prints (fuzz case seeds, `first_failed_seed`) span all of it and each must replay.
+    static func pushsimSeed(_ help: String) -> OptionSpec {
+        .value(CommonOptions.Key.seed, valueName: "n", kind: .unsigned(0...UInt64.max), default: "1", help: help)
+    }
+
+    /// `run`, `check`, `live`: what the seed decides.
+    static let pushsimRunSeed = pushsimSeed(
+        "Seed of the run (0…2^64−1): tokens and delivery draws; every seed the tool prints replays with it. "
+            + "For fuzz:SEED the default is the case's own seed.")
+
     /// `--delivery ideal|field[|both]`: the delivery model (PushKitEmu `DeliveryModel`).
     static func pushsimDelivery(both: Bool) -> OptionSpec {
         .value(
@@ -83,7 +94,7 @@ extension ToolSpecs {
                         "scenario",
                         help: "A built-in scenario name, fuzz:SEED, or a scenario JSON file ('-' = standard input).")
                 ],
-                options: [pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: false)]
+                options: [pushsimPolicy, pushsimStrikeLimit, pushsimRunSeed, pushsimDelivery(both: false)]
                     + pushsimDeliveryOverrides + pushsimClient + pushsimTimelineOutput
                     + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
@@ -148,7 +159,7 @@ extension ToolSpecs {
                            help: "Running astra-wakegw: its APNs device port."),
                     .value("phone-user", valueName: "user", default: "1050", help: "The phone's SIP user."),
                     .value("caller-user", valueName: "user", default: "1001", help: "The caller's SIP user."),
-                    pushsimDelivery(both: false), CommonOptions.seed,
+                    pushsimDelivery(both: false), pushsimRunSeed,
                 ] + pushsimDeliveryOverrides + pushsimClient + pushsimTimelineOutput
                     + CommonOptions.diagnostics(sipTrace: true),
                 examples: [
@@ -169,7 +180,7 @@ extension ToolSpecs {
                     window ran out); "first_failed_seed" replays with run NAME --delivery field --seed SEED.
                     """,
                 options: [
-                    pushsimPolicy, pushsimStrikeLimit, CommonOptions.seed, pushsimDelivery(both: true),
+                    pushsimPolicy, pushsimStrikeLimit, pushsimRunSeed, pushsimDelivery(both: true),
                     .value(
                         "field-runs", valueName: "n", kind: .int(1...10_000), default: "20",
                         help: "Seeds per scenario under the field delivery model."),
@@ -202,7 +213,7 @@ extension ToolSpecs {
                     case (its scenario is fuzz:SEED for run), then a "verdict" line with the simulated event count.
                     """,
                 options: [
-                    .value("seed", valueName: "n", kind: .int(CommonOptions.seedRange), default: "1", help: "Seed of the first scenario."),
+                    pushsimSeed("Seed of the fuzz run (0…2^64−1); each failing case prints its own case seed."),
                     .value("count", valueName: "n", kind: .int(0...1_000_000), default: "1000", help: "How many scenarios to run."),
                     pushsimPolicy,
                 ] + pushsimClient + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
