@@ -100,7 +100,7 @@ let package = Package(
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
-        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
+        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT", "HTTPLite"]),
@@ -127,12 +127,12 @@ let package = Package(
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
-        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
+        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
