@@ -111,7 +111,7 @@ let package = Package(
         tests(
             "SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL", "ToolSupport", "HTTPLite", "Media"],
             resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT", "AstraJSON"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
@@ -127,7 +127,7 @@ let package = Package(
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
-        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics"]),
+        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 

@@ -24,6 +24,8 @@ final class KamailioServer: Sendable {
     let rtpengineFlags: String?
     /// TCP/TLS/WS worker processes (KAMAILIO_TCP_CHILDREN), nil: the script's default.
     let tcpChildren: Int?
+    /// Validity of the throw-away certificates in days (KAMAILIO_CERT_DAYS), nil: the script's default.
+    let certificateDays: Int?
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -34,9 +36,10 @@ final class KamailioServer: Sendable {
 
     private init(
         base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil
+        tcpChildren: Int? = nil, certificateDays: Int? = nil
     ) {
         self.tcpChildren = tcpChildren
+        self.certificateDays = certificateDays
         self.wakeGateway = wakeGateway
         self.rtpengine = rtpengine
         self.rtpengineFlags = rtpengineFlags
@@ -50,14 +53,14 @@ final class KamailioServer: Sendable {
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
     static func start(
         natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil
+        tcpChildren: Int? = nil, certificateDays: Int? = nil
     ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
             let base = TestPorts.random(alignment: 4, span: 4)
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
-                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren)
+                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren, certificateDays: certificateDays)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -78,6 +81,7 @@ final class KamailioServer: Sendable {
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
             "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
             "KAMAILIO_TCP_CHILDREN": tcpChildren.map(String.init),
+            "KAMAILIO_CERT_DAYS": certificateDays.map(String.init),
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
         ]
         return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")

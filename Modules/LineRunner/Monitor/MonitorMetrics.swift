@@ -3,7 +3,7 @@ import SIPCore
 
 /// The metric families of `astra-register --monitor` and how a line's health lands in them.
 ///
-/// Names in base units with the conventional suffixes, after blackbox_exporter's probe model
+/// Names in base units with the conventional suffixes, in the probe style
 /// (`probe_success`, `probe_ssl_earliest_cert_expiry` as a Unix time): every series of a line
 /// carries `line` (its name from the lines file), `transport` and `server` (`host:port`) and
 /// nothing else — never a password, Call-ID or user-supplied free text. Failures carry one more
