@@ -8,6 +8,9 @@
 /// control character in a string is refused, lone surrogates are refused (§8.2), strings must be
 /// valid UTF-8 (§8.1). Numbers keep their literal (``JSONNumber``). Duplicate keys are kept in
 /// order (§4 leaves them to the implementation); lookup takes the last, as JavaScript does.
+/// Input from outside that configures something (a line, an API body, a token) is read with
+/// ``Limits/uniqueKeys`` instead: a repeated member name is refused, so no reader depends on
+/// which of two values a parser happens to keep (RFC 8259 §4: names SHOULD be unique).
 public struct JSONParser {
     /// How much a text may ask of the parser.
     public struct Limits: Sendable, Hashable {
@@ -17,14 +20,24 @@ public struct JSONParser {
         /// Bytes of text, whitespace included. The callers' own limits (a line file, an HTTP
         /// body) are smaller; this is the backstop for a reader that has none.
         public var maxBytes: Int
+        /// Refuse an object that names a member twice (``JSONParseError/Code/duplicateKey``,
+        /// naming it). RFC 8259 §4 says names SHOULD be unique and leaves repeats to the
+        /// implementation: two readers of `{"user":"1001","user":"1002"}` may disagree on the
+        /// user, and a check made on one value may not hold for the other. Off by default
+        /// (trace and load files keep what they were given); on for lines, API bodies, tokens.
+        public var uniqueKeys: Bool
 
-        public init(maxDepth: Int = 64, maxBytes: Int = 16 << 20) {
+        public init(maxDepth: Int = 64, maxBytes: Int = 16 << 20, uniqueKeys: Bool = false) {
             self.maxDepth = maxDepth
             self.maxBytes = maxBytes
+            self.uniqueKeys = uniqueKeys
         }
 
-        /// The defaults: depth 64, 16 MiB.
+        /// The defaults: depth 64, 16 MiB, repeated names kept.
         public static let standard = Limits()
+        /// The defaults with repeated member names refused: how lines, platform API answers
+        /// and JWTs are read.
+        public static let uniqueKeys = Limits(uniqueKeys: true)
     }
 
     let bytes: [UInt8]
@@ -93,6 +106,26 @@ public struct JSONParser {
         return "0x" + (hex.count < 2 ? "0" : "") + hex
     }
 
+    /// True when `key` is already a member of `object` (``Limits/uniqueKeys``).
+    static func repeats(_ key: String, in object: JSONObject, seen: inout Set<String>) -> Bool {
+        if object.entries.count < 16 { return object.entries.contains { $0.key == key } }
+        if seen.isEmpty { seen = Set(object.entries.map(\.key)) }
+        return !seen.insert(key).inserted
+    }
+
+    /// A member name for an error message: at most 40 characters, JSON-quoted (controls
+    /// escaped) and C1 controls replaced, so a hostile name neither floods nor drives a terminal.
+    static func shownKey(_ key: String) -> String {
+        var cut = ""
+        var count = 0
+        for scalar in key.unicodeScalars {
+            if count == 40 { break }
+            cut.unicodeScalars.append((0x80...0x9F).contains(scalar.value) ? "?" : scalar)
+            count += 1
+        }
+        return JSONString.quoted(cut) + (count < key.unicodeScalars.count ? "…" : "")
+    }
+
     mutating func literal(_ word: StaticString) throws(JSONParseError) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("expected \(word)") }
@@ -112,6 +145,9 @@ public struct JSONParser {
         defer { depth -= 1 }
         index += 1
         var object = JSONObject()
+        // Only when refusing repeats: a line's dozen members are compared in place; past 16 a
+        // hash set of the names keeps a hostile object of many members linear.
+        var seen = Set<String>()
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -120,7 +156,11 @@ public struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key string") }
+            let keyStart = index
             let key = try parseString()
+            if limits.uniqueKeys, Self.repeats(key, in: object, seen: &seen) {
+                throw JSONParseError(.duplicateKey, at: keyStart, "member \(Self.shownKey(key)) given twice")
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1

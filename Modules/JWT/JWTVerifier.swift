@@ -142,12 +142,17 @@ public struct JWTVerifier: Sendable {
     }
 
     static func object(_ part: ArraySlice<UInt8>, _ what: String) throws(JWTError) -> JSONValue {
-        guard let bytes = Base64URL.decode(String(decoding: part, as: UTF8.self)),
-            let json = try? JSONValue.parse(bytes), case .object(let members) = json
-        else { throw JWTError(.malformed, "\(what) is not a base64url JSON object") }
-        guard Set(members.map(\.key)).count == members.count else {
-            throw JWTError(.malformed, "\(what) repeats a member name")
+        guard let bytes = Base64URL.decode(String(decoding: part, as: UTF8.self)) else {
+            throw JWTError(.malformed, "\(what) is not a base64url JSON object")
         }
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(bytes, limits: .uniqueKeys)
+        } catch {
+            if error.code == .duplicateKey { throw JWTError(.malformed, "\(what) repeats a member name") }
+            throw JWTError(.malformed, "\(what) is not a base64url JSON object")
+        }
+        guard case .object = json else { throw JWTError(.malformed, "\(what) is not a base64url JSON object") }
         return json
     }
 

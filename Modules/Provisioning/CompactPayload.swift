@@ -7,7 +7,8 @@ import SIPCore
 /// One-letter keys keep codes small (a typical line fits a version 6–8 symbol at level M);
 /// values are UTF-8 with `%`, `;` and control characters %-escaped (RFC 3986 §2.1). Fields at
 /// their default (transport udp) are left out. Unknown keys are ignored for forward compatibility;
-/// a newer prefix (`astra2:`) is refused.
+/// a newer prefix (`astra2:`) is refused, and so is a key given twice (`u=1001;u=1002`), as a
+/// line JSON with a repeated member is.
 public enum CompactPayload {
     public static let prefix = "astra1:"
 
@@ -61,6 +62,7 @@ public enum CompactPayload {
         // canonical equivalence, and U+037E GREEK QUESTION MARK is equivalent to `;`, so a
         // value holding it (left unescaped by ``escape(_:)``) was cut in two.
         let fields = Substring(text).unicodeScalars.dropFirst(prefix.unicodeScalars.count)
+        var seen: Set<String> = []
         for scalars in fields.split(separator: ";") {
             let part = Substring(scalars)
             guard let eq = scalars.firstIndex(of: "=") else {
@@ -68,6 +70,9 @@ public enum CompactPayload {
             }
             let key = String(Substring(scalars[..<eq]))
             guard let field = keys.first(where: { $0.1 == key })?.0 else { continue }
+            guard seen.insert(key).inserted else {
+                throw ProvisioningError(.notALine, "payload field \"\(key)\" (\(field.rawValue)) given twice")
+            }
             let value = try unescape(Substring(scalars[scalars.index(after: eq)...]))
             switch field {
             // A number literal as a number; anything else as text, which the line model refuses

@@ -142,7 +142,8 @@ enum PlatformCredentials {
 enum PlatformJSON {
     static func value(_ body: [UInt8], what: String) throws(PlatformError) -> JSONValue {
         do {
-            return try JSONValue.parse(body)
+            // What the platform returns is input from outside like a code: no repeated names.
+            return try JSONValue.parse(body, limits: .uniqueKeys)
         } catch {
             throw PlatformError(.badResponse, "\(what): response is not JSON (\(error))")
         }

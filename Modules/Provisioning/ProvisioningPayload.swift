@@ -39,7 +39,8 @@ public enum ProvisioningPayload {
         if text.hasPrefix("{") {
             let object: JSONValue
             do {
-                object = try JSONValue.parse(text)
+                // A code is input from outside: a member named twice is refused, not resolved.
+                object = try JSONValue.parse(text, limits: .uniqueKeys)
             } catch {
                 throw ProvisioningError(.notALine, "the code holds text that is not a line (\(error))")
             }

@@ -176,6 +176,7 @@ package struct ClientBridge: Sendable {
         if let known = uuidOf[name] { return known }
         try checkName(name, table: uuidOf.count, what: what)
         let uuid = ctx.newCallUUID()
+        ctx.uuidNames[uuid] = name
         uuidOf[name] = uuid
         uuidName[uuid] = name
         return uuid

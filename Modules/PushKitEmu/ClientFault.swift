@@ -10,6 +10,9 @@ public struct ClientFault: Error, Sendable, Hashable, CustomStringConvertible {
         case exited = "client_exited"
         /// The answer is not JSON, not the expected object, or names an unknown op or value.
         case badAnswer = "client_bad_answer"
+        /// A line nobody asked for: a second answer to one callback (every later answer would be
+        /// read as the answer to the callback before it), or a line before any callback.
+        case unsolicitedAnswer = "client_unsolicited_answer"
     }
 
     /// The kind (equality is on it).
@@ -32,6 +35,7 @@ public struct ClientFault: Error, Sendable, Hashable, CustomStringConvertible {
         case .noAnswer: .clientNoAnswer
         case .exited: .clientExited
         case .badAnswer: .clientBadAnswer
+        case .unsolicitedAnswer: .clientUnsolicitedAnswer
         }
     }
 }

@@ -3,7 +3,7 @@ import AstraJSON
 /// The client protocol's lines as JSON (docs/pushkit-emulator.md "Bring your own client"):
 /// writing uses ``JSONLine`` (fixed key order), reading uses AstraJSON's one parser and its
 /// `Decodable` reader with snake_case keys — the same reader as scenario files.
-enum ClientWire {
+package enum ClientWire {
     static let decoder = JSONValueDecoder(convertFromSnakeCase: true)
 
     /// Decodes one line; a decoding failure becomes a ``ClientFault`` of kind `badAnswer`
@@ -23,7 +23,7 @@ enum ClientWire {
     }
 
     /// At most 80 bytes of `line`, for an error message (control bytes shown as `?`).
-    static func excerpt(_ line: [UInt8]) -> String {
+    package static func excerpt(_ line: [UInt8]) -> String {
         let shown = line.prefix(80).map { $0 < 0x20 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
         return JSONLine.quote(String(decoding: shown, as: UTF8.self)) + (line.count > 80 ? "…" : "")
     }

@@ -23,6 +23,8 @@ public struct FuzzReport: Sendable {
     public var failures: [FuzzFailure]
     /// How many cases failed in all.
     public var failingCases = 0
+    /// How many cases ran (fewer than `count` when the client broke the protocol).
+    public var casesRun = 0
     /// The client process broke the client protocol; the run stopped at that case.
     public var clientFailure: ClientFault?
 }

@@ -84,10 +84,13 @@ public enum Fuzzer {
 
     /// Runs `count` random cases with a fresh policy from `source` each; stops collecting failures
     /// after `maxFailures`.
-    public static func run<S: PolicySource>(seed: UInt64, count: Int, source: S, maxFailures: Int = 20) -> FuzzReport {
-        run(seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures) {
-            source.failure
-        }
+    /// `onFailure` sees each failing case kept, as soon as it failed.
+    public static func run<S: PolicySource>(
+        seed: UInt64, count: Int, source: S, maxFailures: Int = 20, onFailure: (FuzzFailure) -> Void = { _ in }
+    ) -> FuzzReport {
+        run(
+            seed: seed, count: count, policy: { source.policy(for: $0) }, maxFailures: maxFailures,
+            failure: { source.failure }, onFailure: onFailure)
     }
 
     /// Runs `count` random cases with `policy`; stops collecting failures after `maxFailures`,
@@ -95,13 +98,14 @@ public enum Fuzzer {
     /// policy's source saw outside a callback).
     public static func run<P: PushClientPolicy>(
         seed: UInt64, count: Int, policy: (Scenario) -> P,
-        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }
+        maxFailures: Int = 20, failure: () -> ClientFault? = { nil }, onFailure: (FuzzFailure) -> Void = { _ in }
     ) -> FuzzReport {
         var report = FuzzReport(seed: seed, count: count, events: 0, failures: [])
         for index in 0..<count {
             let cs = caseSeed(seed, index)
             let scenario = scenario(caseSeed: cs)
             var sim = Simulation(scenario: scenario, policy: policy(scenario), sink: CountingSink(), seed: cs)
+            report.casesRun += 1
             sim.run()
             report.events += sim.processed
             var violations = sim.checker.violations
@@ -112,8 +116,10 @@ public enum Fuzzer {
             guard !violations.isEmpty else { continue }
             report.failingCases += 1
             if report.failures.count < maxFailures {
-                report.failures.append(
-                    FuzzFailure(index: index, caseSeed: cs, delivery: delivery(of: scenario), violations: violations))
+                let failure = FuzzFailure(
+                    index: index, caseSeed: cs, delivery: delivery(of: scenario), violations: violations)
+                report.failures.append(failure)
+                onFailure(failure)
             }
             if let fault = sim.clientFailure {
                 report.clientFailure = fault

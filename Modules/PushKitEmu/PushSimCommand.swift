@@ -2,17 +2,19 @@
 package enum PushSimCommand {
     /// Runs `command` (`run`, `check`, `fuzz`) with the preset policy of `options`; `scenario` is
     /// `run`'s argument; `load` reads a scenario file (`-` = standard input, the caller decides).
+    /// `emit` gets each stdout line the moment it is made (the tool prints and flushes it: a
+    /// client that hangs, or a `timeout` that stops a `check`, leaves every line made so far).
     public static func execute(
         _ command: String, scenario argument: String?, options: PushSimOptions,
-        load: (String) throws -> [UInt8]
+        load: (String) throws -> [UInt8], emit: (String) -> Void = { _ in }
     ) -> PushSimOutput {
-        execute(command, scenario: argument, options: options, source: options.policy, load: load)
+        execute(command, scenario: argument, options: options, source: options.policy, load: load, emit: emit)
     }
 
     /// Runs `command` with the policies of `source` (a preset, a Swift policy, a client process).
     public static func execute<S: PolicySource>(
         _ command: String, scenario argument: String?, options: PushSimOptions, source: S,
-        load: (String) throws -> [UInt8]
+        load: (String) throws -> [UInt8], emit: (String) -> Void = { _ in }
     ) -> PushSimOutput {
         switch command {
         case "run":
@@ -36,7 +38,8 @@ package enum PushSimCommand {
                 } else {
                     scenario = delivery.apply(to: scenario, overrides: options.overrides)
                 }
-                return run(scenario, source: source, seed: seed, format: options.format, delivery: delivery)
+                return run(
+                    scenario, source: source, seed: seed, format: options.format, delivery: delivery, emit: emit)
             } catch {
                 return usage(error.reason)
             }
@@ -45,10 +48,12 @@ package enum PushSimCommand {
             return check(
                 source: source, seed: options.seed, format: options.format, strikeLimit: options.strikeLimit,
                 deliveries: options.deliveries.isEmpty ? DeliveryModel.allCases : options.deliveries,
-                fieldRuns: options.fieldRuns, overrides: options.overrides, options: options)
+                fieldRuns: options.fieldRuns, overrides: options.overrides, options: options, emit: emit)
         case "fuzz":
             guard options.count >= 0 else { return usage("--count must not be negative") }
-            return fuzz(seed: options.seed, count: options.count, source: source, format: options.format, options: options)
+            return fuzz(
+                seed: options.seed, count: options.count, source: source, format: options.format, options: options,
+                emit: emit)
         default:
             return usage("unknown command '\(command)' (run, check, fuzz)")
         }
@@ -102,16 +107,22 @@ package enum PushSimCommand {
         return try Scenario.decode(json: bytes)
     }
 
-    /// `run SCENARIO`: the timeline and a verdict line.
+    /// `run SCENARIO`: the timeline, line by line as the run makes it, and a verdict line. A
+    /// client that broke the protocol gets one stderr line saying what and where the run stopped.
     public static func run<S: PolicySource>(
-        _ scenario: Scenario, source: S, seed: UInt64, format: Format, delivery: DeliveryModel = .ideal
+        _ scenario: Scenario, source: S, seed: UInt64, format: Format, delivery: DeliveryModel = .ideal,
+        emit: (String) -> Void = { _ in }
     ) -> PushSimOutput {
-        let report = ScenarioRunner.run(scenario, source: source, seed: seed)
         var out = PushSimOutput()
-        for (t, event) in report.timeline { out.stdout.append(render(event.jsonLine(t: t), format)) }
-        out.stdout.append(render(verdictLine(report, delivery: delivery), format))
-        if let fault = report.clientFailure { out.stderr.append("client '\(report.policy)': \(fault.detail)") }
-        if !report.passed {
+        let report = ScenarioRunner.run(scenario, source: source, seed: seed) { t, event, names in
+            out.print(render(event.jsonLine(t: t, uuidNames: names), format), emit)
+        }
+        out.print(render(verdictLine(report, delivery: delivery), format), emit)
+        if let fault = report.clientFailure {
+            out.stderr.append(
+                "client '\(report.policy)': \(fault.detail) (\(report.scenario) stopped at \(report.endTime) ms)")
+            out.exitCode = exitViolation
+        } else if !report.passed {
             out.stderr.append("\(report.scenario) with \(report.policy): " + summary(report))
             out.exitCode = exitViolation
         }
@@ -121,125 +132,6 @@ package enum PushSimCommand {
     /// `run` with a preset policy.
     public static func run(_ scenario: Scenario, policy: PolicyChoice, seed: UInt64, format: Format) -> PushSimOutput {
         run(scenario, source: policy, seed: seed, format: format)
-    }
-
-    /// `check`: every built-in under each delivery model (ideal: one run each; field: `fieldRuns`
-    /// seeds each); exit 1 naming the rules broken.
-    public static func check<S: PolicySource>(
-        source: S, seed: UInt64, format: Format, strikeLimit: Int? = nil,
-        deliveries: [DeliveryModel] = DeliveryModel.allCases, fieldRuns: Int = 20,
-        overrides: DeliveryOverrides = DeliveryOverrides(), options: PushSimOptions = PushSimOptions()
-    ) -> PushSimOutput {
-        var out = PushSimOutput()
-        var rules = Set<RuleID>()
-        var failed: [String] = []
-        var count = 0
-        var clientFailure: ClientFault?
-        func prepared(_ builtIn: Scenario, _ delivery: DeliveryModel) -> Scenario {
-            var scenario = builtIn
-            if let strikeLimit { scenario.settings.strikeThreshold = strikeLimit }
-            return delivery.apply(to: scenario, overrides: overrides)
-        }
-        runs: for delivery in deliveries {
-            for builtIn in BuiltInScenarios.all {
-                if clientFailure != nil { break runs }
-                count += 1
-                let scenario = prepared(builtIn, delivery)
-                if delivery == .ideal {
-                    let report = ScenarioRunner.run(scenario, source: source, seed: seed)
-                    out.stdout.append(render(verdictLine(report, event: "scenario", delivery: delivery), format))
-                    rules.formUnion(report.rulesBroken)
-                    if !report.passed { failed.append(report.scenario) }
-                    clientFailure = report.clientFailure
-                } else {
-                    let field = ScenarioRunner.runField(scenario, source: source, seed: seed, runs: fieldRuns)
-                    out.stdout.append(render(fieldLine(field, policy: source.name, options: options), format))
-                    rules.formUnion(field.rules)
-                    if !field.passed { failed.append("\(field.scenario)@\(delivery.rawValue)") }
-                    clientFailure = field.clientFailure
-                }
-            }
-        }
-        let names = rules.sorted().map(\.rawValue)
-        var line = JSONLine(event: "verdict", t: 0)
-        line.add("command", "check")
-        line.add("policy", source.name)
-        line.add("ok", failed.isEmpty)
-        line.add("delivery", deliveries.map(\.rawValue))
-        line.add("scenarios", count)
-        line.add("failed", failed)
-        line.add("rules", names)
-        if let clientFailure { line.add("client_error", clientFailure.detail) }
-        out.stdout.append(render(line.string, format))
-        if let clientFailure {
-            out.stderr.append("client '\(source.name)': \(clientFailure.detail) (check stopped)")
-        }
-        if !failed.isEmpty {
-            out.exitCode = exitViolation
-            let broken = names.isEmpty ? "no rule (outcomes differ)" : names.joined(separator: ", ")
-            out.stderr.append(
-                "check: policy \(source.name) broke \(broken) in \(failed.count) of \(count) scenarios: \(failed.joined(separator: ", "))"
-            )
-        }
-        return out
-    }
-
-    /// `check` with a preset policy.
-    public static func check(
-        policy: PolicyChoice, seed: UInt64, format: Format, strikeLimit: Int? = nil,
-        deliveries: [DeliveryModel] = DeliveryModel.allCases, fieldRuns: Int = 20
-    ) -> PushSimOutput {
-        var options = PushSimOptions()
-        options.policy = policy
-        return check(
-            source: policy, seed: seed, format: format, strikeLimit: strikeLimit, deliveries: deliveries,
-            fieldRuns: fieldRuns, options: options)
-    }
-
-    /// `fuzz --seed S --count N`.
-    public static func fuzz<S: PolicySource>(
-        seed: UInt64, count: Int, source: S, format: Format, options: PushSimOptions = PushSimOptions()
-    ) -> PushSimOutput {
-        let report = Fuzzer.run(seed: seed, count: count, source: source)
-        var out = PushSimOutput()
-        for failure in report.failures {
-            var line = JSONLine(event: "fuzz_failure", t: failure.violations.first?.t ?? 0)
-            line.add("index", failure.index)
-            line.add("scenario", "fuzz:\(failure.caseSeed)")
-            line.add("delivery", failure.delivery.rawValue)
-            line.add("seed", String(failure.caseSeed))
-            line.add("rules", Array(Set(failure.violations.map(\.rule))).sorted().map(\.rawValue))
-            line.add("kinds", failure.violations.map(\.kind.rawValue))
-            line.add("replay", replayCommand("fuzz:\(failure.caseSeed)", options))
-            out.stdout.append(render(line.string, format))
-        }
-        var line = JSONLine(event: "verdict", t: 0)
-        line.add("command", "fuzz")
-        line.add("policy", source.name)
-        line.add("seed", String(seed))
-        line.add("count", count)
-        line.add("events", report.events)
-        line.add("failing_cases", report.failingCases)
-        line.add("ok", report.failingCases == 0)
-        if let fault = report.clientFailure { line.add("client_error", fault.detail) }
-        out.stdout.append(render(line.string, format))
-        if let fault = report.clientFailure {
-            out.stderr.append("client '\(source.name)': \(fault.detail) (fuzz stopped)")
-        }
-        if report.failingCases > 0 {
-            out.exitCode = exitViolation
-            out.stderr.append(
-                "fuzz: \(report.failingCases) of \(count) cases broke an invariant; each fuzz_failure line's replay command reproduces it"
-            )
-        }
-        return out
-    }
-
-    /// `fuzz` with a preset policy.
-    public static func fuzz(seed: UInt64, count: Int, policy: PolicyChoice, format: Format) -> PushSimOutput {
-        var options = PushSimOptions()
-        options.policy = policy
-        return fuzz(seed: seed, count: count, source: policy, format: format, options: options)
     }
 
     /// One `check` line for a scenario under the field model.

@@ -14,6 +14,13 @@ package struct PushSimOutput: Sendable, Hashable {
         self.exitCode = exitCode
     }
 
+    /// Adds a stdout line and hands it to `emit` at once (the tool prints it then: a line per
+    /// step or scenario, never all at the end).
+    package mutating func print(_ line: String, _ emit: (String) -> Void) {
+        stdout.append(line)
+        emit(line)
+    }
+
     /// Whether this is a usage error (bad arguments, unknown or unreadable scenario): exit 64.
     public var isUsageError: Bool { exitCode == PushSimCommand.exitUsage }
 }

@@ -20,6 +20,8 @@ public struct ScenarioReport: Sendable {
     public var endTime: Int64
     /// The client process broke the client protocol; the run stopped there.
     public var clientFailure: ClientFault?
+    /// The client's own strings for its CallKit UUIDs (``Simulation/uuidNames``).
+    public var uuidNames: [Int32: String] = [:]
 
     /// Whether the outcomes match the expectation (true when none is stated). A call expected to
     /// connect (or be cancelled) that failed over because its push could not reach the app within

@@ -1,19 +1,42 @@
 /// Runs scenarios with a policy and collects ``ScenarioReport``s.
 public enum ScenarioRunner {
-    /// Runs `scenario` with any policy.
-    public static func run<P: PushClientPolicy>(_ scenario: Scenario, policy: P, seed: UInt64 = 1) -> ScenarioReport {
+    /// A timeline event as it happens: time, event, the client's UUID names so far.
+    public typealias EventHandler = (_ t: Int64, _ event: TimelineEvent, _ uuidNames: [Int32: String]) -> Void
+
+    /// Runs `scenario` with any policy; `onEvent` sees each timeline event as soon as the step
+    /// that made it is over (so a tool can print while a client process is still thinking).
+    public static func run<P: PushClientPolicy>(
+        _ scenario: Scenario, policy: P, seed: UInt64 = 1, onEvent: EventHandler = { _, _, _ in }
+    ) -> ScenarioReport {
         var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed)
-        sim.run()
+        var shown = 0
+        while sim.step() {
+            while shown < sim.sink.events.count {
+                let (t, event) = sim.sink.events[shown]
+                onEvent(t, event, sim.uuidNames)
+                shown += 1
+            }
+        }
         return ScenarioReport(
             scenario: scenario.name, policy: policy.name, timeline: sim.sink.events,
             violations: sim.checker.violations, outcomes: sim.outcomes, expected: scenario.expect,
             excused: sim.excused, events: sim.processed, endTime: sim.sink.events.last?.t ?? sim.now,
-            clientFailure: sim.clientFailure)
+            clientFailure: sim.clientFailure, uuidNames: sim.uuidNames)
     }
 
     /// Runs `scenario` with a fresh policy from `source` (named by the source).
-    public static func run<S: PolicySource>(_ scenario: Scenario, source: S, seed: UInt64 = 1) -> ScenarioReport {
-        var report = run(scenario, policy: source.policy(for: scenario), seed: seed)
+    public static func run<S: PolicySource>(
+        _ scenario: Scenario, source: S, seed: UInt64 = 1, onEvent: EventHandler = { _, _, _ in }
+    ) -> ScenarioReport {
+        let policy = source.policy(for: scenario)
+        if let fault = source.failure {
+            // The client broke the protocol before the run began (its answer to `reset`): nothing ran.
+            return ScenarioReport(
+                scenario: scenario.name, policy: source.name, timeline: [],
+                violations: [Violation(fault.violationKind, t: 0)], outcomes: [], expected: scenario.expect,
+                events: 0, endTime: 0, clientFailure: fault)
+        }
+        var report = run(scenario, policy: policy, seed: seed, onEvent: onEvent)
         report.policy = source.name
         if report.clientFailure == nil, let fault = source.failure {
             report.clientFailure = fault

@@ -79,14 +79,24 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
 
     /// Runs until nothing is pending or the horizon (last step + 60 s) passes.
     public mutating func run() {
-        while clientFailure == nil, let (t, event) = queue.pop() {
-            if t > horizonMs { break }
-            now = t
-            processed &+= 1
-            handle(event)
-            flushViolations()
-        }
+        while step() {}
     }
+
+    /// Handles the next event; `false` when the run is over (nothing pending, past the horizon,
+    /// or the client broke the protocol). `run` is a loop over it; a caller that prints the
+    /// timeline as it grows (`astra-pushsim run`) steps itself.
+    @inline(__always) public mutating func step() -> Bool {
+        guard clientFailure == nil, let (t, event) = queue.pop(), t <= horizonMs else { return false }
+        now = t
+        processed &+= 1
+        handle(event)
+        flushViolations()
+        return true
+    }
+
+    /// The client's own strings for the CallKit UUIDs it reported (client processes name their
+    /// UUIDs; an in-process policy has none): output shows them instead of the emulator's integers.
+    public var uuidNames: [Int32: String] { ctx.uuidNames }
 
     /// Per server call, whether a failover was excused by delivery: the ack window ran out before
     /// the app's push handler could have acked (the push was lost, late, or the app still

@@ -13,12 +13,15 @@ public enum JSONField: Sendable, Hashable {
 
 extension TimelineEvent {
     /// The event as one JSON Lines object (`event`, `t`, then the event's fields). Push tokens
-    /// appear only in redacted form.
-    public func jsonLine(t: Int64) -> String {
+    /// appear only in redacted form. A `uuid` the client named (`uuidNames`, a client process's
+    /// own UUID strings) is printed as that string, so the client can find its call.
+    public func jsonLine(t: Int64, uuidNames: [Int32: String] = [:]) -> String {
         let (name, fields) = jsonFields
         var line = JSONLine(event: name, t: t)
         for (key, value) in fields {
             switch value {
+            case .number(let n) where key == "uuid" && !uuidNames.isEmpty:
+                if let own = Int32(exactly: n).flatMap({ uuidNames[$0] }) { line.add(key, own) } else { line.add(key, n) }
             case .number(let n): line.add(key, n)
             case .text(let s): line.add(key, s)
             case .flag(let b): line.add(key, b)
@@ -153,6 +156,7 @@ extension ViolationKind {
         case .clientNoAnswer: "the client process did not answer the callback within --client-timeout-ms"
         case .clientExited: "the client process exited instead of answering the callback"
         case .clientBadAnswer: "the client process answered with a line that is not a valid answer"
+        case .clientUnsolicitedAnswer: "the client process wrote an answer line nobody asked for (one line per callback)"
         }
     }
 }

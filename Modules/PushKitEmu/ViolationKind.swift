@@ -36,6 +36,8 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case clientExited = "client_exited"
     /// CLIENT: the client process answered with something that is not a valid answer.
     case clientBadAnswer = "client_bad_answer"
+    /// CLIENT: the client process wrote an answer line nobody asked for (two lines to one callback).
+    case clientUnsolicitedAnswer = "client_unsolicited_answer"
 
     /// The rule this kind belongs to.
     public var rule: RuleID {
@@ -49,7 +51,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake
-        case .clientNoAnswer, .clientExited, .clientBadAnswer: .client
+        case .clientNoAnswer, .clientExited, .clientBadAnswer, .clientUnsolicitedAnswer: .client
         }
     }
 }

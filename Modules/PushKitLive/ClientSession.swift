@@ -140,7 +140,8 @@ public final class ClientSession: Sendable {
         do throws(ClientFault) {
             return .success(try process.exchange(line, callback: callback, timeoutMs: timeoutMs))
         } catch {
-            if error.kind == .noAnswer || error.kind == .badAnswer { process.kill() }
+            // Whatever went wrong, the process group goes: a child still holding the socket too.
+            process.kill()
             return .failure(record(error))
         }
     }

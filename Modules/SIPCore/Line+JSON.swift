@@ -22,10 +22,14 @@ extension Line {
     public static let redactionMarker = Redaction.placeholder
 
     /// Parses and validates a line from JSON text (UTF-8 bytes). Unknown fields are ignored so
-    /// newer writers stay readable; a newer `v` is refused.
+    /// newer writers stay readable; a newer `v` is refused, and so is a member named twice
+    /// (``JSONParser/Limits/uniqueKeys``: which of two users or two `tls_verify` counts must not
+    /// be an accident of the parser).
     public init<Bytes: Collection<UInt8>>(json bytes: Bytes) throws(LineError) {
         let value: JSONValue
-        do { value = try JSONValue.parse(bytes) } catch { throw LineError(.invalidJSON, error.description) }
+        do { value = try JSONValue.parse(bytes, limits: .uniqueKeys) } catch {
+            throw LineError(.invalidJSON, error.description)
+        }
         try self.init(jsonValue: value)
     }
 

@@ -21,6 +21,7 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
     let clientTimeout = Int64(arguments.int("client-timeout-ms") ?? Int(ClientSession.defaultTimeoutMs))
     guard clientTimeout > 0 else { throw ToolError(.usage, "--client-timeout-ms must be positive") }
     let output: PushSimOutput
+    var streamed = false
     if context.subcommand == "live" {
         var options = liveOptions(arguments, format)
         options.overrides = try deliveryOverrides(arguments)
@@ -45,21 +46,24 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
             try InputReader.read(path == "-" ? nil : path, limit: .scenario)
         }
         let command = context.subcommand ?? ""
+        // Each line is written (write(2), no buffer) the moment it is made; svg draws at the end.
+        let emit: (String) -> Void = svg ? { _ in } : { context.output.write($0 + "\n") }
         if let clientCommand {
             let session: ClientSession
             do throws(ClientFault) {
                 session = try ClientSession(command: clientCommand, timeoutMs: clientTimeout, lifetime: .perRun)
             } catch {
-                throw ToolError(.usage, "--client-cmd: \(error.detail)")
+                throw ToolError(.usage, "--client-cmd \(ShellWords.quoted(clientCommand)): \(error.detail)")
             }
             output = PushSimCommand.execute(
                 command, scenario: arguments.string("scenario"), options: options,
-                source: ClientProcessSource(session: session), load: load)
+                source: ClientProcessSource(session: session), load: load, emit: emit)
             session.close()
         } else {
             output = PushSimCommand.execute(
-                command, scenario: arguments.string("scenario"), options: options, load: load)
+                command, scenario: arguments.string("scenario"), options: options, load: load, emit: emit)
         }
+        streamed = !svg
     }
     if output.isUsageError { throw ToolError(.usage, output.stderr.joined(separator: "; ")) }
     if svg {
@@ -71,7 +75,7 @@ await ToolMain.run(ToolSpecs.pushsim) { context in
         } else {
             context.output.write(picture)
         }
-    } else {
+    } else if !streamed {
         for line in output.stdout { context.output.write(line + "\n") }
     }
     for line in output.stderr { context.diagnostics.error(line) }

@@ -112,16 +112,25 @@ public enum LineOptions {
     }
 
     /// The first line object of JSON text: one (possibly pretty-printed) object, or JSON Lines
-    /// of which the first is used and the rest counted.
+    /// of which the first is used and the rest counted. A member named twice is a usage error
+    /// naming it (``JSONParser/Limits/uniqueKeys``), whichever form the text has.
     static func parseLines(_ bytes: [UInt8], name: String) throws(ToolError) -> (JSONObject, Int) {
-        if case .object(let members)? = try? JSONValue.parse(bytes) { return (members, 0) }
+        do {
+            if case .object(let members) = try JSONValue.parse(bytes, limits: .uniqueKeys) { return (members, 0) }
+        } catch where error.code == .duplicateKey {
+            throw .usage("\(name): \(error)")
+        } catch {
+            // Not one value: JSON Lines, read row by row below.
+        }
         let rows = bytes.split(separator: 0x0A).filter { row in
             !row.allSatisfy { $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }
         }
         guard let first = rows.first else { throw ToolError(.unreadableInput, "\(name) holds no line") }
         let parsed: JSONValue
         do {
-            parsed = try JSONValue.parse(first)
+            parsed = try JSONValue.parse(first, limits: .uniqueKeys)
+        } catch where error.code == .duplicateKey {
+            throw .usage("\(name): line: \(error)")
         } catch {
             throw ToolError(.unreadableInput, "\(name): line: \(error)")
         }
