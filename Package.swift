@@ -66,6 +66,8 @@ let package = Package(
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
+        // SQLite: astra-wakegw's durable state (push registrations, limits), WAL, one writer.
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // libre (Baresip's SIP stack): only bench-sip links it, as the parser SIPCore is measured against.
         systemLibrary("CLibre", pkgConfig: "libre", apt: "libre-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
@@ -93,14 +95,14 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
-        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
+        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
@@ -113,7 +115,7 @@ let package = Package(
         tests(
             "SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL", "ToolSupport", "HTTPLite", "Media"],
             resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT", "AstraJSON"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
@@ -130,12 +132,12 @@ let package = Package(
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
-        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
+        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
