@@ -45,6 +45,19 @@ extension ToolSpecs {
             rss_kib_per_line. A dropped connection is a line_dropped event. The soft open-file limit is raised \
             to the hard one when the lines need it.
 
+            Monitor mode (--monitor FILE) keeps every line of the file registered as a phone would (refreshed \
+            before the granted expiry, reconnected with back-off), sends each line's registrar an OPTIONS every \
+            --ping-interval, reads the server certificate's expiry on TLS and WSS, and serves Prometheus metrics \
+            on GET /metrics at --metrics (text format 0.0.4, or OpenMetrics 1.0 when the Accept header asks): \
+            sip_line_up, sip_line_registered, sip_register_duration_seconds and sip_options_duration_seconds \
+            (histograms, 5 ms to 5 s), sip_line_failures_total by cause (timeout, refused, auth, tls_verify, \
+            tls_handshake, dns, closed, websocket, protocol, server_error, rejected) and \
+            sip_tls_certificate_expiry_timestamp_seconds, labelled line, transport and server. A ping that fails \
+            marks the line down and not registered; it registers again once the registrar answers. SIGHUP \
+            re-reads the file (new lines start, removed ones unregister, the others are untouched); \
+            SIGINT/SIGTERM unregister every line and exit 0. Events: monitoring, line_state (line, up, \
+            registered), reloaded, reload_failed, stopped (docs/monitoring.md).
+
             --shard I/N takes every N-th line of the file starting at line I (from 0), so a fleet larger than one \
             machine runs as N processes (a Kubernetes indexed Job, GNU parallel); --merge FILE reads their JSON \
             Lines (concatenated, '-' = standard input) and prints one load_summary: counts and rates summed, \
@@ -104,6 +117,16 @@ extension ToolSpecs {
                 help: "Combine the JSON Lines of several load runs (shards; '-' = standard input) into one "
                     + "load_summary."),
             .value(
+                "monitor", valueName: "file",
+                help: "Monitor mode: keep every line of a JSON Lines file registered (each may have a \"name\", "
+                    + "its metrics label), ping each with OPTIONS and serve Prometheus metrics (--metrics)."),
+            .value(
+                "metrics", valueName: "host:port", default: "127.0.0.1:9779",
+                help: "Monitor mode: where GET /metrics is served (IPv4; port 0 = any free port)."),
+            .value(
+                "ping-interval", valueName: "seconds", kind: .seconds(max: 3600), default: "30",
+                help: "Monitor mode: OPTIONS to each line's registrar this often; each is bounded by --timeout."),
+            .value(
                 "run-timeout", valueName: "seconds", kind: .seconds(),
                 help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
                     + "abandoned, what registered is unregistered, the summary so far is printed (exit 3)."),
@@ -122,6 +145,9 @@ extension ToolSpecs {
                 "Hold 10,000 WSS lines for 60 s as 4 processes, then one summary:",
                 "for i in 0 1 2 3; do astra-register --load fleet.jsonl --fleet --duration 60 --shard $i/4 "
                     + "--concurrency 100 > shard-$i.jsonl & done; wait; cat shard-*.jsonl | astra-register --merge -"),
+            Example(
+                "Watch every line of a file and serve Prometheus metrics on port 9779:",
+                "astra-register --monitor lines.jsonl --metrics 127.0.0.1:9779 --ping-interval 30"),
             Example(
                 "A Nagios/Icinga check: WARNING above 0.5 s, CRITICAL above 2 s:",
                 "astra-register --nagios -w 0.5 -c 2 --line line.json"),
