@@ -142,7 +142,14 @@ extension KamailioPeer {
             // Kamailio back: every line registered again by itself, the same monitor process.
             let (started, startLog) = server.script("start", natping: 5)
             #expect(started == 0, "\(startLog)")
-            let recovered = await eventually(timeout: .seconds(40), every: .milliseconds(250)) {
+            // UDP: the first answered OPTIONS registers again at once, not at the next refresh
+            // (the binding's refresh is ~50 s away): within two ping intervals plus the timeout, and slack.
+            let restartedAt = clock.now
+            let udpBack = await eventually(timeout: bound + .seconds(7), every: .milliseconds(100)) {
+                MonitorRig.sample(await scrape(), "sip_line_registered", ["line": "udp-1"]) == 1
+            }
+            #expect(udpBack, "udp-1 not registered \(restartedAt.duration(to: clock.now)) after the restart")
+            let recovered = await eventually(timeout: .seconds(30), every: .milliseconds(250)) {
                 await server2.query("sip_line_registered") == ["udp-1": 1, "tls-1": 1, "wss-1": 1]
             }
             let final = await scrape()
