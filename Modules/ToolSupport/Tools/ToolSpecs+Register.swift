@@ -20,11 +20,14 @@ extension ToolSpecs {
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
 
             Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \
-            --duration), prints a line_result event per line and a load_summary at the end (lines, registered, \
-            failed, abandoned, not_started, stopped: completed, duration, run_timeout or signal, concurrency, \
-            rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). Progress (done/total, rate, failures, \
-            median latency) is refreshed on stderr about once a second when it is a terminal, and printed as \
-            progress events (done, total, failed, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
+            --duration), prints a line_result event per line and a load_summary at the end (lines, planned, \
+            started, done, registered, failed, abandoned, not_started, stopped: completed, duration, run_timeout \
+            or signal, concurrency, rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). planned is the \
+            file's lines, or with --duration the rate times the duration (null without --rate, and then \
+            not_started is null too); started = done + abandoned, done = registered + failed, not_started = \
+            planned - started. Progress uses the same counts: refreshed on stderr about once a second when it \
+            is a terminal (the line results are written above it, and the last one has the final counts), and \
+            printed as progress events (the same counts, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
             --run-timeout) stop new registrations, abandon those in flight, unregister what was registered and \
             print the summary so far; a second signal skips the unregistering. The exit code of a load run: 3 \
             at the run timeout, else the finished lines decide (abandoned and never-started lines count neither \
@@ -42,7 +45,9 @@ extension ToolSpecs {
             unregistered, cpu_ms and cpu_ms_per_registration; a fleet also held_at_end, most_held, drops, \
             drop_causes, reconnects, refreshes, refreshes_late (sent over 1 s late or answered after expiry), \
             refresh_failures, refresh_ms, refresh_lateness_ms, keep_alive_pings / _pongs, hold_ms, rss_kib and \
-            rss_kib_per_line. A dropped connection is a line_dropped event. The soft open-file limit is raised \
+            rss_kib_per_line; a fleet's wall_ms is its ramp (every line's first outcome), and its summary in \
+            words gives the ramp, the hold and the hold's figures. A dropped connection is a line_dropped event. \
+            The soft open-file limit is raised \
             to the hard one when the lines need it.
 
             Monitor mode (--monitor FILE) keeps every line of the file registered as a phone would (refreshed \
@@ -65,7 +70,7 @@ extension ToolSpecs {
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
-            .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
+            .flag("keep", help: "Stay registered and refresh until interrupted, then unregister (an unregistered event says so)."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
                 "timeout", valueName: "seconds", kind: .seconds(), default: "10",
