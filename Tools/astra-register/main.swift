@@ -28,6 +28,7 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.rate = arguments.double("rate")
     options.runTimeout = arguments.duration("run-timeout")
     options.duration = arguments.duration("duration")
+    options.insecure = arguments.flag(CommonOptions.Key.insecure)
     if let merge = arguments.string("merge") {
         if arguments.string("load") != nil { throw ToolError(.usage, "--merge combines finished runs; not with --load") }
         return LoadMerge(path: merge, context: context).run()
@@ -46,5 +47,7 @@ await ToolMain.run(ToolSpecs.register) { context in
         return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }
     let line = try LineOptions.resolve(arguments)
-    return await RegisterRun(setup: try LineSetup(line: line), options: options, context: context).run()
+    return await RegisterRun(
+        setup: try LineSetup(line: line, insecure: options.insecure), options: options, context: context
+    ).run()
 }
