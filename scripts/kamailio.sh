@@ -38,6 +38,13 @@
 #                       e.g. "ICE-lite=forward" (with KAMAILIO_RTPENGINE only)
 #   KAMAILIO_OWNER_PID  when set, Kamailio is killed (and its run dir removed) once that
 #                       process is gone: tests pass their own pid so a crash leaves nothing
+#   KAMAILIO_TLS_FRONT  [kamailio] who ends TLS on the WSS port: kamailio, or haproxy — then
+#                       scripts/haproxy.sh terminates TLS on KAMAILIO_WSS_PORT and passes plain
+#                       WS to Kamailio on KAMAILIO_WS_BACKEND_PORT, and Kamailio may run several
+#                       TCP workers (KAMAILIO_TCP_CHILDREN defaults to 4 then): its workers
+#                       never run OpenSSL for WSS phones (docs/kamailio.md "TLS in front of
+#                       Kamailio"). SIP over TLS (KAMAILIO_TLS_PORT) stays Kamailio's.
+#   KAMAILIO_WS_BACKEND_PORT [KAMAILIO_WSS_PORT + 10000] Kamailio's WS listener behind HAProxy
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 sip_port=${KAMAILIO_SIP_PORT:-5060}
@@ -47,7 +54,17 @@ wss_port=${KAMAILIO_WSS_PORT:-8089}
 natping=${KAMAILIO_NATPING:-30}
 tcp_max=${KAMAILIO_TCP_MAX:-2048}
 shm_mb=${KAMAILIO_SHM_MB:-256}
-tcp_children=${KAMAILIO_TCP_CHILDREN:-1}
+tls_front=${KAMAILIO_TLS_FRONT:-kamailio}
+if [[ "$tls_front" != kamailio && "$tls_front" != haproxy ]]; then
+    echo "kamailio.sh: KAMAILIO_TLS_FRONT must be kamailio or haproxy, got '$tls_front'" >&2
+    exit 64
+fi
+if [[ "$tls_front" == haproxy ]]; then
+    tcp_children=${KAMAILIO_TCP_CHILDREN:-4}
+else
+    tcp_children=${KAMAILIO_TCP_CHILDREN:-1}
+fi
+ws_backend_port=${KAMAILIO_WS_BACKEND_PORT:-$((wss_port + 10000))}
 cert_key=${KAMAILIO_CERT_KEY:-ecdsa}
 if [[ "$cert_key" != ecdsa && "$cert_key" != rsa ]]; then
     echo "kamailio.sh: KAMAILIO_CERT_KEY must be ecdsa or rsa, got '$cert_key'" >&2
@@ -88,6 +105,14 @@ if [[ -n "$rtpengine" ]]; then
     fi
 fi
 cfg="$here/config/kamailio/kamailio.cfg"
+# With HAProxy in front, Kamailio's own listener for WSS phones is plain WS on the backend port.
+if [[ "$tls_front" == haproxy ]]; then
+    wss_listen="tcp:127.0.0.1:$ws_backend_port"
+    wss_own_port=$ws_backend_port
+else
+    wss_listen="tls:127.0.0.1:$wss_port"
+    wss_own_port=$wss_port
+fi
 pid_file="$run_dir/kamailio.pid"
 log_file="$run_dir/kamailio.log"
 
@@ -155,7 +180,7 @@ tcp_up() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 port_busy() {
     local p
-    for p in "$sip_port" "$tls_port" "$ws_port" "$wss_port"; do
+    for p in "$sip_port" "$tls_port" "$ws_port" "$wss_port" "$wss_own_port"; do
         if tcp_up "$p"; then echo "$p"; return 0; fi
     done
     return 1
@@ -180,7 +205,7 @@ start() {
         -A "TCP_MAX_CONNECTIONS=$tcp_max" -A "OPEN_FILES_LIMIT=$((tcp_max + 2048))" \
         -A "TCP_CHILDREN=$tcp_children" \
         -l "udp:127.0.0.1:$sip_port" -l "tcp:127.0.0.1:$sip_port" -l "tls:127.0.0.1:$tls_port" \
-        -l "tcp:127.0.0.1:$ws_port" -l "tls:127.0.0.1:$wss_port" \
+        -l "tcp:127.0.0.1:$ws_port" -l "$wss_listen" \
         -A "TLS_CONFIG=\"$run_dir/tls.cfg\"" -A "NATPING_INTERVAL=$natping" ${wake_args[@]+"${wake_args[@]}"} \
         ${rtpengine_args[@]+"${rtpengine_args[@]}"}
     local deadline=$((SECONDS + 30))
@@ -190,8 +215,12 @@ start() {
             tail -n 20 "$log_file" >&2
             return 1
         fi
-        if tcp_up "$sip_port" && tcp_up "$tls_port" && tcp_up "$ws_port" && tcp_up "$wss_port"; then
-            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway}${rtpengine:+, rtpengine $rtpengine} (run dir $run_dir)"
+        if tcp_up "$sip_port" && tcp_up "$tls_port" && tcp_up "$ws_port" && tcp_up "$wss_own_port"; then
+            if [[ "$tls_front" == haproxy ]] && ! start_front; then
+                stop
+                return 1
+            fi
+            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway}${rtpengine:+, rtpengine $rtpengine}$([[ "$tls_front" == haproxy ]] && echo ", TLS for wss by haproxy → ws $ws_backend_port, $tcp_children TCP workers") (run dir $run_dir)"
             return 0
         fi
         sleep 0.1
@@ -200,6 +229,16 @@ start() {
     stop
     return 1
 }
+
+# HAProxy for the WSS port: same certificate, same owner, its run dir inside ours.
+front_env() {
+    HAPROXY_FRONT_PORT=$wss_port HAPROXY_BACKEND="127.0.0.1:$ws_backend_port" \
+        HAPROXY_CERT="$run_dir/server.crt" HAPROXY_KEY="$run_dir/server.key" \
+        HAPROXY_RUN_DIR="$run_dir/haproxy" HAPROXY_OWNER_PID="${KAMAILIO_OWNER_PID:-}" \
+        HAPROXY_MAXCONN=$((tcp_max + 64)) "$here/scripts/haproxy.sh" "$@"
+}
+start_front() { front_env start; }
+stop_front() { [[ "$tls_front" == haproxy ]] && front_env stop || true; }
 
 signal_group() {
     local pid
@@ -239,7 +278,9 @@ hard_kill() {
 
 case "${1:-}" in
     start) start ;;
-    stop) stop ;;
+    # stop ends HAProxy too; kill, freeze and thaw act on Kamailio alone (a crashed or silent
+    # PBX behind a front that stays up, as in a deployment).
+    stop) stop; stop_front ;;
     restart) stop; start ;;
     kill) hard_kill ;;
     freeze) signal_group STOP && log "frozen (SIGSTOP)" ;;
@@ -251,8 +292,9 @@ case "${1:-}" in
         echo "KAMAILIO_WS_PORT=$ws_port"; echo "KAMAILIO_WSS_PORT=$wss_port"
         echo "KAMAILIO_NATPING=$natping"; echo "KAMAILIO_RUN_DIR=$run_dir"
         echo "KAMAILIO_TCP_MAX=$tcp_max"; echo "KAMAILIO_SHM_MB=$shm_mb"; echo "KAMAILIO_TCP_CHILDREN=$tcp_children"
-        echo "KAMAILIO_CERT_KEY=$cert_key"
+        echo "KAMAILIO_CERT_KEY=$cert_key"; echo "KAMAILIO_TLS_FRONT=$tls_front"
+        echo "KAMAILIO_WS_BACKEND_PORT=$ws_backend_port"
         echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
         echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
-    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

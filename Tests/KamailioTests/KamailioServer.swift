@@ -24,6 +24,10 @@ final class KamailioServer: Sendable {
     let rtpengineFlags: String?
     /// TCP/TLS/WS worker processes (KAMAILIO_TCP_CHILDREN), nil: the script's default.
     let tcpChildren: Int?
+    /// HAProxy ends TLS on the WSS port and passes plain WS to Kamailio (KAMAILIO_TLS_FRONT).
+    let haproxyFront: Bool
+    /// Kamailio's own WS listener behind HAProxy (only with ``haproxyFront``).
+    var wsBackendPort: UInt16 { sipPort + 4 }
     var caFile: String { runDir + "/ca.crt" }
 
     static let repoRoot: String = {
@@ -34,9 +38,10 @@ final class KamailioServer: Sendable {
 
     private init(
         base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil
+        tcpChildren: Int? = nil, haproxyFront: Bool = false
     ) {
         self.tcpChildren = tcpChildren
+        self.haproxyFront = haproxyFront
         self.wakeGateway = wakeGateway
         self.rtpengine = rtpengine
         self.rtpengineFlags = rtpengineFlags
@@ -50,14 +55,15 @@ final class KamailioServer: Sendable {
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
     static func start(
         natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil
+        tcpChildren: Int? = nil, haproxyFront: Bool = false
     ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
-            let base = TestPorts.random(alignment: 4, span: 4)
+            // Four ports (SIP, TLS, WS, WSS), five with HAProxy in front (Kamailio's WS backend).
+            let base = haproxyFront ? TestPorts.random(alignment: 8, span: 8) : TestPorts.random(alignment: 4, span: 4)
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
-                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren)
+                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren, haproxyFront: haproxyFront)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -78,6 +84,8 @@ final class KamailioServer: Sendable {
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
             "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
             "KAMAILIO_TCP_CHILDREN": tcpChildren.map(String.init),
+            "KAMAILIO_TLS_FRONT": haproxyFront ? "haproxy" : nil,
+            "KAMAILIO_WS_BACKEND_PORT": haproxyFront ? String(wsBackendPort) : nil,
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
         ]
         return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")

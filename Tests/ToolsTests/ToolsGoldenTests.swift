@@ -181,7 +181,7 @@ import enum SIPCore.AstraVersion
             tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 0,
             stdout: .exact(
                 "{\"event\":\"verdict\",\"t\":0,\"command\":\"fuzz\",\"policy\":\"correct\",\"seed\":\"7\","
-                    + "\"count\":10,\"events\":287,\"failing_cases\":0,\"ok\":true}\n"),
+                    + "\"count\":10,\"cases_run\":10,\"events\":287,\"failing_cases\":0,\"ok\":true}\n"),
             stderr: ""),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["run", "no-such-scenario"], status: 64, stdout: .exact(""),
