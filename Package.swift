@@ -103,7 +103,7 @@ let package = Package(
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
-        module("Torture", ["AstraJSON", "SIPCore"]),
+        module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT", "HTTPLite"]),
 
@@ -129,7 +129,7 @@ let package = Package(
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
-        tests("TortureTests", ["Torture", "SIPCore", "AstraTestSupport"]),
+        tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
@@ -141,6 +141,7 @@ let package = Package(
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
         tool("astra-trace", ["ToolSupport", "Capture"]),
+        tool("astra-torture", ["ToolSupport", "Torture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):
         // libFuzzer in the fuzz build, a replayer of inputs in any other build.
