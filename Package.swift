@@ -151,7 +151,7 @@ let package = Package(
             name: "astra-fuzz",
             dependencies: [
                 "CFuzzer", "COpenSSL", "AstraJSON", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
-                "PushKitEmu", "Capture",
+                "PushKitEmu", "Capture", "Torture",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 
