@@ -4,7 +4,7 @@ import SIPCore
 /// `astra-qr decode FILE…`: every QR code in every image → one line JSON per code on stdout
 /// (exactly the line object of docs/line.md, one per line), or the payload text with `raw`.
 ///
-/// A code is input from outside: one whose line weakens TLS (``SIPCore/Line/weakenedChecks``:
+/// A code is input from outside: one whose line weakens TLS (`Line.weakenedChecks`:
 /// `tls_verify` false, a `ca_file`, a foreign `tls_server_name`) is refused with the reason
 /// unless ``Options/allowInsecure``; then its line carries `"insecure": [fields]`.
 package enum DecodeCommand {

@@ -4,7 +4,7 @@ import SIPCore
 /// signed-in org, ready for `astra-qr encode` or `astra-register`.
 ///
 /// What the platform returns is input from outside, like a code: a line that weakens TLS
-/// (``SIPCore/Line/weakenedChecks``) is refused for its user (exit 1) unless `allowInsecure`,
+/// (`Line.weakenedChecks`) is refused for its user (exit 1) unless `allowInsecure`,
 /// and then printed with `"insecure": [fields]`, as `astra-qr decode` does.
 package enum LinesCommand {
     public static func run(client: PlatformClient, allowInsecure: Bool = false) async -> QRCommandResult {
