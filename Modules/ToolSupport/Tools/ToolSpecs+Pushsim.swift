@@ -85,8 +85,8 @@ extension ToolSpecs {
                 discussion: """
                     Built-in scenarios: killed, background, foreground, locked, offline, reconnect, \
                     reconnect-stored, dead-phone, token-rotated, unknown-origin, cancel-before-wake, \
-                    cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out, \
-                    message. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or the outcomes \
+                    cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, \
+                    strike-out, message. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or the outcomes \
                     differ from the scenario's expect list.
                     """,
                 arguments: [
