@@ -66,6 +66,8 @@ let package = Package(
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
+        // SQLite: astra-wakegw's durable state (push registrations, limits), WAL, one writer.
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         // libre (Baresip's SIP stack): only bench-sip links it, as the parser SIPCore is measured against.
         systemLibrary("CLibre", pkgConfig: "libre", apt: "libre-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
@@ -93,7 +95,7 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
@@ -103,7 +105,7 @@ let package = Package(
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
-        module("Torture", ["AstraJSON", "SIPCore"]),
+        module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
         // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT", "HTTPLite"]),
 
@@ -129,7 +131,7 @@ let package = Package(
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
-        tests("TortureTests", ["Torture", "SIPCore", "AstraTestSupport"]),
+        tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
@@ -141,6 +143,7 @@ let package = Package(
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
         tool("astra-trace", ["ToolSupport", "Capture"]),
+        tool("astra-torture", ["ToolSupport", "Torture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):
         // libFuzzer in the fuzz build, a replayer of inputs in any other build.

@@ -11,7 +11,7 @@ public final class SngrepCollector: @unchecked Sendable {
 
     /// Starts sngrep on a free port below the ephemeral range and waits (up to 10 s) until its
     /// socket shows in /proc/net/udp (``TestPorts/udpBound(_:)``; a probe bind would race its own); `seconds` bounds its whole life (it is interrupted then at the latest).
-    public init(seconds: Int = 60) async throws {
+    public init(seconds: Int = 180) async throws {
         var lastError = "sngrep never bound a port"
         for _ in 0..<5 {
             let port = TestPorts.freeUDP()
@@ -31,11 +31,17 @@ public final class SngrepCollector: @unchecked Sendable {
         throw Tshark.Failure(description: lastError)
     }
 
-    /// Stops sngrep once it has read every HEP packet sent to it (its socket's receive queue is
-    /// empty, bounded by 10 s), then SIGINT to `timeout`, which passes it on; sngrep flushes the
-    /// pcap file. Returns the file's path.
-    public func stop() async throws -> String {
-        _ = await eventually(timeout: .seconds(10)) { TestPorts.udpReceiveQueue(port) ?? 0 == 0 }
+    /// Stops sngrep once its pcap file holds what the test needs, then returns the file's path.
+    ///
+    /// `holds` is asked about the SIP flow written so far (``PcapReader/sipFlow(atPath:)``: the
+    /// method or status code of each message, in file order) until it answers yes or `timeout`
+    /// passes; then SIGINT to `timeout`, which passes it on. sngrep writes and flushes each
+    /// packet as it decodes it, so the file read while it runs is what it has decoded. Having
+    /// *read* every datagram (an empty socket queue) is not that: under load sngrep may have
+    /// taken datagrams off the socket and not yet decoded or written them when it is stopped,
+    /// and SIGINT ends it there. When the bound passes the caller's checks say what is missing.
+    public func stop(once holds: ([String]) -> Bool, timeout: Duration = .seconds(60)) async throws -> String {
+        _ = await eventually(timeout: timeout, every: .milliseconds(50)) { holds(PcapReader.sipFlow(atPath: pcapPath)) }
         child.signal(SIGINT)
         _ = try await child.result()
         return pcapPath

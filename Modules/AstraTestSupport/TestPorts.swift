@@ -89,14 +89,6 @@ extension TestPorts {
         procNetPorts(["udp", "udp6"]).contains { $0.port == port }
     }
 
-    /// The bytes waiting in the receive queue of the UDP socket bound to `port` (nil: none is
-    /// bound): 0 once its owner has read every datagram sent to it, the positive sign that a
-    /// collector (sngrep) has everything before it is stopped.
-    public static func udpReceiveQueue(_ port: UInt16) -> Int? {
-        let queues = procNetPorts(["udp", "udp6"]).filter { $0.port == port }.map(\.receiveQueue)
-        return queues.isEmpty ? nil : queues.reduce(0, +)
-    }
-
     /// Whether some socket listens on TCP `port` (state LISTEN in /proc/net/tcp or tcp6).
     public static func tcpListening(_ port: UInt16) -> Bool {
         procNetPorts(["tcp", "tcp6"]).contains { $0.port == port && $0.state == 0x0A }

@@ -130,10 +130,12 @@ public final class CaptureHub: Sendable {
             if let socket = state.hep {
                 let callID = (try? SIPMessage(parsing: wire.bytes))?.headers.callID
                 if let datagram = configuration.hepEncoder.packet(wire, correlationID: callID) {
-                    do { try socket.send([datagram]) } catch {
+                    do throws(TransportError) { try socket.send([datagram]) } catch {
                         state.hepFailures += 1
                         if state.hepFailures == 1 {
-                            diagnostics?.warning("--hep \(socket.remote): \(error) (further failures not reported)")
+                            diagnostics?.warning(
+                                "--hep \(socket.remote): cannot send to the collector (\(error.reason)): is it "
+                                    + "listening there? Further failures are not reported")
                         }
                     }
                 }

@@ -2,7 +2,8 @@ import SIPDialog
 import SIPTransport
 
 /// Why a line could not register or a call failed, in words a person acts on, with the fix —
-/// for text mode on a terminal (the JSON `reason` keeps the stable machine text). Built from the
+/// for everything a person reads: text mode, the one stderr line in JSON mode and the Nagios
+/// status text (the JSON `reason` keeps the stable machine text). Each hint is said once, here. Built from the
 /// one-line messages the tools already carry: a ``TransportError`` description starts with its
 /// code (`connectFailed [TCP 127.0.0.1:1]: connect(): Connection refused`), a
 /// ``RegistrationFailure`` names the status.
@@ -22,7 +23,12 @@ public enum FailureWords {
             case .connectTimeout:
                 return "no connection to \(at) within the timeout: a wrong address, or a firewall dropping \(transport)"
             case .certificateVerificationFailed:
-                return "the server's certificate is not trusted (\(detail)): pass --ca-file with the CA that signed "
+                let why = certificateReason(detail)
+                if why.hasPrefix("hostname mismatch") || why.hasPrefix("IP address mismatch") {
+                    return "the server's certificate is not for \(setup.target.host) (\(why)): connect by the name in "
+                        + "the certificate (--server), or give it as tls_server_name in the line"
+                }
+                return "the server's certificate is not trusted (\(why)): pass --ca-file with the CA that signed "
                     + "it (or ca_file in the line)"
             case .tlsHandshakeFailed:
                 return "the TLS handshake with \(at) failed (\(detail)): is that a TLS port? (--transport, --server)"
@@ -83,6 +89,15 @@ public enum FailureWords {
         }
         guard rest.hasPrefix(":") else { return nil }
         return (code, peer, String(rest.dropFirst().drop { $0 == " " }))
+    }
+
+    /// `unable to get local issuer certificate` from `server certificate rejected: unable to get
+    /// local issuer certificate (X509 error 20)`: OpenSSL's reason, without what the words say already.
+    static func certificateReason(_ detail: String) -> String {
+        var text = Substring(detail)
+        if text.hasPrefix("server certificate rejected: ") { text = text.dropFirst("server certificate rejected: ".count) }
+        if text.hasSuffix(")"), let code = text.ranges(of: " (X509 error ").last { text = text[..<code.lowerBound] }
+        return String(text)
     }
 
     /// `401 Unauthorized` from `credentials rejected: 401 Unauthorized`.

@@ -8,13 +8,14 @@ extension TransportError: ToolErrorConvertible {
     /// an argument the transport refused (a CA file that does not load), 3 for everything else.
     public var exitCode: ExitCode { toolError.exitCode }
 
-    /// The one-line message, with the `--ca-file` hint for a certificate that did not verify.
+    /// The one-line machine message (the JSON `reason`); people read it through
+    /// ``FailureWords/explain(_:setup:)``, which adds the fix (`--ca-file`) once.
     public var toolMessage: String { toolError.message }
 
     public var toolError: ToolError {
         switch code {
         case .certificateVerificationFailed:
-            ToolError(.certificate, "\(description) (give the server's CA with --ca-file, or ca_file in the line)")
+            ToolError(.certificate, description)
         case .invalidArgument:
             ToolError(.usage, description)
         default:

@@ -3,6 +3,19 @@
 /// ``pop(now:)`` once per frame interval.
 ///
 /// - Reordering: frames are kept by (unwrapped) RTP timestamp and played in order.
+/// - Placement by timestamp, not by grid: each interval plays the earliest buffered frame that
+///   starts before the interval ends, and playout continues from *that* frame's timestamp. A
+///   sender whose timestamps move by a non-multiple of the frame size (RFC 3550 §5.1 allows any
+///   jump; a softphone moving by 400 after a hold/resume instead of 160) is followed at once —
+///   before, playout walked a fixed 160-sample grid from the first frame and frames off it were
+///   neither played nor removed.
+/// - Discontinuities: a packet next in sequence whose timestamp is not where the sequence puts
+///   it is a jump in the sender's timeline. Where its timestamp still lands ahead of what is
+///   buffered and within the look-ahead, it is simply placed there; where it would land behind
+///   the newest frame, in the past or beyond the look-ahead, the timeline is re-anchored so the
+///   stream continues after the newest frame (nothing dropped, no buffering anew). The marker
+///   bit plays no part: senders set it on such jumps or not.
+/// - Memory: at most ``Configuration/capacity`` frames are kept, whatever the timestamps do.
 /// - Duplicates (already buffered or recently played) and late packets (their slot has been
 ///   played or concealed) are dropped and counted.
 /// - Loss concealment: the last frame is repeated with a 6 dB fade per repetition, then
@@ -64,6 +77,9 @@ public struct JitterBuffer: Sendable {
         public var overflow = 0
         /// Times the buffer restarted on a new timeline (timestamp jump, new source).
         public var resyncs = 0
+        /// Timestamp jumps of an in-sequence stream followed by re-anchoring the timeline
+        /// (RFC 3550 §5.1), without starting over.
+        public var discontinuities = 0
         /// Frames inserted to grow the delay.
         public var stretched = 0
         /// Received frames skipped to shrink the delay.
@@ -84,6 +100,7 @@ public struct JitterBuffer: Sendable {
     public private(set) var statistics = Statistics()
 
     private struct Entry: Sendable {
+        var timestamp: UInt32
         var samples: [Int16]
         var arrival: Duration
     }
@@ -101,6 +118,8 @@ public struct JitterBuffer: Sendable {
     private var slacks: [Duration] = []
     private var pendingStretch = 0
     private var outOfRange = 0
+    /// The newest packet received (by sequence number) and where it was placed.
+    private var newest: (sequence: UInt16, key: Int64)?
     private var delay: Duration
 
     public init(configuration: Configuration = Configuration()) {
@@ -117,14 +136,17 @@ public struct JitterBuffer: Sendable {
         return anchor + Int64(RTPSerial.distance(ts, anchorTS))
     }
 
+    /// Look-ahead kept, in timestamp units.
+    private var span: Int64 { step * Int64(configuration.capacity) }
+
     /// Adds a packet's decoded frame that arrived at `arrival`.
     public mutating func insert(sequenceNumber: UInt16, timestamp: UInt32, samples: [Int16], arrival: Duration) {
+        if firstArrival != nil { followDiscontinuity(sequenceNumber, timestamp) }
         // A stream whose timestamps jumped far away (peer restarted, resumed after we stopped
         // playing, new SSRC) would otherwise be dropped forever as late or overflow: after
         // three consecutive such packets, start over on the new timeline.
         if let playout = playoutTimestamp {
             let key = unwrap(timestamp)
-            let span = step * Int64(configuration.capacity)
             if key >= playout + span || key < playout - span {
                 outOfRange += 1
                 if outOfRange >= 3 {
@@ -146,7 +168,12 @@ public struct JitterBuffer: Sendable {
             statistics.duplicates += 1
             return
         }
-        if let playout = playoutTimestamp, key < playout {
+        if newest.map({ RTPSerial.isNewer(sequenceNumber, than: $0.sequence) }) ?? true {
+            newest = (sequenceNumber, key)
+        }
+        // Late: the whole frame lies before the playout point. One that started before it but
+        // reaches past it (off the grid) still plays, next.
+        if let playout = playoutTimestamp, key + step <= playout {
             statistics.late += 1
             // How late: its slot was played at lastPopTime - (playout - key - step) frames ago.
             let framesAgo = (playout - key) / step - 1
@@ -154,12 +181,16 @@ public struct JitterBuffer: Sendable {
             recordSlack(slot - arrival)
             return
         }
-        if let playout = playoutTimestamp, key >= playout + step * Int64(configuration.capacity) {
+        if let playout = playoutTimestamp, key >= playout + span {
+            statistics.overflow += 1
+            return
+        }
+        if frames.count >= configuration.capacity {
             statistics.overflow += 1
             return
         }
         statistics.received += 1
-        frames[key] = Entry(samples: samples, arrival: arrival)
+        frames[key] = Entry(timestamp: timestamp, samples: samples, arrival: arrival)
         statistics.buffered = frames.count
     }
 
@@ -174,6 +205,7 @@ public struct JitterBuffer: Sendable {
         slacks.removeAll()
         pendingStretch = 0
         outOfRange = 0
+        newest = nil
         delay = configuration.initialDelay
         statistics.resyncs += 1
         statistics.buffered = 0
@@ -195,15 +227,15 @@ public struct JitterBuffer: Sendable {
             return conceal()
         }
         let result: Playout
-        if let entry = frames.removeValue(forKey: playout) {
+        if let key = nextKey(playout), let entry = frames.removeValue(forKey: key) {
             recordSlack(now - entry.arrival)
             statistics.totalBufferDelay += now - entry.arrival
-            markPlayed(playout)
+            markPlayed(key)
             lastSamples = entry.samples
             repetitions = 0
             statistics.played += 1
-            result = .frame(
-                timestamp: UInt32(truncatingIfNeeded: playout &+ Int64(referenceTimestamp)), samples: entry.samples)
+            playout = key  // the sender's timestamps, not a grid: an off-grid frame realigns playout
+            result = .frame(timestamp: entry.timestamp, samples: entry.samples)
         } else {
             result = conceal()
         }
@@ -212,6 +244,41 @@ public struct JitterBuffer: Sendable {
         adapt()
         statistics.buffered = frames.count
         return result
+    }
+
+    /// The frame that plays in the interval starting at `playout`: the earliest buffered one,
+    /// when it starts before the interval ends. Buffered frames never lie wholly before
+    /// `playout` (late ones are refused, and playout only moves to the end of the earliest).
+    private func nextKey(_ playout: Int64) -> Int64? {
+        guard let key = frames.keys.min(), key < playout + step else { return nil }
+        return key
+    }
+
+    /// RFC 3550 §5.1: the timestamp may jump (silence suppression, a sender that restarts its
+    /// clock or moves it on hold/resume), and the receiver follows. A packet 1…capacity later
+    /// in sequence than the newest, whose timestamp is not that many frames on, is such a jump.
+    /// Placed by its timestamp it plays when it lands after the newest frame and within the
+    /// look-ahead; otherwise (behind the newest frame, already past, too far ahead) the sender's
+    /// timeline is re-anchored: this packet goes where its sequence number puts it, or, when
+    /// that slot has already played, one playout delay ahead of the playout point.
+    private mutating func followDiscontinuity(_ sequence: UInt16, _ timestamp: UInt32) {
+        guard let newest else { return }
+        let gap = RTPSerial.distance(sequence, newest.sequence)
+        guard gap >= 1, gap <= configuration.capacity else { return }
+        let key = unwrap(timestamp)
+        let expected = newest.key + Int64(gap) * step
+        guard key != expected else { return }
+        var target = expected
+        if let playout = playoutTimestamp {
+            if key > newest.key, key + step > playout, key < playout + span { return }
+            let ahead = max(0, Int64(delay / configuration.frameDuration) - 1) * step
+            target = min(max(expected, playout + ahead), playout + span - step)
+        } else if key > newest.key {
+            return
+        }
+        referenceTimestamp = timestamp &- UInt32(truncatingIfNeeded: target)
+        outOfRange = 0
+        statistics.discontinuities += 1
     }
 
     private mutating func conceal() -> Playout {
@@ -262,13 +329,14 @@ public struct JitterBuffer: Sendable {
                 slacks = slacks.map { max($0, .zero) }
             }
         } else if slacks.count >= configuration.window, minSlack > frame + frame / 2,
-            delay - frame >= configuration.minDelay, let next = self.frames[playout], isQuiet(next.samples)
+            delay - frame >= configuration.minDelay, let key = nextKey(playout), let next = self.frames[key],
+            isQuiet(next.samples)
         {
             // Spare slack for a whole window: skip one quiet frame, then measure a new window
             // (before, the shifted old window let the next pop skip again: two cuts 20 ms apart).
-            self.frames.removeValue(forKey: playout)
-            markPlayed(playout)
-            playoutTimestamp = playout + step
+            self.frames.removeValue(forKey: key)
+            markPlayed(key)
+            playoutTimestamp = key + step
             statistics.shrunk += 1
             delay -= frame
             slacks.removeAll()

@@ -69,6 +69,10 @@ public struct SIPStreamFramer: Sendable {
     /// Bytes buffered and not yet returned.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
+    /// The bytes buffered and not yet returned: after ``next()`` threw, the message that did not
+    /// frame (with whatever followed it), so a trace can still show what the peer sent.
+    public var bufferedBytes: [UInt8] { Array(buffer[readIndex...]) }
+
     /// Adds bytes read from the stream.
     public mutating func append(_ bytes: some Sequence<UInt8>) {
         compact()

@@ -130,6 +130,10 @@ extension StreamConnection {
         while phase == .open {
             let output: SIPStreamFramer.Output?
             do { output = try framer.next() } catch {
+                // What did not frame still goes to the trace: an answer our parser refuses (a
+                // server echoing a torture message's bad header) is still an answer.
+                options.trace?.record(
+                    .received, transport: transport, local: local, remote: remote, message: framer.bufferedBytes)
                 // The stream cannot be re-synchronised after a framing error (RFC 3261 §18.3).
                 fail(
                     TransportError(
@@ -159,6 +163,7 @@ extension StreamConnection {
             let message = try SIPMessage(parsing: payload, limits: options.parserLimits)
             deliver(message, bytes: payload, binary: binary)
         } catch {
+            options.trace?.record(.received, transport: transport, local: local, remote: remote, message: payload)
             options.log(
                 .warning,
                 "\(transport) \(remote): dropped an unparseable SIP message (\(payload.count) bytes): \(error)")

@@ -68,6 +68,18 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         return location.isEmpty ? "\(code.rawValue): \(detail)" : "\(code.rawValue) [\(location)]: \(detail)"
     }
 
+    /// The detail in words for a person: without the system call it came from and with a
+    /// lower-case start (`sendmmsg: Connection refused` → `connection refused`), so a tool can
+    /// say what failed in its own sentence without the code name or the syscall.
+    public var reason: String {
+        var text = Substring(detail)
+        if let colon = text.firstIndex(of: ":"), text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "()_".contains($0) }) {
+            text = text[text.index(after: colon)...].drop { $0 == " " }
+        }
+        guard let first = text.first else { return detail }
+        return first.lowercased() + text.dropFirst()
+    }
+
     func with(transport: TransportKind, peer: String) -> TransportError {
         var copy = self
         if copy.transport == nil { copy.transport = transport }

@@ -1,5 +1,3 @@
-import SIPCore
-
 /// One response the server sent: what the oracle looks at.
 public struct TortureAnswer: Sendable, Hashable {
     public var status: Int
@@ -15,20 +13,61 @@ public struct TortureAnswer: Sendable, Hashable {
         self.unsupported = unsupported
     }
 
-    /// The answer a received response is; nil for a request (the server's own, e.g. an OPTIONS
-    /// keep-alive, is not an answer to a torture message).
-    public init?(_ message: SIPMessage) {
-        guard let response = message.response else { return nil }
-        let unsupported = response.headers.values(.unsupported)
+    /// The answer in raw received bytes, read as little as needed: the status line (RFC 3261
+    /// §7.2), `Call-ID`/`i` and `Unsupported`. A server answering a torture message often
+    /// echoes its odd headers (an overlarge CSeq, a From that is no name-addr), which a full
+    /// parser refuses; the answer still counts. Nil for a request or for bytes that are not a
+    /// status line.
+    public init?(raw bytes: [UInt8]) {
+        let prefix = Array("SIP/".utf8)
+        guard bytes.starts(with: prefix) else { return nil }
+        let lines = TortureAnswer.lines(bytes)
+        guard let start = lines.first else { return nil }
+        let parts = start.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]), status >= 100 else { return nil }
+        var callID: String?
+        var unsupported: [String] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: " \t").lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            if name == "call-id" || name == "i", callID == nil { callID = value }
+            if name == "unsupported" { unsupported.append(value) }
+        }
         self.init(
-            status: response.statusCode, reason: response.reasonPhrase, callID: response.headers.callID,
+            status: status, reason: parts.count > 2 ? String(parts[2]) : "", callID: callID,
             unsupported: unsupported.isEmpty ? nil : unsupported.joined(separator: ", "))
+    }
+
+    /// The header section's lines, folds joined (RFC 3261 §7.3.1), decoded lossily.
+    static func lines(_ bytes: [UInt8]) -> [String] {
+        var out: [String] = []
+        var line: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 13, i + 1 < bytes.count, bytes[i + 1] == 10 {
+                if line.isEmpty { break }  // the empty line ends the header section
+                if i + 2 < bytes.count, bytes[i + 2] == 0x20 || bytes[i + 2] == 0x09 {
+                    line.append(0x20)
+                    i += 3
+                    continue
+                }
+                out.append(String(decoding: line, as: UTF8.self))
+                line = []
+                i += 2
+                continue
+            }
+            line.append(bytes[i])
+            i += 1
+        }
+        if !line.isEmpty { out.append(String(decoding: line, as: UTF8.self)) }
+        return out
     }
 
     /// A final response (RFC 3261 §7.2: 200 to 699).
     public var isFinal: Bool { status >= 200 }
 
-    /// `420 Unsupported`: the header names the oracle looks for.
+    /// `420` with `Unsupported`: the header names the oracle looks for.
     func has(header: String) -> Bool {
         header.lowercased() == "unsupported" ? unsupported != nil : false
     }
@@ -58,5 +97,19 @@ public struct TortureObservation: Sendable, Hashable {
         case (false, false): return codes
         case (false, true): return codes + "+closed"
         }
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing characters of `set`.
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        let scalars = Array(unicodeScalars)
+        var start = 0
+        var end = scalars.count
+        while start < end, set.unicodeScalars.contains(scalars[start]) { start += 1 }
+        while end > start, set.unicodeScalars.contains(scalars[end - 1]) { end -= 1 }
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars[start..<end])
+        return String(out)
     }
 }

@@ -35,13 +35,22 @@ struct PushRateLimiter: Sendable {
         // fraction of a token accrued since (a storm of calls would never refill).
         guard milli >= 1_000 else { return false }
         buckets[user] = (milli - 1_000, nowMs)
-        if buckets.count > 1_024 { prune(nowMs: nowMs) }
         return true
     }
 
-    /// Drops buckets that have refilled completely (they equal a fresh one).
-    mutating func prune(nowMs: Int64) {
+    /// Drops buckets that have refilled completely (they equal a fresh one); returns their users.
+    @discardableResult mutating func prune(nowMs: Int64) -> [String] {
         let capacity = Int64(max(limit.burst, 1)) * 1_000
-        buckets = buckets.filter { $0.value.milli + max(0, nowMs - $0.value.atMs) * Int64(limit.perMinute) / 60 < capacity }
+        let full = buckets.filter { $0.value.milli + max(0, nowMs - $0.value.atMs) * Int64(limit.perMinute) / 60 >= capacity }
+        for user in full.keys { buckets[user] = nil }
+        return Array(full.keys)
+    }
+
+    /// `user`'s bucket as last counted (milli-tokens, gateway ms), for the state store.
+    func bucket(_ user: String) -> (milli: Int64, atMs: Int64)? { buckets[user] }
+
+    /// A bucket read back from the state store (its time already on the gateway clock).
+    mutating func restore(_ user: String, milli: Int64, atMs: Int64) {
+        buckets[user] = (min(milli, Int64(max(limit.burst, 1)) * 1_000), atMs)
     }
 }

@@ -19,6 +19,29 @@ public struct PushTokenStore: Sendable {
 
     public mutating func setAPI(_ registration: PushRegistration) { api[registration.endpoint] = registration }
     public mutating func setRFC8599(_ registration: PushRegistration) { rfc8599[registration.endpoint] = registration }
+    /// A registration read back from the state store, by its source.
+    public mutating func restore(_ registration: PushRegistration) {
+        if registration.source == .api { setAPI(registration) } else { setRFC8599(registration) }
+    }
+
+    /// What `request` changes in the durable state, for ``apply(_:nowMs:)`` with the same `nowMs`
+    /// to answer only once it is committed: a registration saved, or one deleted.
+    public func changes(for request: WakeAPIRequest, nowMs: Int64) -> [StateChange] {
+        switch request {
+        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform):
+            return [
+                .saveRegistration(
+                    PushRegistration(
+                        endpoint: endpoint, token: token, environment: environment, bundleID: bundleID,
+                        platform: platform, updatedAt: nowMs))
+            ]
+        case .deleteToken(let endpoint):
+            return api[endpoint] == nil ? [] : [.deleteRegistration(endpoint: endpoint, source: .api)]
+        case .status, .ack:
+            return []
+        }
+    }
+
     @discardableResult public mutating func removeAPI(_ endpoint: String) -> Bool {
         api.removeValue(forKey: endpoint) != nil
     }

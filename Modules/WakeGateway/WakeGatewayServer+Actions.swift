@@ -295,7 +295,7 @@ extension WakeGatewayServer {
                 endpoint: user, provider: pn.provider, prid: pn.prid, param: pn.param,
                 environment: configuration.pnEnvironment, nowMs: WallClock.nowMs())
         {
-            store.setRFC8599(registration)
+            await saveRFC8599(registration)
             pnUsed = true
         }
         emit(

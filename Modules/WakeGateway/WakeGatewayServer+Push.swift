@@ -120,11 +120,14 @@ extension WakeGatewayServer {
             limited(id, call, why: "apns_backoff")
             return .tooManyRequests
         }
-        apnsBackoff[registration.token] = nil
+        if apnsBackoff.removeValue(forKey: registration.token) != nil {
+            writer.enqueue(.deleteBackoff(token: registration.token))
+        }
         guard rateLimiter.allow(call.user, nowMs: now) else {
             limited(id, call, why: "user_rate")
             return .tooManyRequests
         }
+        saveBucket(call.user)
         if let old = call.pushID { grants.revoke(old) }
         let pushID = grants.issue(call: id, expiresMs: now + configuration.ackWindowMs)
         call.pushID = pushID
@@ -176,6 +179,7 @@ extension WakeGatewayServer {
         case .dropToken(let reason, let since):
             grants.revoke(pushID)
             let dropped = store.drop(token: registration.token, endpoint: call.user, invalidSinceMs: since)
+            for source in dropped { writer.enqueue(.deleteRegistration(endpoint: call.user, source: source)) }
             count("tokens_dropped")
             emit(
                 WakeEvent(
@@ -188,7 +192,9 @@ extension WakeGatewayServer {
         case .backOff(_, let retryAfter):
             grants.revoke(pushID)
             // Too many pushes to this device token — pause it (APNs gives no figure; FCM may).
-            apnsBackoff[registration.token] = nowMs + (retryAfter ?? configuration.apnsBackoffMs)
+            let until = nowMs + (retryAfter ?? configuration.apnsBackoffMs)
+            apnsBackoff[registration.token] = until
+            writer.enqueue(.saveBackoff(token: registration.token, untilWallMs: wallMs(until)))
             count("apns_429")
             return .tooManyRequests
         case .refreshCredentials, .retry, .fail:

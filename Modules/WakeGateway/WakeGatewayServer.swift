@@ -57,6 +57,9 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var retransmissions: [String: Task<Void, Never>] = [:]
 
     var store = PushTokenStore()
+    /// Where the registrations and limits persist (``StateStore``), and the one path to it.
+    public nonisolated let state: any StateStore
+    let writer: StateWriter
     /// Registration expiry per user (ms on the gateway clock), from replicated REGISTERs.
     var bindings: [String: Int64] = [:]
     var lastRegisterMs: [String: Int64] = [:]
@@ -76,11 +79,16 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// `apns_backoff`, …) — bounded: one counter per kind.
     public private(set) var counters: [String: Int] = [:]
 
+    /// `state`: the store the registrations and limits persist in (memory by default: tests).
     public init(
         configuration: WakeGatewayConfiguration, clock: C, ids: any IdentifierSource = SystemIdentifierSource(),
-        emit: @escaping Emit = { _ in }, log: @escaping Log = { _ in }
+        state: any StateStore = MemoryStateStore(), emit: @escaping Emit = { _ in }, log: @escaping Log = { _ in }
     ) throws(WakeGatewayError) {
         self.configuration = configuration
+        self.state = state
+        writer = StateWriter(store: state) { _, error in
+            if let error { log("state write failed: \(error.message)") }
+        }
         self.clock = clock
         startInstant = clock.now
         self.ids = ids
@@ -104,6 +112,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
 
     /// Starts the HTTP API, the APNs device listener and the SIP receive loop.
     public func start() async throws(WakeGatewayError) -> Ports {
+        try await restoreState()
         wake = WakeServer(
             settings: configuration.decision, goneNotice: configuration.goneNotice, clock: clock,
             transport: GatewayTransport(gateway: self))
@@ -148,6 +157,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                     ("ring_timeout_ms", .int(configuration.ringTimeoutMs)),
                     ("apns_delay_ms", .int(configuration.apnsDelayMs)),
                     ("gone_notice", .bool(configuration.goneNotice)),
+                    ("state", .string(StateStores.redactedURL(state.location))),
                 ] + providerFields()))
         return ports
     }
@@ -165,6 +175,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         for task in pushTasks.values { task.cancel() }
         pushTasks.removeAll()
         await http?.stop()
+        await writer.flush()
+        await state.close()
         await providers.close()
         await providerEmulator?.stop()
         await devices?.stop()
@@ -222,8 +234,8 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             guard let principal, let endpoint = other.endpoint, principal.may(manage: endpoint) else {
                 return refuse(.otherEndpoint, request)
             }
-            let response = store.apply(other, nowMs: WallClock.nowMs())
-            if case .registerToken(let endpoint, let token, let environment, _, _) = other {
+            let response = await applyDurably(other)
+            if case .registerToken(let endpoint, let token, let environment, _, _) = other, response.status == 200 {
                 emit(
                     WakeEvent(
                         "token_registered",

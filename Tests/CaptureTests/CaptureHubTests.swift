@@ -2,6 +2,7 @@ import AstraTestSupport
 import Foundation
 import SIPTransport
 import Testing
+import ToolSupport
 
 @testable import Capture
 
@@ -107,6 +108,28 @@ import Testing
 }
 
 extension CaptureHubTests {
+    /// HEP to a port where no collector listens: one warning in words (the target, the reason,
+    /// what to check), not the transport's code name or the system call.
+    @Test func aHEPCollectorThatIsNotThereIsOneWarningInWords() async throws {
+        let gone = try UDPBatchSocketListener()
+        let address = gone.address
+        gone.close()  // nothing listens there now: the kernel answers ICMP port unreachable
+        var configuration = CaptureHub.Configuration()
+        configuration.hep = address
+        let stderr = BufferSink()
+        let hub = try CaptureHub(configuration, diagnostics: Diagnostics(tool: "astra-register", sink: stderr))
+        // The first datagram draws the ICMP error; a later send reports it.
+        let reported = await eventually(timeout: .seconds(20), every: .milliseconds(20)) {
+            for packet in F.call where packet.content == .sip { hub.record(Self.message(packet)) }
+            return !stderr.text.isEmpty
+        }
+        hub.close()
+        #expect(reported, "no warning after sending to a closed port")
+        #expect(
+            stderr.text == "astra-register: warning: --hep \(address): cannot send to the collector (connection "
+                + "refused): is it listening there? Further failures are not reported\n", "\(stderr.text)")
+    }
+
     @Test func contentLengthFollowsTheRedactedBody() {
         let redacted = Array(String(decoding: CaptureFixtures.invite, as: UTF8.self)
             .replacingOccurrences(of: CaptureFixtures.secretSDES, with: "<redacted>").utf8)

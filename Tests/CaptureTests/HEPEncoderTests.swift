@@ -70,7 +70,7 @@ import Testing
         let hub = try CaptureHub(configuration)
         for packet in F.call where packet.content == .sip { hub.record(CaptureHubTests.message(packet)) }
         hub.close()
-        let path = try await collector.stop()
+        let path = try await collector.stop(once: { $0.count >= 6 })
         defer { try? FileManager.default.removeItem(atPath: path) }
         let rows = try await Tshark.fields(
             path, filter: "sip", ["ip.src", "tcp.srcport", "udp.srcport", "tcp.dstport", "udp.dstport", "sip.Method",

@@ -238,7 +238,9 @@ extension KamailioPeer.AstraCallToolTests {
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(try H.toneSeconds(recording, frequency: 440) >= 1.4, "round \(round)")
         }
-        #expect(callee.events("ended").count == 2)
+        // The caller exits on the BYE's 200 OK; the callee prints its "ended" after sending it:
+        // wait for that line, not for the caller.
+        #expect(await callee.waitFor(.seconds(10)) { callee.events("ended").count == 2 }, "\(callee.stdout)")
         callee.signal(SIGINT)
         #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
     }

@@ -93,6 +93,27 @@ extension KamailioPeer {
             #expect(status == 64 && out.isEmpty && err == "astra-register: -w/--warning needs --nagios\n")
         }
 
+        /// A server certificate that does not verify against the configured CAs is configuration,
+        /// not an outage: UNKNOWN (3), the reason and the fix in words once, no internal name.
+        @Test func untrustedCertificateIsUnknown() async throws {
+            let server = try KamailioServer.start()
+            defer { server.stop() }
+            for transport in [TransportKind.tls, .wss] {
+                let (status, out, err) = try await ToolProcess.run(
+                    "astra-register",
+                    ["--nagios", "--password", "astra1037", "--server", "127.0.0.1:\(server.port(for: transport))",
+                     "--transport", transport.rawValue, "sip:1037@127.0.0.1"])
+                #expect(status == 3, "\(transport): \(out) \(err)")
+                #expect(
+                    out.hasPrefix("SIP UNKNOWN - the server's certificate is not trusted (unable to get local issuer "
+                        + "certificate): pass --ca-file with the CA that signed it (or ca_file in the line)"),
+                    "\(transport): \(out)")
+                #expect(!out.contains("certificateVerificationFailed") && !out.contains("X509"), "\(out)")
+                #expect(out.components(separatedBy: "--ca-file").count == 2, "the hint once: \(out)")
+                #expect(out.filter { $0 == "\n" }.count == 1 && err.isEmpty, "\(transport): \(err)")
+            }
+        }
+
         /// A dead server is CRITICAL (2), not a tool exit code.
         @Test func deadServerIsCritical() async throws {
             let refusing = try RefusingTCPPort()

@@ -60,7 +60,10 @@ extension KamailioPeer {
             let caller = try H.dial(server, .wss, user: "1033", to: "1034", ["--duration", "1"] + hep)
             #expect(await caller.exitStatus(within: .seconds(20)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(10)) == 0, "callee: \(callee.stderr)")
-            let path = try await collector.stop()
+            // Stopped once sngrep has written the whole flow (a bound, not a delay), then judged by tshark.
+            let path = try await collector.stop(once: { flow in
+                flow.filter { $0 == "REGISTER" }.count >= 4 && ["INVITE", "ACK", "BYE"].allSatisfy(flow.contains)
+            })
             defer { try? FileManager.default.removeItem(atPath: path) }
             // sngrep writes what it decoded as UDP or TCP after the HEP protocol id: either port.
             let rows = try await Tshark.fields(path, filter: "sip", ["tcp.dstport", "sip.Method", "sip.Status-Code", "udp.dstport"])

@@ -37,6 +37,7 @@ extension KamailioPeer {
             #expect(untrusted != 0)
             #expect(text.hasPrefix("✘ sip:1041@127.0.0.1 not registered over WSS: the server's certificate is not trusted"))
             #expect(text.contains("pass --ca-file"))
+            #expect(text.components(separatedBy: "--ca-file").count == 2, "the hint once: \(text)")
             // No internal names in words.
             for word in ["connectFailed", "certificateVerificationFailed", "badWAV"] { #expect(!text.contains(word)) }
             for said in [out, bad, text] { #expect(!said.contains("astra1041") && !said.contains("wrong"), "no password") }

@@ -31,7 +31,7 @@ import Testing
                     "--sip", "127.0.0.1:0", "--kamailio", kamailio.description, "--http-port", "0",
                     "--apns-device-port", "0", "--jwt-hs256-secret-file", keyFile, "--json", "--apns-emulator-port", "0",
                     "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
-                ] + extra
+                ] + (extra.contains("--state") ? [] : ["--state", "memory"]) + extra
             let process =
                 try descriptorLimit.map {
                     try ToolProcess(

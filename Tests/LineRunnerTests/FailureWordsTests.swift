@@ -24,6 +24,23 @@ import Testing
         #expect(words(upgrade) == "[::1]:8443 refused the WebSocket upgrade (status 404): check --ws-path (now /ws) and the port")
     }
 
+    /// The real message of a certificate that does not verify: OpenSSL's reason once, the fix
+    /// once, no code name, no X509 number.
+    @Test func anUntrustedCertificateSaysTheFixOnce() {
+        let untrusted = TransportError(
+            .certificateVerificationFailed, transport: .wss, peer: "127.0.0.1:8089",
+            "server certificate rejected: unable to get local issuer certificate (X509 error 20)")
+        #expect(
+            words(untrusted) == "the server's certificate is not trusted (unable to get local issuer certificate): "
+                + "pass --ca-file with the CA that signed it (or ca_file in the line)")
+        #expect(words(untrusted).ranges(of: "--ca-file").count == 1)
+        let otherName = TransportError(
+            .certificateVerificationFailed, transport: .wss, peer: "[::1]:8443",
+            "server certificate rejected: hostname mismatch (X509 error 62)")
+        #expect(words(otherName).hasPrefix("the server's certificate is not for ::1 (hostname mismatch): "))
+        #expect(words(otherName).contains("tls_server_name") && !words(otherName).contains("--ca-file"))
+    }
+
     @Test func anIPv6PeerKeepsItsPort() throws {
         let message = TransportError(.peerClosed, transport: .wss, peer: "[::1]:8443", "EOF: a]: b").description
         let (code, peer, detail) = try #require(FailureWords.transportParts(message))

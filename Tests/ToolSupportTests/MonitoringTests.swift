@@ -50,6 +50,20 @@ import Testing
         #expect(plugin.isRequested(in: ["-v", "--nagios"]) && !plugin.isRequested(in: ["--", "--nagios"]))
         #expect(plugin.status(for: .usage("bad")).line == "SIP UNKNOWN - bad")
         #expect(plugin.status(for: ToolError(.network, "down")).line == "SIP CRITICAL - down")
+        // A certificate that does not verify against the configured CAs is configuration: the
+        // check could not be made, so UNKNOWN, not CRITICAL (Monitoring Plugins "return codes").
+        #expect(plugin.status(for: ToolError(.certificate, "untrusted")).line == "SIP UNKNOWN - untrusted")
+        #expect(plugin.status(for: ToolError(.internal, "bug")).state == .unknown)
+    }
+
+    /// One mapping from a tool's exit code to the plugin state, for thrown errors and for the
+    /// outcome of a check alike.
+    @Test func failureStateFollowsTheExitCode() {
+        let table: [(ExitCode, MonitoringStatus.State)] = [
+            (.usage, .unknown), (.certificate, .unknown), (.software, .unknown),
+            (.failure, .critical), (.network, .critical), (.mediaFailed, .critical),
+        ]
+        for (exit, state) in table { #expect(MonitoringStatus.State.failure(exit: exit) == state, "exit \(exit)") }
     }
 
     @Test func parseErrorsUnderThePluginFlagPrintAStatusLine() async {

@@ -77,7 +77,7 @@ import Testing
     static func gateway<C: Clock<Duration>>(
         _ kamailio: FakeKamailio, clock: C, emit: @escaping @Sendable (WakeEvent) -> Void = { _ in },
         configure: (inout WakeGatewayConfiguration) -> Void = { _ in }, token: String = String(repeating: "0a", count: 32),
-        platform: String = "ios"
+        platform: String = "ios", state: any StateStore = MemoryStateStore()
     ) async throws -> WakeGatewayServer<C> {
         var configuration = WakeGatewayConfiguration()
         configuration.sipPort = 0
@@ -88,7 +88,7 @@ import Testing
         configuration.auth = TestAuth.auth
         configure(&configuration)
         let gateway = try WakeGatewayServer(
-            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1), emit: emit)
+            configuration: configuration, clock: clock, ids: SeededIdentifierSource(seed: 1), state: state, emit: emit)
         _ = try await gateway.start()
         let body =
             #"{"asterisk_endpoint":"1002","token":"\#(token)","environment":"sandbox","bundle_id":"com.example.astra","platform":"\#(platform)"}"#

@@ -360,7 +360,8 @@ struct CallRun {
                     context.diagnostics.error(FailureWords.explain(message, setup: setup))
                 }
             } else {
-                context.diagnostics.error(message)
+                // The JSON events keep the machine text; the one stderr line is for a person.
+                context.diagnostics.error(FailureWords.explain(message, setup: setup))
             }
         }
         return final.0

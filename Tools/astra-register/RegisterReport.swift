@@ -177,9 +177,10 @@ struct RegisterReport {
             performance.append(.init("register", register, unit: "s", minimum: 0))
         }
         guard exit == .success, let elapsed else {
-            let state: MonitoringStatus.State = exit == .usage ? .unknown : .critical
+            // The status text is for people: the failure in words, with its fix said once.
+            let why = FailureWords.explain(message ?? failure?.description ?? "failed", setup: setup)
             return MonitoringStatus(
-                service: "SIP", state: state, text: message ?? failure?.description ?? "failed", performance: performance)
+                service: "SIP", state: .failure(exit: exit), text: why, performance: performance)
         }
         let state = MonitoringStatus.state(of: elapsed, warning: warning, critical: critical)
         var text = "\(setup.aor) registered over \(setup.transport.rawValue) in \(MonitoringStatus.Datum.number((elapsed * 1000).rounded() / 1000)) s"

@@ -138,7 +138,8 @@ struct RegisterRun {
             return final.exit
         }
         context.output.emit("result", report.result(exit: final.exit, message: final.message))
-        if let message = final.message { context.diagnostics.error(message) }
+        // The JSON keeps the machine text; the one stderr line is for a person.
+        if let message = final.message { context.diagnostics.error(FailureWords.explain(message, setup: setup)) }
         return final.exit
     }
 

@@ -38,10 +38,25 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     let trimEvery = try WakeGatewayConfiguration.int(context.arguments, "heap-trim-interval-s")
     let output = context.output
     let diagnostics = context.diagnostics
+    // The state first: a file that cannot be used is the operator's to decide about (exit 64).
+    let stateURL =
+        context.arguments.string("state")
+        ?? StateStores.defaultLocation(
+            environment: getenv("STATE_DIRECTORY").map { ["STATE_DIRECTORY": String(cString: $0)] } ?? [:])
+    let state: any StateStore
+    do throws(StateStoreError) {
+        state = try await StateStores.open(stateURL)
+    } catch {
+        diagnostics.error(error.message)
+        return .usage
+    }
+    if state.location == "memory" {
+        diagnostics.warning("--state memory: push registrations last only as long as this process (sqlite:PATH keeps them)")
+    }
     let gateway: WakeGatewayServer<ContinuousClock>
     do {
         gateway = try WakeGatewayServer(
-            configuration: configuration, clock: ContinuousClock(),
+            configuration: configuration, clock: ContinuousClock(), state: state,
             emit: { event in output.emit(event.name, event.fields) }, log: { line in diagnostics.info(line) })
         _ = try await gateway.start()
     } catch {

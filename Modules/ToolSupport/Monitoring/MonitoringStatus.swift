@@ -18,6 +18,18 @@ public struct MonitoringStatus: Sendable, Hashable {
         }
 
         public var exitCode: ExitCode { ExitCode(rawValue) }
+
+        /// The state of a check that did not succeed, from the tool's exit code (Monitoring
+        /// Plugins guidelines, "Plugin return codes"): UNKNOWN when the check could not be made
+        /// as configured — bad arguments or unreadable input (64), a server certificate that does
+        /// not verify against the configured CAs (6: give `--ca-file`), an internal error (70);
+        /// CRITICAL for what the service did — rejected, unreachable, silent (1, 3, …).
+        public static func failure(exit: ExitCode) -> State {
+            switch exit {
+            case .usage, .certificate, .software: .unknown
+            default: .critical
+            }
+        }
     }
 
     /// One `'label'=value[UOM];[warn];[crit];[min];[max]`.
@@ -99,7 +111,8 @@ public struct MonitoringStatus: Sendable, Hashable {
 
 /// A tool that speaks as a monitoring plugin when `flag` is given: usage and configuration
 /// errors then print `SERVICE UNKNOWN - reason` on stdout and exit 3 (UNKNOWN), and other
-/// errors `SERVICE CRITICAL - reason` with exit 2, instead of the tool's own exit codes.
+/// errors `SERVICE CRITICAL - reason` with exit 2, instead of the tool's own exit codes
+/// (``MonitoringStatus/State/failure(exit:)``).
 public struct MonitoringPlugin: Sendable {
     public var flag: String
     public var service: String
@@ -116,11 +129,6 @@ public struct MonitoringPlugin: Sendable {
 
     /// The status line and exit code of an error the tool could not run past.
     public func status(for error: ToolError) -> MonitoringStatus {
-        let state: MonitoringStatus.State
-        switch error.code {
-        case .usage, .unreadableInput, .internal: state = .unknown
-        default: state = .critical
-        }
-        return MonitoringStatus(service: service, state: state, text: error.message)
+        MonitoringStatus(service: service, state: .failure(exit: error.exitCode), text: error.message)
     }
 }

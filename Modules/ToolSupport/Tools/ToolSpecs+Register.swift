@@ -137,7 +137,8 @@ extension ToolSpecs {
             ExitStatusDoc(
                 ExitCode(2),
                 "With --nagios, the plugin states instead: 0 OK, 1 WARNING, 2 CRITICAL (rejected, network error, "
-                    + "timeout, or over -c), 3 UNKNOWN (usage or configuration error), each with its status line."),
+                    + "timeout, or over -c), 3 UNKNOWN (usage or configuration error, a server certificate that does "
+                    + "not verify), each with its status line."),
         ],
         seeAlso: seeAlso(except: "astra-register") + ["sipsak(1)"],
         monitoring: MonitoringPlugin(flag: "nagios", service: "SIP"))

@@ -50,6 +50,10 @@ extension ToolSpecs {
             """,
         options: [
             .value(
+                "state", valueName: "url",
+                help:
+                    "Where push registrations and push limits persist: sqlite:PATH (default astra-wakegw.sqlite3 in $STATE_DIRECTORY when set, else the working directory; WAL, mode 0600) or memory (lost at exit). A corrupt file or one of a newer schema is refused (exit 64), never replaced."),
+            .value(
                 "sip", valueName: "ip:port", default: "127.0.0.1:5070",
                 help: "The gateway's SIP address (UDP); Kamailio's KAMAILIO_WAKE_GATEWAY."),
             .value(
@@ -216,7 +220,7 @@ extension ToolSpecs {
             ExitStatusDoc(.network, "A port could not be bound."),
             ExitStatusDoc(
                 .usage,
-                "Bad arguments, no JWT key, a key, certificate or service-account file that is unreadable or unusable, a real provider host without its credentials."),
+                "Bad arguments, no JWT key, a key, certificate or service-account file that is unreadable or unusable, a real provider host without its credentials, a --state that cannot be used (not an astra-wakegw state file, corrupt, a newer schema, in use by another gateway)."),
             softwareStatus,
         ],
         seeAlso: ["astra-pushsim(1)", "astra-call(1)", "astra-register(1)"])

@@ -1,9 +1,9 @@
-/// The command-line definitions of the six AstraSIP tools (TOOLS.md), one extension per tool.
+/// The command-line definitions of the AstraSIP tools (TOOLS.md), one extension per tool.
 ///
 /// They live here rather than in `Tools/` so that help, manual and parser tests can use them.
 public enum ToolSpecs {
     /// Every tool, for `scripts/gen-man.sh`-style loops and tests.
-    public static var all: [CommandSpec] { [register, call, qr, pushsim, wakegw, trace] }
+    public static var all: [CommandSpec] { [register, call, qr, pushsim, wakegw, trace, torture] }
 
     /// Exit statuses every tool shares.
     static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
