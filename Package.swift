@@ -102,7 +102,7 @@ let package = Package(
         // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
-        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport"]),
+        module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
@@ -115,7 +115,7 @@ let package = Package(
         tests(
             "SIPTransportTests", ["SIPTransport", "TLSMemory", "AstraTestSupport", "COpenSSL", "ToolSupport", "HTTPLite", "Media"],
             resources: [.copy("Vectors")]),
-        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT"]),
+        tests("KamailioTests", ["SIPTransport", "AstraTestSupport", "ToolSupport", "CLinux", "Media", "HTTPLite", "WakeGateway", "PushKitLive", "JWT", "AstraJSON"]),
         tests("SIPDialogTests", ["SIPDialog", "AstraTestSupport"]),
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
@@ -132,12 +132,12 @@ let package = Package(
         tests("ToolSupportTests", ["ToolSupport", "SIPCore", "AstraTestSupport"]),
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
-        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport"]),
+        tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture"]),
+        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics"]),
         tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
@@ -151,7 +151,7 @@ let package = Package(
             name: "astra-fuzz",
             dependencies: [
                 "CFuzzer", "COpenSSL", "AstraJSON", "SIPCore", "SIPTransport", "Media", "HTTPLite", "JWT", "WakeGateway", "Provisioning",
-                "PushKitEmu", "Capture",
+                "PushKitEmu", "Capture", "Torture",
             ],
             path: "Fuzz/astra-fuzz", swiftSettings: strict),
 

@@ -25,6 +25,8 @@
 #   KAMAILIO_CERT_KEY [ecdsa] key type of the throw-away CA and server certificate: ecdsa
 #                     (P-256) or rsa (RSA-2048, as many field PBX certificates are); a run dir
 #                     whose certificates are of the other type gets new ones
+#   KAMAILIO_CERT_DAYS [2] validity of the throw-away CA and server certificate in days (a
+#                     monitor test checks the expiry it reports against the certificate's)
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
 #   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
@@ -66,6 +68,11 @@ else
 fi
 ws_backend_port=${KAMAILIO_WS_BACKEND_PORT:-$((wss_port + 10000))}
 cert_key=${KAMAILIO_CERT_KEY:-ecdsa}
+cert_days=${KAMAILIO_CERT_DAYS:-2}
+if [[ ! "$cert_days" =~ ^[1-9][0-9]{0,4}$ ]]; then
+    echo "kamailio.sh: KAMAILIO_CERT_DAYS must be a positive number of days, got '$cert_days'" >&2
+    exit 64
+fi
 if [[ "$cert_key" != ecdsa && "$cert_key" != rsa ]]; then
     echo "kamailio.sh: KAMAILIO_CERT_KEY must be ecdsa or rsa, got '$cert_key'" >&2
     exit 64
@@ -146,13 +153,13 @@ make_certs() {
         cd "$run_dir"
         umask 077
         new_key > ca.key
-        openssl req -x509 -new -key ca.key -days 2 -subj "/CN=AstraSIP throw-away test CA" \
+        openssl req -x509 -new -key ca.key -days "$cert_days" -subj "/CN=AstraSIP throw-away test CA" \
             -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
             -out ca.crt 2>/dev/null
         new_key > server.key
         openssl req -new -key server.key -subj "/CN=localhost" -out server.csr 2>/dev/null
         printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' > server.ext
-        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+        openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days "$cert_days" \
             -extfile server.ext -out server.crt 2>/dev/null
         rm -f server.csr server.ext ca.srl
         chmod 644 ca.crt server.crt

@@ -27,6 +27,7 @@ enum FuzzTargets {
         WAVTarget.target,
         DNSTarget.target,
         TraceFileTarget.target,
+        TortureAnswerTarget.target,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

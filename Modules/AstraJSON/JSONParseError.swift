@@ -16,7 +16,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case tooDeep
         /// The text is longer than ``JSONParser/Limits/maxBytes``.
         case tooLarge
-        /// An object names a member twice while ``JSONParser/Limits/uniqueKeys`` is on; the
+        /// An object names a member twice while `JSONParser.Limits.uniqueKeys` is on; the
         /// detail names it, the offset is where its second occurrence starts.
         case duplicateKey
     }

@@ -9,7 +9,7 @@
 /// valid UTF-8 (§8.1). Numbers keep their literal (``JSONNumber``). Duplicate keys are kept in
 /// order (§4 leaves them to the implementation); lookup takes the last, as JavaScript does.
 /// Input from outside that configures something (a line, an API body, a token) is read with
-/// ``Limits/uniqueKeys`` instead: a repeated member name is refused, so no reader depends on
+/// `Limits.uniqueKeys` instead: a repeated member name is refused, so no reader depends on
 /// which of two values a parser happens to keep (RFC 8259 §4: names SHOULD be unique).
 public struct JSONParser {
     /// How much a text may ask of the parser.
@@ -106,7 +106,7 @@ public struct JSONParser {
         return "0x" + (hex.count < 2 ? "0" : "") + hex
     }
 
-    /// True when `key` is already a member of `object` (``Limits/uniqueKeys``).
+    /// True when `key` is already a member of `object` (`Limits.uniqueKeys`).
     static func repeats(_ key: String, in object: JSONObject, seen: inout Set<String>) -> Bool {
         if object.entries.count < 16 { return object.entries.contains { $0.key == key } }
         if seen.isEmpty { seen = Set(object.entries.map(\.key)) }

@@ -50,6 +50,22 @@ static inline long astra_getrandom(void *buffer, unsigned long length, unsigned 
 static inline int astra_sendmmsg(int fd, struct astra_mmsghdr *vector, unsigned int count, int flags) {
     return (int)syscall(SYS_sendmmsg, fd, vector, count, flags);
 }
+/* The width of the terminal on `fd` in columns (TIOCGWINSZ), or 0 when `fd` is no terminal or
+   the terminal does not say (a serial line, a pty nobody sized). ioctl(2) is variadic, which
+   Swift cannot call. */
+static inline int astra_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
+
+/* Sets the size of the terminal on `fd` (TIOCSWINSZ), as a terminal emulator does when its
+   window is resized; the tests size their pseudo-terminals with it. Returns 0, or -1. */
+static inline int astra_set_terminal_size(int fd, unsigned short rows, unsigned short columns) {
+    struct winsize size = {rows, columns, 0, 0};
+    return ioctl(fd, TIOCSWINSZ, &size);
+}
+
 /* A pseudo-terminal master (posix_openpt and friends need _XOPEN_SOURCE, which Glibc's module
    does not set): /dev/ptmx, unlocked (TIOCSPTLCK), its slave's path from TIOCGPTN. Returns the
    master descriptor, or -1. The tests drive interactive tools through it. */

@@ -169,7 +169,8 @@ public final class CaptureHub: Sendable {
         let (step, newLanes) = state.ladder.add(packet)
         var text = ""
         if state.ladderText == nil || newLanes > 0 {
-            state.ladderText = LadderText(lanes: state.ladder.diagram.lanes, color: configuration.color)
+            state.ladderText = LadderText(lanes: state.ladder.diagram.lanes, color: configuration.color,
+                                          width: FileDescriptorSink.standardError.layoutWidth)
             text += state.ladderText!.header()
         }
         text += state.ladderText!.line(step)

@@ -16,7 +16,7 @@ public struct ClientContext: Sendable {
     /// wrote junk): the emulator records a `CLIENT` violation and stops.
     public internal(set) var fault: ClientFault?
     var nextUUID: Int32 = 0
-    /// The client's own string for each UUID it reported (``ClientBridge``), for output: a
+    /// The client's own string for each UUID it reported (`ClientBridge`), for output: a
     /// violation names the call by the UUID the client knows it by.
     public internal(set) var uuidNames: [Int32: String] = [:]
 

@@ -1,5 +1,5 @@
 /// One line of the timeline: what the emulator saw happen. Rendered as JSON Lines by
-/// ``TimelineEvent/jsonLine(t:)``; the `event` names are a documented contract
+/// `TimelineEvent.jsonLine(t:)`; the `event` names are a documented contract
 /// (docs/man/astra-pushsim.md). Plain values: recording one costs no allocation.
 public enum TimelineEvent: Sendable, Hashable {
     /// A caller dialled; server call `call` starts.

@@ -23,7 +23,7 @@ extension Line {
 
     /// Parses and validates a line from JSON text (UTF-8 bytes). Unknown fields are ignored so
     /// newer writers stay readable; a newer `v` is refused, and so is a member named twice
-    /// (``JSONParser/Limits/uniqueKeys``: which of two users or two `tls_verify` counts must not
+    /// (`JSONParser.Limits.uniqueKeys`: which of two users or two `tls_verify` counts must not
     /// be an accident of the parser).
     public init<Bytes: Collection<UInt8>>(json bytes: Bytes) throws(LineError) {
         let value: JSONValue

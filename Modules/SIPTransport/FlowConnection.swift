@@ -29,6 +29,9 @@ public struct FlowInfo: Sendable, Hashable {
     public var contactHost: String
     /// When the connection (with its TLS and WebSocket handshakes) was up, on the trace's clock.
     public var connectedAt: WireTime?
+    /// TLS and WSS: the server certificate's notAfter, seconds since the epoch (RFC 5280
+    /// §4.1.2.5); nil on other transports.
+    public var serverCertificateNotAfter: Int?
 
     public init(
         transport: TransportKind, local: SocketAddress?, remote: SocketAddress, viaSentBy: String, contactHost: String
@@ -57,10 +60,13 @@ public protocol FlowConnection: Sendable {
     /// queue, in order) instead of ``events``; `.closed` still comes through ``events``. False
     /// when the connection cannot (the default); messages then keep coming through ``events``.
     func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool
+    /// TLS: the server certificate's notAfter (seconds since the epoch); nil otherwise (the default).
+    var serverCertificateNotAfter: Int? { get }
     func close() async
 }
 
 extension FlowConnection {
+    public var serverCertificateNotAfter: Int? { nil }
     public func sendImmediately(_ message: [UInt8]) -> Bool { false }
     public func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool { false }
 }

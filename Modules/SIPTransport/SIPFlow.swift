@@ -146,6 +146,7 @@ public actor SIPFlow {
             transport: connection.transport, local: connection.local, remote: connection.remote,
             viaSentBy: sentBy, contactHost: contactHost)
         info.connectedAt = connectedAt
+        info.serverCertificateNotAfter = connection.serverCertificateNotAfter
         return info
     }
 

@@ -1,4 +1,5 @@
 import SIPCore
+import Synchronization
 
 /// One TCP, TLS, WS or WSS connection: an actor that owns the socket, the OpenSSL session,
 /// the WebSocket codec, the SIP stream framer and the keep-alive machine, and reports
@@ -29,6 +30,10 @@ public actor StreamConnection {
     public nonisolated let host: String
     /// Received messages, then one `.closed` as the last event.
     public nonisolated let events: AsyncStream<ConnectionEvent>
+    /// TLS and WSS: the server certificate's notAfter once the handshake is done (seconds
+    /// since the epoch), readable without a hop onto the actor.
+    public nonisolated var serverCertificateNotAfter: Int? { certificateNotAfter.withLock { $0 } }
+    let certificateNotAfter = Mutex<Int?>(nil)
 
     let eventSink: AsyncStream<ConnectionEvent>.Continuation
     let readSink: AsyncStream<ReadEvent>.Continuation
@@ -242,6 +247,8 @@ public actor StreamConnection {
             throw error
         case .done:
             writeQueue += tls.drainOutbound()
+            let notAfter = tls.peerCertificateNotAfter
+            certificateNotAfter.withLock { $0 = notAfter }
             options.log(.debug, "\(transport) \(remote): \(tls.version) established")
             if transport.isWebSocket {
                 try await startWebSocketHandshake()

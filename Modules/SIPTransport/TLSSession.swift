@@ -81,6 +81,14 @@ package final class TLSSession {
         }
     }
 
+    /// The server certificate's notAfter in seconds since the epoch (nil before the handshake,
+    /// or when the server sent none): what a monitor warns on before the certificate expires
+    /// (RFC 5280 §4.1.2.5). Read whether or not the chain was verified.
+    public var peerCertificateNotAfter: Int? {
+        guard let certificate = SSL_get0_peer_certificate(session.ssl) else { return nil }
+        return VerifiedChainCache.seconds(X509_get0_notAfter(certificate))
+    }
+
     /// The negotiated protocol version, e.g. `TLSv1.3`.
     public var version: String { session.version }
 

@@ -132,7 +132,7 @@ final class VerifiedChainCache: Sendable {
         return from <= until ? (from, until) : nil
     }
 
-    private static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int? {
+    static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int? {
         guard let time else { return nil }
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }

@@ -67,6 +67,7 @@ extension KamailioPeer {
             let callee = try await H.callee(server, .udp, user: "1038", [])
             let terminal = try PseudoTerminal()
             #expect(terminal.isCooked)
+            astra_set_terminal_size(terminal.slave, 24, 80)
             let stdoutPath = NSTemporaryDirectory() + "astra-interactive-\(UUID().uuidString).out"
             defer { try? FileManager.default.removeItem(atPath: stdoutPath) }
             let arguments = ["dial"] + H.line(server, .wss, user: "1037") + ["sip:1038@127.0.0.1"]
@@ -88,6 +89,35 @@ extension KamailioPeer {
                 return terminal.text.contains("● in call 0:0")
             }
             #expect(status, "a status line once answered: \(terminal.text)")
+            // The status line fits the terminal's width (80 here: one column spare), and on
+            // hold it stops offering `H hold`; on a wider terminal it offers `H resume`.
+            func statusLines() -> [String] {
+                terminal.text.components(separatedBy: "\u{1B}[K").compactMap { segment in
+                    let line = segment.prefix { $0 != "\r" && $0 != "\n" }
+                    return line.hasPrefix("● ") || line.hasPrefix("◌ ") || line.hasPrefix("○ ") ? String(line) : nil
+                }
+            }
+            terminal.type("H")
+            let held = await eventually(timeout: .seconds(10), every: .milliseconds(50)) {
+                terminal.drain()
+                return statusLines().contains { $0.hasPrefix("● on hold ") }
+            }
+            #expect(held, "on hold after H: \(terminal.text.suffix(300))")
+            #expect(statusLines().allSatisfy { $0.count <= 79 }, "\(statusLines().map(\.count).max() ?? 0) columns")
+            #expect(!statusLines().contains { $0.hasPrefix("● on hold ") && $0.contains("H hold") })
+            astra_set_terminal_size(terminal.slave, 40, 120)
+            let resume = await eventually(timeout: .seconds(5), every: .milliseconds(50)) {
+                terminal.drain()
+                return statusLines().contains { $0.hasPrefix("● on hold ") && $0.contains("H resume") }
+            }
+            #expect(resume, "\(statusLines().suffix(2))")
+            terminal.type("H")
+            let resumed = await eventually(timeout: .seconds(10), every: .milliseconds(50)) {
+                terminal.drain()
+                return statusLines().last?.hasPrefix("● in call ") == true
+            }
+            #expect(resumed, "in call again after H: \(statusLines().suffix(2))")
+            #expect(statusLines().allSatisfy { $0.count <= 119 } && !statusLines().contains { $0.contains("loss 50.0") })
             terminal.type("12#")
             let heard = await eventually(timeout: .seconds(10), every: .milliseconds(50)) {
                 terminal.drain()

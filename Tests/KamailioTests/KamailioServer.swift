@@ -24,6 +24,8 @@ final class KamailioServer: Sendable {
     let rtpengineFlags: String?
     /// TCP/TLS/WS worker processes (KAMAILIO_TCP_CHILDREN), nil: the script's default.
     let tcpChildren: Int?
+    /// Validity of the throw-away certificates in days (KAMAILIO_CERT_DAYS), nil: the script's default.
+    let certificateDays: Int?
     /// HAProxy ends TLS on the WSS port and passes plain WS to Kamailio (KAMAILIO_TLS_FRONT).
     let haproxyFront: Bool
     /// Kamailio's own WS listener behind HAProxy (only with ``haproxyFront``).
@@ -38,10 +40,11 @@ final class KamailioServer: Sendable {
 
     private init(
         base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil, haproxyFront: Bool = false
+        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil
     ) {
         self.tcpChildren = tcpChildren
         self.haproxyFront = haproxyFront
+        self.certificateDays = certificateDays
         self.wakeGateway = wakeGateway
         self.rtpengine = rtpengine
         self.rtpengineFlags = rtpengineFlags
@@ -55,7 +58,7 @@ final class KamailioServer: Sendable {
     /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
     static func start(
         natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil, haproxyFront: Bool = false
+        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil
     ) throws -> KamailioServer {
         var lastError = ""
         for _ in 0..<8 {
@@ -63,7 +66,8 @@ final class KamailioServer: Sendable {
             let base = haproxyFront ? TestPorts.random(alignment: 8, span: 8) : TestPorts.random(alignment: 4, span: 4)
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
-                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren, haproxyFront: haproxyFront)
+                rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren, haproxyFront: haproxyFront,
+                certificateDays: certificateDays)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -84,6 +88,7 @@ final class KamailioServer: Sendable {
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
             "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
             "KAMAILIO_TCP_CHILDREN": tcpChildren.map(String.init),
+            "KAMAILIO_CERT_DAYS": certificateDays.map(String.init),
             "KAMAILIO_TLS_FRONT": haproxyFront ? "haproxy" : nil,
             "KAMAILIO_WS_BACKEND_PORT": haproxyFront ? String(wsBackendPort) : nil,
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind

@@ -43,7 +43,8 @@ extension KamailioPeer {
             for said in [out, bad, text] { #expect(!said.contains("astra1041") && !said.contains("wrong"), "no password") }
         }
 
-        /// With -v (and with --keep) the events come first, each a sentence, then the verdict.
+        /// With -v (and with --keep) the events come first, each a sentence — the unregistration at
+        /// the end included — then the verdict.
         @Test func eventsInWordsWithVerbose() async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
@@ -58,6 +59,7 @@ extension KamailioPeer {
                 Array(lines.dropFirst().dropLast()) == [
                     "REGISTER sent (expires 300 s)", "challenged (401, digest MD5): answering with the credentials",
                     "REGISTER sent (expires 300 s)", "registered sip:1046@127.0.0.1, expires 300 s",
+                    "unregistered (the binding is removed)",
                 ], "\(out)")
             #expect(out.split(separator: "\n").last?.hasPrefix("✔ sip:1046@127.0.0.1 registered over TCP in ") == true)
             #expect(!out.contains("="), "no key=value dump: \(out)")
@@ -82,7 +84,7 @@ extension KamailioPeer {
             #expect(lines.count == 3, "\(out)")
             #expect(lines.contains { $0.range(of: #"^✔ sip:1047@127\.0\.0\.1 registered in \d+\.\d ms$"#, options: .regularExpression) != nil }, "\(out)")
             #expect(lines.contains("✘ sip:1048@127.0.0.1 not registered: credentials rejected: 401 Unauthorized"), "\(out)")
-            #expect(lines.contains { $0.hasPrefix("2 lines: 1 registered, 1 failed (completed) in ") && $0.contains("; latency p50 ") }, "\(out)")
+            #expect(lines.contains { $0.hasPrefix("2 lines, 2 started, 2 done: 1 registered, 1 failed (completed) in ") && $0.contains("; latency p50 ") }, "\(out)")
             #expect(!out.contains("=") && !out.contains("nope") && !out.contains("astra1047"), "\(out)")
         }
 

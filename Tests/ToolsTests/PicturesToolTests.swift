@@ -52,16 +52,20 @@ import Testing
         #expect(result.stderr == "astra-pushsim: -o/--output needs --format svg\n")
     }
 
+    /// One line of a `--sip-trace-file`, as astra-call writes it.
+    static func traceLine(_ t: Int, _ direction: String, _ message: String, transport: String = "wss",
+                          remote: String = "127.0.0.1:8443") -> String {
+        let escaped = message.replacingOccurrences(of: "\r\n", with: "\\r\\n")
+        return "{\"event\":\"sip\",\"t\":\(t),\"time\":\"2026-11-30T07:05:01.\(100_000 + t * 1000)Z\","
+            + "\"direction\":\"\(direction)\",\"transport\":\"\(transport)\",\"local\":\"127.0.0.1:40112\","
+            + "\"remote\":\"\(remote)\",\"bytes\":\(message.utf8.count),\"message\":\"\(escaped)\"}"
+    }
+
     /// A trace file as astra-call writes it, read back: the ladder, one message, the SVG, pcap.
     @Test func traceReaderDrawsALadder() async throws {
         let trace = Self.temporary("trace") + ".jsonl", pcap = Self.temporary("trace") + ".pcap"
         defer { for p in [trace, pcap] { try? FileManager.default.removeItem(atPath: p) } }
-        func line(_ t: Int, _ direction: String, _ message: String) -> String {
-            let escaped = message.replacingOccurrences(of: "\r\n", with: "\\r\\n")
-            return "{\"event\":\"sip\",\"t\":\(t),\"time\":\"2026-11-30T07:05:01.\(100_000 + t * 1000)Z\","
-                + "\"direction\":\"\(direction)\",\"transport\":\"wss\",\"local\":\"127.0.0.1:40112\","
-                + "\"remote\":\"127.0.0.1:8443\",\"bytes\":\(message.utf8.count),\"message\":\"\(escaped)\"}"
-        }
+        func line(_ t: Int, _ direction: String, _ message: String) -> String { Self.traceLine(t, direction, message) }
         let invite = "INVITE sip:1002@pbx SIP/2.0\r\nVia: SIP/2.0/WSS x.invalid;branch=z9hG4bK1\r\nFrom: <sip:1001@pbx>;tag=1\r\n"
             + "To: <sip:1002@pbx>\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n"
         let busy = "SIP/2.0 486 Busy Here\r\nVia: SIP/2.0/WSS x.invalid;branch=z9hG4bK1\r\nFrom: <sip:1001@pbx>;tag=1\r\n"
@@ -87,6 +91,28 @@ import Testing
         #expect(converted.status == 0)
         let rows = try await Tshark.fields(pcap, filter: "sip", ["sip.Method", "sip.Status-Code"])
         #expect(rows.map { $0[0] + $0[1] } == ["INVITE", "486"])
+    }
+
+    /// A ladder with a long label (`407 Proxy Authentication Required (INVITE)`), piped: laid
+    /// out for 80 columns (what a terminal that does not say has), labels cut, not 105 wide.
+    @Test func theLadderFitsEightyColumnsWhenNotOnATerminal() async throws {
+        let trace = Self.temporary("wide") + ".jsonl"
+        defer { try? FileManager.default.removeItem(atPath: trace) }
+        func line(_ t: Int, _ direction: String, _ message: String) -> String {
+            Self.traceLine(t, direction, message, transport: "udp", remote: "127.0.0.1:5060")
+        }
+        let head = "Via: SIP/2.0/UDP x.invalid;branch=z9hG4bK1\r\nFrom: <sip:1001@pbx>;tag=1\r\n"
+        let invite = "INVITE sip:1002@pbx SIP/2.0\r\n" + head
+            + "To: <sip:1002@pbx>\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n"
+        let challenge = "SIP/2.0 407 Proxy Authentication Required\r\n" + head
+            + "To: <sip:1002@pbx>;tag=2\r\nCall-ID: c1\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n"
+        try (line(0, "sent", invite) + "\n" + line(3, "received", challenge) + "\n").write(
+            toFile: trace, atomically: true, encoding: .utf8)
+        guard let ladder = try await BuiltTool(name: "astra-trace").run([trace]) else { return }
+        #expect(ladder.status == 0, "\(ladder.stderr)")
+        let widest = ladder.stdout.split(separator: "\n").map(\.count).max() ?? 0
+        #expect(widest <= 80, "\(widest) columns:\n\(ladder.stdout)")
+        #expect(ladder.stdout.contains("407 Proxy"), "\(ladder.stdout)")
     }
 
     @Test func badTraceLinesAreUsageErrors() async throws {

@@ -2,7 +2,7 @@ import CallSession
 import ToolSupport
 
 /// The status line of an interactive call: what is happening, for how long, and the call's
-/// health — `● in call 0:12 PCMA · ↑612 ↓610 · loss 0.0 % · jitter 0.3 ms · 0-9 * # … q quit`.
+/// health (``CallStatusText``: `● in call 0:12 PCMA · ↑612 ↓610 · loss 0.0 % · … ? keys`).
 /// Keeps the little it needs from the call's events (answered, held); the counters come from
 /// the call itself on each redraw.
 struct CallConsole {
@@ -31,25 +31,26 @@ struct CallConsole {
         }
     }
 
-    /// Redraws the line (an actor hop to the call for its counters).
+    /// Redraws the line (an actor hop to the call for its counters), laid out for the
+    /// terminal's width (``CallStatusText``).
     func draw(on line: StatusLine, call: Call<ContinuousClock>?, now: ContinuousClock.Instant) async {
         guard line.isEnabled else { return }
-        guard let call, !ended else {
-            line.show("○ no call · q quit · ? keys")
-            return
-        }
-        guard answered, let answeredAt else {
-            line.show("◌ setting up the call · h hang up · q quit")
-            return
-        }
-        let seconds = Int((now - answeredAt).components.seconds)
-        let state = heldByUs ? "on hold" : (heldByPeer ? "held by the other side" : "in call")
-        let clock = "\(seconds / 60):" + (seconds % 60 < 10 ? "0" : "") + String(seconds % 60)
+        line.show(await status(call: call, now: now).render(width: line.width))
+    }
+
+    /// What the line shows now.
+    func status(call: Call<ContinuousClock>?, now: ContinuousClock.Instant) async -> CallStatusText {
+        guard let call, !ended else { return CallStatusText(state: .noCall) }
+        guard answered, let answeredAt else { return CallStatusText(state: .settingUp) }
+        var status = CallStatusText(state: heldByUs ? .onHold : (heldByPeer ? .heldByPeer : .inCall))
+        status.seconds = Int((now - answeredAt).components.seconds)
+        status.codec = codec
         let s = await call.statistics()
-        let loss = (s.lossPercent * 10).rounded() / 10
-        let jitter = (s.jitterMilliseconds * 10).rounded() / 10
-        line.show(
-            "● \(state) \(clock) \(codec) · ↑\(s.packetsSent) ↓\(s.packetsReceived) · loss \(loss) % · "
-                + "jitter \(jitter) ms · " + CallKey.hint)
+        status.packetsSent = s.packetsSent
+        status.packetsReceived = s.packetsReceived
+        status.packetsExpected = s.packetsReceived + Int(s.packetsLost)
+        status.lossPercent = s.lossPercent
+        status.jitterMilliseconds = s.jitterMilliseconds
+        return status
     }
 }

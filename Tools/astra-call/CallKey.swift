@@ -28,6 +28,4 @@ enum CallKey: Equatable, Sendable {
 
     /// The key list `?` shows.
     static let keyList = "keys: 0-9 * # A-D send DTMF · h hang up · H hold/resume · s statistics · q quit · ? these keys"
-    /// The short form at the end of the status line.
-    static let hint = "h hang up · H hold · s stats · q quit · ? keys"
 }

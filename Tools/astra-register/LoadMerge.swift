@@ -12,7 +12,7 @@ struct LoadMerge {
 
     /// Summary counters that add up across shards.
     static let summed = [
-        "lines", "registered", "failed", "abandoned", "not_started", "connections", "unregistered", "held_at_end",
+        "lines", "planned", "started", "done", "registered", "failed", "abandoned", "not_started", "connections", "unregistered", "held_at_end",
         "most_held", "drops", "reconnects", "refreshes", "refreshes_late", "refresh_failures", "keep_alive_pings",
         "keep_alive_pongs", "rss_kib", "peak_rss_kib",
     ]

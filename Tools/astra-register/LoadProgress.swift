@@ -1,47 +1,63 @@
 import AstraJSON
+import LineRunner
 import SIPDialog
+import Synchronization
 import ToolSupport
 
-/// Shows a load run's progress (``LoadRunControl/Progress``): one line on stderr, rewritten in
-/// place about once a second, when stderr is a terminal (a person watches); otherwise a
-/// `progress` event per report on stdout, for whatever reads the JSON Lines.
-struct LoadProgress: Sendable {
+/// Shows a load run's progress (``LoadRunControl/Progress``, in ``LoadReport``'s words): one
+/// line on stderr, rewritten in place about once a second, when stderr is a terminal (a person
+/// watches); otherwise a `progress` event per report on stdout, for whatever reads the JSON Lines.
+///
+/// On a terminal the line results (``write(_:)``) go above the progress line: it is erased,
+/// the results are written, and it is drawn again — never a result glued to its end. The last
+/// report (``finish(_:)``) carries the run's final counts, the same as the summary's.
+final class LoadProgress: Sendable {
     let output: EventWriter
     let terminal: Bool
-    private let stderr = FileDescriptorSink.standardError
+    private let line: StatusLine
+    /// The progress line on the terminal (nil: nothing shown yet), and whether a report was made.
+    private let state = Mutex<(shown: String?, reported: Bool)>((nil, false))
 
-    init(output: EventWriter, terminal: Bool = FileDescriptorSink.standardError.isTerminal) {
+    init(output: EventWriter, stderr: any OutputSink = FileDescriptorSink.standardError) {
         self.output = output
-        self.terminal = terminal
+        self.terminal = stderr.isTerminal
+        self.line = StatusLine(sink: stderr)
     }
 
     func report(_ p: LoadRunControl.Progress) {
-        if terminal {
-            stderr.write("\r\u{1B}[K" + Self.line(p))
-        } else {
-            output.emit("progress", Self.fields(p), text: String(Self.line(p).dropFirst("astra-register: ".count)))
+        let text = LoadReport.progressLine(p)
+        state.withLock { state in
+            state.reported = true
+            if terminal {
+                state.shown = "astra-register: " + text
+                line.show(state.shown!)
+            } else {
+                output.emit("progress", LoadReport.progressFields(p), text: text)
+            }
         }
     }
 
-    /// Ends the terminal line before the summary (nothing to do for JSON).
-    func finish() {
-        if terminal { stderr.write("\n") }
+    /// Writes rendered line results (one write for a batch), keeping the progress line below them.
+    func write(_ text: String) {
+        guard !text.isEmpty else { return }
+        state.withLock { state in
+            guard terminal, let shown = state.shown else {
+                output.write(text)
+                return
+            }
+            line.clear()
+            output.write(text)
+            line.show(shown)
+        }
     }
 
-    static func line(_ p: LoadRunControl.Progress) -> String {
-        let total = p.total.map { "/\($0)" } ?? ""
-        let p50 = p.p50Milliseconds.map { ", p50 \(rounded($0)) ms" } ?? ""
-        return "astra-register: \(p.done)\(total) done, \(rounded(p.ratePerSecond))/s, \(p.failures) failed, "
-            + "\(p.running) in flight\(p50)"
+    /// The last report, with the final counts (when any report was made: a run shorter than
+    /// a report's interval has only its summary), then the terminal line is ended.
+    func finish(_ p: LoadRunControl.Progress) {
+        let reported = state.withLock { $0.reported }
+        guard reported else { return }
+        report(p)
+        if terminal { FileDescriptorSink.standardError.write("\n") }
+        state.withLock { $0.shown = nil }
     }
-
-    static func fields(_ p: LoadRunControl.Progress) -> JSONObject {
-        [
-            "done": .int(p.done), "total": p.total.map(JSONValue.int) ?? .null, "failed": .int(p.failures),
-            "in_flight": .int(p.running), "rate_per_s": .double(rounded(p.ratePerSecond)),
-            "p50_ms": p.p50Milliseconds.map { .double(rounded($0)) } ?? .null,
-        ]
-    }
-
-    static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }

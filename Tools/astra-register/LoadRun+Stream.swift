@@ -101,7 +101,7 @@ extension LoadRun {
                         outcome.handshake = handshake
                         outcome.cause = cause?.rawValue
                         outcomes.append(outcome)
-                        text += context.output.render("line_result", fields(outcome), text: Self.text(outcome))
+                        text += render(outcome)
                     case .dropped(let line, let cause, let reason):
                         let fields: JSONObject = [
                             "aor": .string(aors[line]), "cause": .string(cause.rawValue), "reason": .string(reason),
@@ -112,10 +112,10 @@ extension LoadRun {
                         var outcome = LineOutcome(index: line, aor: aors[line], exit: .success, reason: Self.abandoned)
                         outcome.abandoned = true
                         outcomes.append(outcome)
-                        text += context.output.render("line_result", fields(outcome), text: Self.text(outcome))
+                        text += render(outcome)
                     }
                 }
-                context.output.write(text)
+                progress.write(text)
                 collected.withLock { $0 += outcomes }
             }
         } catch {
@@ -124,7 +124,7 @@ extension LoadRun {
         }
         let cpu = Self.cpuTime() - cpuBefore
         let control = loop.control
-        if control.finished > 0 || control.stopReason == .signal { progress.finish() }
+        progress.finish(control.progress(now: loop.wallEnd ?? loop.now))
         if loop.stopRequests >= 2 { context.diagnostics.warning("second signal: bindings are left to expire") }
         // The storm's wall is the whole run; the fleet's is its ramp (every line's first outcome).
         let wall = loop.wallEnd ?? loop.now

@@ -116,7 +116,6 @@ struct LoadRun {
                     if inFlight[candidate] == nil { index = candidate; break }
                 }
                 guard let index else {
-                    control.finished(ok: false, latency: nil, abandoned: true)
                     control.unstart()
                     break
                 }
@@ -152,7 +151,7 @@ struct LoadRun {
                 inFlight[outcome.index] = nil
                 control.finished(ok: outcome.exit == .success, latency: outcome.latency)
                 outcomes.append(outcome)
-                emit(outcome)
+                progress.write(render(outcome))
             case .signal:
                 control.stop(.signal)
             case .wake:
@@ -165,7 +164,7 @@ struct LoadRun {
                                               reason: Self.abandoned, abandoned: true)
                     control.finished(ok: false, latency: nil, abandoned: true)
                     outcomes.append(outcome)
-                    emit(outcome)
+                    progress.write(render(outcome))
                 }
                 inFlight.removeAll()
             } else if control.stopReason == nil {
@@ -173,7 +172,7 @@ struct LoadRun {
             }
         }
         ticker?.cancel()
-        if control.finished > 0 { progress.finish() }
+        progress.finish(control.progress(now: now()))
         return (outcomes, control)
     }
 
@@ -218,8 +217,9 @@ struct LoadRun {
         return done.contains { $0.exit == .network } ? .network : .failure
     }
 
-    func emit(_ outcome: LineOutcome) {
-        context.output.emit("line_result", fields(outcome), text: Self.text(outcome))
+    /// The `line_result` event of `outcome`, rendered (written through ``LoadProgress/write(_:)``).
+    func render(_ outcome: LineOutcome) -> String {
+        context.output.render("line_result", fields(outcome), text: Self.text(outcome))
     }
 
     func fields(_ outcome: LineOutcome) -> JSONObject {
@@ -279,14 +279,14 @@ struct LoadRun {
                     outcome.abandoned = true
                 }
                 outcomes.append(outcome)
-                text += context.output.render("line_result", fields(outcome), text: Self.text(outcome))
+                text += render(outcome)
             }
-            context.output.write(text)
+            progress.write(text)
             collected.withLock { $0 += outcomes }
         }
         let wall = ContinuousClock.now - started
         let finalControl = loop.control ?? control
-        if finalControl.finished > 0 || finalControl.stopReason == .signal { progress.finish() }
+        progress.finish(finalControl.progress(now: loop.now))
         if loop.stopRequests < 2 {
             await loop.run(.unregister) { _ in }
         } else {
@@ -448,21 +448,22 @@ struct LoadRun {
             return .double(latencies[max(0, index)])
         }
         let seconds = Double(wall.microseconds) / 1_000_000
-        let ok = done.filter { $0.exit == .success }.count
-        let lines = control.settings.lines
-        let notStarted = options.duration == nil ? max(0, lines - control.started) : 0
-        return [
-            "lines": .int(lines), "registered": .int(ok), "failed": .int(done.count - ok),
-            "abandoned": .int(outcomes.count - done.count), "not_started": .int(notStarted),
+        // The counts are the run control's, the ones the progress line showed.
+        let counts = control.counts
+        var fields: JSONObject = ["lines": .int(control.settings.lines)]
+        for (key, value) in LoadReport.counts(counts).entries { fields[key] = value }
+        let rest: JSONObject = [
             "stopped": .string((control.stopReason ?? .completed).rawValue),
             "concurrency": .int(concurrency), "rate_limit": options.rate.map(JSONValue.double) ?? .null,
             "wall_ms": .double(seconds * 1000),
-            "rate_per_s": .double(seconds > 0 ? Double(ok) / seconds : 0),
+            "rate_per_s": .double(seconds > 0 ? Double(counts.registered) / seconds : 0),
             "latency_ms": .object([
                 "p50": percentile(50), "p90": percentile(90), "p99": percentile(99),
                 "max": latencies.last.map(JSONValue.double) ?? .null,
             ]),
         ]
+        for (key, value) in rest.entries { fields[key] = value }
+        return fields
     }
 }
 

@@ -109,6 +109,9 @@ struct RegisterRun {
         // hold the tool), and say whether it was removed.
         await registration.stop(within: report.registered ? .seconds(3) : .zero)
         report.unregistered = report.registered ? (await registration.state == .stopped) : nil
+        // The run's events ended with the loop: the removal is said here (an `unregistered`
+        // event, as a `--keep` run watched with events expects after SIGINT).
+        if report.unregistered == true { report.note(.registration(.unregistered), output: eventOutput) }
         for pump in pumps { pump.cancel() }
         report.finish()
         return conclude(report, outcome ?? Outcome(exit: .network, message: "flow ended"))

@@ -189,7 +189,6 @@ final class StreamLoadLoop: @unchecked Sendable {
         } else {
             while control.admit(now: at) {
                 guard nextLine < lines.count else {
-                    control.finished(ok: false, latency: nil, abandoned: true)
                     control.unstart()
                     break
                 }

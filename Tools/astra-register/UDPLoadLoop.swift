@@ -108,7 +108,6 @@ final class UDPLoadLoop: @unchecked Sendable {
             while engine.canStart, control.admit(now: now) {
                 guard engine.startNext(now: now) else {
                     // Nothing startable after all (cycling, every line failed): undo and wait.
-                    control.finished(ok: false, latency: nil, abandoned: true)
                     control.unstart()
                     break
                 }

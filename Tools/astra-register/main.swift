@@ -28,6 +28,18 @@ await ToolMain.run(ToolSpecs.register) { context in
     options.rate = arguments.double("rate")
     options.runTimeout = arguments.duration("run-timeout")
     options.duration = arguments.duration("duration")
+    if let monitor = arguments.string("monitor") {
+        for other in ["load", "merge", "shard"] where arguments.string(other) != nil {
+            throw ToolError(.usage, "--monitor runs its own lines: not with --\(other)")
+        }
+        for other in ["keep", "nagios", "storm", "fleet", "expect-qualify"] where arguments.flag(other) {
+            throw ToolError(.usage, "--monitor runs its own lines: not with --\(other)")
+        }
+        let listen = try MonitorRun.parseListen(arguments.string("metrics") ?? "127.0.0.1:9779")
+        let settings = LineHealth.Settings(
+            pingInterval: arguments.duration("ping-interval") ?? .seconds(30), pingTimeout: options.timeout)
+        return await MonitorRun(path: monitor, listen: listen, settings: settings, context: context).run()
+    }
     if let merge = arguments.string("merge") {
         if arguments.string("load") != nil { throw ToolError(.usage, "--merge combines finished runs; not with --load") }
         return LoadMerge(path: merge, context: context).run()

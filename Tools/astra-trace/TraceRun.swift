@@ -52,7 +52,10 @@ struct TraceRun {
             try emit(packets.enumerated().map { full($0.element, number: $0.offset + 1) }.joined())
         default:
             let color = arguments.flag("color") || (arguments.string("output") == nil && FileDescriptorSink.standardOutput.isTerminal)
-            try emit(LadderText(fitting: diagram, color: color).render(diagram))
+            // The terminal's width when drawn on one (80 when unknown: a file, a pipe).
+            let toFile = arguments.string("output").map { $0 != "-" } ?? false
+            let width = toFile ? 80 : FileDescriptorSink.standardOutput.layoutWidth
+            try emit(LadderText(fitting: diagram, color: color, width: width).render(diagram))
         }
         return .success
     }

@@ -75,6 +75,20 @@ public actor LineRegistration {
         sink.finish()
     }
 
+    /// A keep-alive of the user's own (a monitor's OPTIONS to the registrar) failed: the flow is
+    /// treated as failed (RFC 5626 §4.4.1) — the refresh stops and nothing is sent until
+    /// ``keepAliveRecovered()``. Over UDP this is the only way a dead registrar is noticed
+    /// before the binding expires; the transport's own flow death is still ``EndpointEvent/flowDown(_:)``.
+    public func keepAliveFailed() {
+        execute(client.flowLost())
+    }
+
+    /// The keep-alive is answered again: register at once on the current flow (RFC 5626 §4.4.1).
+    public func keepAliveRecovered() {
+        guard let binding = client.currentBinding else { return }
+        execute(client.flowRecovered(binding: binding))
+    }
+
     private func releaseStopWaiters() {
         let waiters = stopWaiters
         stopWaiters.removeAll()

@@ -43,18 +43,22 @@ package struct LoadRunControl: Sendable {
         case signal
     }
 
-    /// The figures of a progress report or summary.
+    /// The figures of a progress report or summary: the run's ``LoadCounts`` (one set for the
+    /// progress line, the summary and the JSON) and the rates.
     public struct Progress: Sendable, Hashable {
-        public var done: Int
-        /// Lines planned: the file's lines, or with `--duration` rate × duration (nil without a rate).
-        public var total: Int?
-        public var failures: Int
-        public var running: Int
+        public var counts: LoadCounts
         public var elapsed: Duration
-        /// Finished lines per second since the start.
+        /// Registered lines per second since the start.
         public var ratePerSecond: Double
         /// Median latency of the successful lines, milliseconds.
         public var p50Milliseconds: Double?
+
+        /// Finished lines (registered or failed).
+        public var done: Int { counts.done }
+        /// Lines planned (``LoadCounts/planned``).
+        public var total: Int? { counts.planned }
+        public var failures: Int { counts.failed }
+        public var running: Int { counts.running }
     }
 
     public let settings: Settings
@@ -62,6 +66,8 @@ package struct LoadRunControl: Sendable {
     public private(set) var finished = 0
     public private(set) var failures = 0
     public private(set) var running = 0
+    /// Started lines dropped at a stop (signal, run timeout) before their outcome.
+    public private(set) var abandoned = 0
     public private(set) var stopReason: StopReason?
     private let start: Duration
     private var nextProgress: Duration
@@ -96,7 +102,10 @@ package struct LoadRunControl: Sendable {
     /// A started line ended (`latency` for a success); a line abandoned at a stop passes `abandoned`.
     public mutating func finished(ok: Bool, latency: Duration?, abandoned: Bool = false) {
         running = max(0, running - 1)
-        guard !abandoned else { return }
+        guard !abandoned else {
+            self.abandoned += 1
+            return
+        }
         finished += 1
         if ok {
             if let latency { latencies.append(Self.milliseconds(latency)) }
@@ -105,8 +114,12 @@ package struct LoadRunControl: Sendable {
         }
     }
 
-    /// Takes back one ``admit(now:)`` whose line could not start after all.
-    public mutating func unstart() { started = max(0, started - 1) }
+    /// Takes back one ``admit(now:)`` whose line could not start after all: neither started
+    /// nor running (and not abandoned: it never ran).
+    public mutating func unstart() {
+        started = max(0, started - 1)
+        running = max(0, running - 1)
+    }
 
     /// SIGINT/SIGTERM: no new line; running ones are to be abandoned.
     public mutating func stop(_ reason: StopReason) {
@@ -135,16 +148,25 @@ package struct LoadRunControl: Sendable {
         return next
     }
 
+    /// Lines planned: the file's lines; with `--duration`, rate × duration (nil without a rate:
+    /// the run cycles through the file for as long as it lasts).
+    public var planned: Int? {
+        guard let duration = settings.duration else { return settings.lines }
+        return settings.rate.map { Int(($0 * Self.milliseconds(duration) / 1000).rounded(.down)) }
+    }
+
+    /// The counts now: every figure a report shows comes from here.
+    public var counts: LoadCounts {
+        LoadCounts(planned: planned, started: started, registered: finished - failures, failed: failures,
+                   abandoned: abandoned, running: running)
+    }
+
     /// The figures now.
     public func progress(now: Duration) -> Progress {
         let elapsed = now - start
         let seconds = Self.milliseconds(elapsed) / 1000
-        var total: Int? = settings.lines
-        if let duration = settings.duration {
-            total = settings.rate.map { Int(($0 * Self.milliseconds(duration) / 1000).rounded(.down)) }
-        }
         return Progress(
-            done: finished, total: total, failures: failures, running: running, elapsed: elapsed,
+            counts: counts, elapsed: elapsed,
             ratePerSecond: seconds > 0 ? Double(finished - failures) / seconds : 0, p50Milliseconds: median)
     }
 

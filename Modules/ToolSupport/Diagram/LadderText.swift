@@ -7,24 +7,43 @@
 /// It works a line at a time (``line(_:)``), so a live run can print each message as it
 /// happens; a lane added later gets a column to the right. Colour (red for
 /// ``SequenceDiagram/Style/error``, dim for muted) only when asked for (a terminal).
+///
+/// A `width` (the terminal's, 80 when unknown) bounds every line: the lanes narrow to fit it
+/// (labels are cut with an ellipsis, never wrapped: a wrapped ladder line is unreadable) and a
+/// note at the last lane is cut at the edge. A line is `16 + lanes × gap` columns wide.
 public struct LadderText: Sendable {
     public private(set) var lanes: [SequenceDiagram.Lane]
     /// Columns between two lanes.
     public let gap: Int
     public let color: Bool
+    /// Columns a line may use (nil: as wide as the gap makes it).
+    public let width: Int?
 
     /// The time and number columns before the first lane.
     static let timeWidth = 11
     static let numberWidth = 5
 
-    public init(lanes: [SequenceDiagram.Lane], gap: Int = 40, color: Bool = false) {
+    /// The narrowest lane: room for a short label (`BYE`, `200 OK`) between two life lines.
+    public static let minimumGap = 12
+
+    public init(lanes: [SequenceDiagram.Lane], gap: Int = 40, color: Bool = false, width: Int? = nil) {
         self.lanes = lanes
-        self.gap = max(12, gap)
+        var gap = gap
+        if let width { gap = min(gap, Self.widestGap(lanes: lanes.count, width: width)) }
+        self.gap = max(Self.minimumGap, gap)
         self.color = color
+        self.width = width
     }
 
-    /// A layout wide enough for the labels of `diagram` (within 24…60 columns per lane).
-    public init(fitting diagram: SequenceDiagram, color: Bool = false) {
+    /// The widest gap with which `lanes` lanes fit in `width` columns (at least ``minimumGap``:
+    /// a terminal too narrow even for that gets lines cut at its edge by the terminal).
+    public static func widestGap(lanes: Int, width: Int) -> Int {
+        max(minimumGap, (width - timeWidth - numberWidth) / max(1, lanes))
+    }
+
+    /// A layout wide enough for the labels of `diagram` (within 24…60 columns per lane), and
+    /// no wider than `width` when given.
+    public init(fitting diagram: SequenceDiagram, color: Bool = false, width: Int? = nil) {
         var widest = 0
         for step in diagram.steps {
             switch step.mark {
@@ -35,7 +54,7 @@ public struct LadderText: Sendable {
             }
         }
         for lane in diagram.lanes { widest = max(widest, lane.title.count + 2, (lane.subtitle?.count ?? 0) + 2) }
-        self.init(lanes: diagram.lanes, gap: min(60, max(24, widest)), color: color)
+        self.init(lanes: diagram.lanes, gap: min(60, max(24, widest)), color: color, width: width)
     }
 
     /// Adds a lane (a party that appeared mid-run); returns its index.
@@ -72,8 +91,9 @@ public struct LadderText: Sendable {
         for step in diagram.steps { text += line(step) }
         for note in diagram.legend {
             var row = Row(width: 0)
-            row.put(note.text, at: 0)
-            text += paint(row, note.style, 0, note.text.count) + "\n"
+            let shown = width.map { Self.clip(note.text, to: $0) } ?? note.text
+            row.put(shown, at: 0)
+            text += paint(row, note.style, 0, shown.count) + "\n"
         }
         return text
     }
@@ -99,7 +119,8 @@ public struct LadderText: Sendable {
             (start, end) = (left + 1, right)
         case .arrow(let lane, _), .note(let lane):
             let at = column(min(max(0, lane), lanes.count - 1))
-            let note = "├ " + step.label
+            var note = "├ " + step.label
+            if let width, at + note.count > width { note = Self.clip(note, to: max(2, width - at)) }
             row.put(note, at: at)
             (start, end) = (at, at + note.count)
         }

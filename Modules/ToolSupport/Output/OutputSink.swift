@@ -1,6 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
+    import CLinux
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
@@ -12,6 +13,16 @@ public protocol OutputSink: Sendable {
     func write(_ text: String)
     /// Whether the sink is a terminal (text output by default).
     var isTerminal: Bool { get }
+    /// The terminal's width in columns, when the sink is a terminal that says (`TIOCGWINSZ`).
+    var columns: Int? { get }
+}
+
+extension OutputSink {
+    public var columns: Int? { nil }
+
+    /// The width to lay out for: the terminal's, or 80 when unknown (not a terminal, or one
+    /// that does not say) — the width every terminal has had since the VT100.
+    public var layoutWidth: Int { columns ?? 80 }
 }
 
 /// A file descriptor (1 = stdout, 2 = stderr), written with `write(2)`, retrying short writes.
@@ -26,6 +37,16 @@ public struct FileDescriptorSink: OutputSink {
     public static let standardError = FileDescriptorSink(2)
 
     public var isTerminal: Bool { isatty(descriptor) == 1 }
+
+    /// Asked on every call, so a terminal resized mid-run is followed.
+    public var columns: Int? {
+        #if canImport(Glibc)
+            let columns = Int(astra_terminal_columns(descriptor))
+            return columns > 0 ? columns : nil
+        #else
+            return nil
+        #endif
+    }
 
     public func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -51,8 +72,12 @@ public struct FileDescriptorSink: OutputSink {
 public final class BufferSink: OutputSink {
     private let buffer = Mutex("")
     public let isTerminal: Bool
+    public let columns: Int?
 
-    public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
+    public init(isTerminal: Bool = false, columns: Int? = nil) {
+        self.isTerminal = isTerminal
+        self.columns = columns
+    }
 
     public func write(_ text: String) { buffer.withLock { $0 += text } }
 

@@ -20,11 +20,14 @@ extension ToolSpecs {
             The line comes from flags, then --line FILE, then standard input when it is not a terminal.
 
             Load mode (--load FILE) registers every line (--concurrency at a time, --rate per second, for \
-            --duration), prints a line_result event per line and a load_summary at the end (lines, registered, \
-            failed, abandoned, not_started, stopped: completed, duration, run_timeout or signal, concurrency, \
-            rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). Progress (done/total, rate, failures, \
-            median latency) is refreshed on stderr about once a second when it is a terminal, and printed as \
-            progress events (done, total, failed, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
+            --duration), prints a line_result event per line and a load_summary at the end (lines, planned, \
+            started, done, registered, failed, abandoned, not_started, stopped: completed, duration, run_timeout \
+            or signal, concurrency, rate_limit, wall_ms, rate_per_s, latency_ms p50/p90/p99/max). planned is the \
+            file's lines, or with --duration the rate times the duration (null without --rate, and then \
+            not_started is null too); started = done + abandoned, done = registered + failed, not_started = \
+            planned - started. Progress uses the same counts: refreshed on stderr about once a second when it \
+            is a terminal (the line results are written above it, and the last one has the final counts), and \
+            printed as progress events (the same counts, in_flight, rate_per_s, p50_ms) otherwise. SIGINT/SIGTERM (or \
             --run-timeout) stop new registrations, abandon those in flight, unregister what was registered and \
             print the summary so far; a second signal skips the unregistering. The exit code of a load run: 3 \
             at the run timeout, else the finished lines decide (abandoned and never-started lines count neither \
@@ -42,8 +45,23 @@ extension ToolSpecs {
             unregistered, cpu_ms and cpu_ms_per_registration; a fleet also held_at_end, most_held, drops, \
             drop_causes, reconnects, refreshes, refreshes_late (sent over 1 s late or answered after expiry), \
             refresh_failures, refresh_ms, refresh_lateness_ms, keep_alive_pings / _pongs, hold_ms, rss_kib and \
-            rss_kib_per_line. A dropped connection is a line_dropped event. The soft open-file limit is raised \
+            rss_kib_per_line; a fleet's wall_ms is its ramp (every line's first outcome), and its summary in \
+            words gives the ramp, the hold and the hold's figures. A dropped connection is a line_dropped event. \
+            The soft open-file limit is raised \
             to the hard one when the lines need it.
+
+            Monitor mode (--monitor FILE) keeps every line of the file registered as a phone would (refreshed \
+            before the granted expiry, reconnected with back-off), sends each line's registrar an OPTIONS every \
+            --ping-interval, reads the server certificate's expiry on TLS and WSS, and serves Prometheus metrics \
+            on GET /metrics at --metrics (text format 0.0.4, or OpenMetrics 1.0 when the Accept header asks): \
+            sip_line_up, sip_line_registered, sip_register_duration_seconds and sip_options_duration_seconds \
+            (histograms, 5 ms to 5 s), sip_line_failures_total by cause (timeout, refused, auth, tls_verify, \
+            tls_handshake, dns, closed, websocket, protocol, server_error, rejected) and \
+            sip_tls_certificate_expiry_timestamp_seconds, labelled line, transport and server. A ping that fails \
+            marks the line down and not registered; it registers again once the registrar answers. SIGHUP \
+            re-reads the file (new lines start, removed ones unregister, the others are untouched); \
+            SIGINT/SIGTERM unregister every line and exit 0. Events: monitoring, line_state (line, up, \
+            registered), reloaded, reload_failed, stopped (docs/monitoring.md).
 
             --shard I/N takes every N-th line of the file starting at line I (from 0), so a fleet larger than one \
             machine runs as N processes (a Kubernetes indexed Job, GNU parallel); --merge FILE reads their JSON \
@@ -52,7 +70,7 @@ extension ToolSpecs {
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
-            .flag("keep", help: "Stay registered and refresh until interrupted, then unregister."),
+            .flag("keep", help: "Stay registered and refresh until interrupted, then unregister (an unregistered event says so)."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
                 "timeout", valueName: "seconds", kind: .seconds(), default: "10",
@@ -104,6 +122,16 @@ extension ToolSpecs {
                 help: "Combine the JSON Lines of several load runs (shards; '-' = standard input) into one "
                     + "load_summary."),
             .value(
+                "monitor", valueName: "file",
+                help: "Monitor mode: keep every line of a JSON Lines file registered (each may have a \"name\", "
+                    + "its metrics label), ping each with OPTIONS and serve Prometheus metrics (--metrics)."),
+            .value(
+                "metrics", valueName: "host:port", default: "127.0.0.1:9779",
+                help: "Monitor mode: where GET /metrics is served (IPv4; port 0 = any free port)."),
+            .value(
+                "ping-interval", valueName: "seconds", kind: .seconds(max: 3600), default: "30",
+                help: "Monitor mode: OPTIONS to each line's registrar this often; each is bounded by --timeout."),
+            .value(
                 "run-timeout", valueName: "seconds", kind: .seconds(),
                 help: "Load mode: bound for the whole run: then no new line starts, lines in flight are "
                     + "abandoned, what registered is unregistered, the summary so far is printed (exit 3)."),
@@ -122,6 +150,9 @@ extension ToolSpecs {
                 "Hold 10,000 WSS lines for 60 s as 4 processes, then one summary:",
                 "for i in 0 1 2 3; do astra-register --load fleet.jsonl --fleet --duration 60 --shard $i/4 "
                     + "--concurrency 100 > shard-$i.jsonl & done; wait; cat shard-*.jsonl | astra-register --merge -"),
+            Example(
+                "Watch every line of a file and serve Prometheus metrics on port 9779:",
+                "astra-register --monitor lines.jsonl --metrics 127.0.0.1:9779 --ping-interval 30"),
             Example(
                 "A Nagios/Icinga check: WARNING above 0.5 s, CRITICAL above 2 s:",
                 "astra-register --nagios -w 0.5 -c 2 --line line.json"),
