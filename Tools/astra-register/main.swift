@@ -31,6 +31,7 @@ func registerOptions(_ arguments: ParsedArguments) throws(ToolError) -> Register
     options.rate = arguments.double("rate")
     options.runTimeout = arguments.duration("run-timeout")
     options.duration = arguments.duration("duration")
+    options.insecure = arguments.flag(CommonOptions.Key.insecure)
     return options
 }
 
@@ -40,10 +41,10 @@ let start = ToolMain.start(ToolSpecs.register)
 nonisolated(unsafe) var prepared: (options: RegisterRun.Options, setup: LineSetup)?
 let oneShot = ToolMain.finishSynchronously(start) { context -> ExitCode? in
     let arguments = context.arguments
-    for key in ["load", "merge", "shard"] where arguments.string(key) != nil { return nil }
+    for key in ["load", "merge", "shard", "monitor"] where arguments.string(key) != nil { return nil }
     if arguments.flag("storm") || arguments.flag("fleet") || CaptureHub.isRequested(arguments) { return nil }
     let options = try registerOptions(arguments)
-    let setup = try LineSetup(line: try LineOptions.resolve(arguments))
+    let setup = try LineSetup(line: try LineOptions.resolve(arguments), insecure: options.insecure)
     guard OneShotUDP.applies(to: setup, options) else {
         prepared = (options, setup)
         return nil
@@ -59,6 +60,20 @@ let code = await ToolMain.finish(start) { context in
     }
     var options = try registerOptions(arguments)
     options.capture = try await CaptureHub.make(context)
+    if let monitor = arguments.string("monitor") {
+        for other in ["load", "merge", "shard"] where arguments.string(other) != nil {
+            throw ToolError(.usage, "--monitor runs its own lines: not with --\(other)")
+        }
+        for other in ["keep", "nagios", "storm", "fleet", "expect-qualify"] where arguments.flag(other) {
+            throw ToolError(.usage, "--monitor runs its own lines: not with --\(other)")
+        }
+        let listen = try MonitorRun.parseListen(arguments.string("metrics") ?? "127.0.0.1:9779")
+        let settings = LineHealth.Settings(
+            pingInterval: arguments.duration("ping-interval") ?? .seconds(30), pingTimeout: options.timeout)
+        return await MonitorRun(
+            path: monitor, listen: listen, settings: settings, context: context, insecure: options.insecure
+        ).run()
+    }
     if let merge = arguments.string("merge") {
         if arguments.string("load") != nil { throw ToolError(.usage, "--merge combines finished runs; not with --load") }
         return LoadMerge(path: merge, context: context).run()
@@ -77,6 +92,8 @@ let code = await ToolMain.finish(start) { context in
         return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }
     let line = try LineOptions.resolve(arguments)
-    return await RegisterRun(setup: try LineSetup(line: line), options: options, context: context).run()
+    return await RegisterRun(
+        setup: try LineSetup(line: line, insecure: options.insecure), options: options, context: context
+    ).run()
 }
 exit(code.rawValue)
