@@ -36,11 +36,13 @@ astra-register --password astra1003 --server "127.0.0.1:$base" --transport udp s
 
 step "3. Line → sealed QR code → decode → astra-register"
 printf 'demo passphrase\n' > "$work/passphrase"
-printf '{"v":1,"user":"1004","password":"astra1004","domain":"127.0.0.1","server":"127.0.0.1:%s","transport":"wss","ca_file":"%s"}\n' \
-    "$((base + 3))" "$ca" > "$work/line.json"
+# The code names the line; the CA that verifies the server is the consumer's own (--ca-file):
+# astra-qr decode refuses a code that names a local CA file.
+printf '{"v":1,"user":"1004","password":"astra1004","domain":"127.0.0.1","server":"127.0.0.1:%s","transport":"wss"}\n' \
+    "$((base + 3))" > "$work/line.json"
 astra-qr encode --passphrase-file "$work/passphrase" -o "$work/line.png" < "$work/line.json"
 echo "   wrote $work/line.png; zbarimg reads: $(zbarimg --quiet --raw "$work/line.png" 2>/dev/null | cut -c1-60)…"
-astra-qr decode --passphrase-file "$work/passphrase" "$work/line.png" | astra-register | tail -1
+astra-qr decode --passphrase-file "$work/passphrase" "$work/line.png" | astra-register --ca-file "$ca" | tail -1
 
 step "4. iOS PushKit/CallKit wake rules (astra-pushsim)"
 astra-pushsim run dead-phone | tail -2

@@ -2,6 +2,14 @@ import SIPTransport
 import ToolSupport
 
 extension CaptureHub {
+    /// Whether the command line asks for any capture (a run that does can take the async path
+    /// only: `--hep` resolves its host there).
+    public static func isRequested(_ arguments: ParsedArguments) -> Bool {
+        typealias Key = CommonOptions.Key
+        return [Key.sipTrace, Key.sipTraceFile, Key.pcap, Key.pcapRTPPayload, Key.hep, Key.hepID, Key.hepPasswordFile]
+            .contains { arguments.wasGiven($0) }
+    }
+
     /// The hub a SIP tool's command line asks for (`--sip-trace[=style]`, `--sip-trace-file`,
     /// `--pcap`, `--pcap-rtp-payload`, `--hep`, `--hep-id`, `--hep-password-file`), or nil
     /// when it asks for none. Usage errors name the option (exit 64); the HEP host is resolved

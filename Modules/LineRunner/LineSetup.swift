@@ -12,7 +12,22 @@ public struct LineSetup: Sendable {
     public let aor: SIPURI
     public let registrar: SIPURI
 
-    public init(line: Line) throws(ToolError) {
+    /// The message of a line that turns TLS verification off without the tool's `--insecure`.
+    public static let insecureRefusal =
+        "the line turns TLS certificate verification off (tls_verify false); pass --insecure to allow it (test rigs only)"
+
+    /// Sets up `line`. `insecure` is the tool's own `--insecure` flag, the way curl has `-k`:
+    /// it turns certificate verification off for the run, and without it a line that says
+    /// `tls_verify: false` is refused (64, ``insecureRefusal``). A line comes from a file, a
+    /// pipeline or a QR code, so it alone must not be able to lower how it is protected
+    /// (RFC 3261 §26.2.1; docs/line.md "TLS verification").
+    public init(line: Line, insecure: Bool = false) throws(ToolError) {
+        var line = line
+        if insecure {
+            line.tlsVerify = false
+        } else if !line.effectiveTLSVerify {
+            throw ToolError(.usage, Self.insecureRefusal)
+        }
         self.line = line
         guard let kind = TransportKind(rawValue: line.transport.rawValue) else {
             throw ToolError(.usage, "transport \(line.transport) is not supported")
@@ -49,7 +64,7 @@ public struct LineSetup: Sendable {
         } else {
             options.tls = .insecure()
             if transport.isSecure {
-                diagnostics.warning("TLS certificate verification is OFF for this line (tls_verify=false): insecure")
+                diagnostics.warning("TLS certificate verification is OFF (--insecure): insecure")
             }
         }
         options.webSocketPath = line.effectiveWSPath ?? "/ws"

@@ -1,7 +1,12 @@
+import AstraJSON
 import SIPCore
 
 /// `astra-qr decode FILE…`: every QR code in every image → one line JSON per code on stdout
 /// (exactly the line object of docs/line.md, one per line), or the payload text with `raw`.
+///
+/// A code is input from outside: one whose line weakens TLS (`Line.weakenedChecks`:
+/// `tls_verify` false, a `ca_file`, a foreign `tls_server_name`) is refused with the reason
+/// unless ``Options/allowInsecure``; then its line carries `"insecure": [fields]`.
 package enum DecodeCommand {
     public struct Options: Sendable {
         /// Image paths; `-` reads stdin.
@@ -12,12 +17,17 @@ package enum DecodeCommand {
         public var key: SealKey?
         /// Print each line's redacted description (for a terminal) instead of its JSON.
         public var text: Bool
+        /// `--allow-insecure`: print lines that weaken TLS (a test rig's), marked `insecure`.
+        public var allowInsecure: Bool
 
-        public init(files: [String], raw: Bool = false, key: SealKey? = nil, text: Bool = false) {
+        public init(
+            files: [String], raw: Bool = false, key: SealKey? = nil, text: Bool = false, allowInsecure: Bool = false
+        ) {
             self.files = files
             self.raw = raw
             self.key = key
             self.text = text
+            self.allowInsecure = allowInsecure
         }
     }
 
@@ -61,7 +71,7 @@ package enum DecodeCommand {
                 case .raw(let payload):
                     result.stdout += payload + [0x0A]
                 case .line(let line, _):
-                    result.stdout += Array((options.text ? line.description : line.jsonString()).utf8) + [0x0A]
+                    result.stdout += Array(printed(line, text: options.text).utf8) + [0x0A]
                     if line.sealedPassword != nil {
                         result.sealedLines += 1
                         result.diagnostics.append(
@@ -97,12 +107,20 @@ package enum DecodeCommand {
             throw ProvisioningError(.tooLarge, "the image holds \(codes.count) codes, more than \(maxCodesPerImage)")
         }
         return codes.map { code in
-            if options.raw { return .raw(code) }
+            if options.raw {
+                // The payload as it is, unless it is a line that would weaken TLS when piped on.
+                if !options.allowInsecure, case .failed(let error) = outcome(of: code, key: nil, allowInsecure: false),
+                    error.code == .weakensTLS
+                {
+                    return .failed(error)
+                }
+                return .raw(code)
+            }
             var key = options.key
             if key != nil, code.contains(sealedMarker) {
                 if keyBudget > 0 { keyBudget -= 1 } else { key = nil }
             }
-            return outcome(of: code, key: key)
+            return outcome(of: code, key: key, allowInsecure: options.allowInsecure)
         }
     }
 
@@ -115,15 +133,36 @@ package enum DecodeCommand {
         return try decode(imageBytes: imageBytes, options: options, keyBudget: &budget)
     }
 
-    static func outcome(of bytes: [UInt8], key: SealKey?) -> CodeOutcome {
+    static func outcome(of bytes: [UInt8], key: SealKey?, allowInsecure: Bool) -> CodeOutcome {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .failed(ProvisioningError(.notALine, "the code holds binary data, not a line"))
         }
         do throws(ProvisioningError) {
             let (line, form) = try ProvisioningPayload.line(from: text, key: key)
+            if !allowInsecure { try refuseWeakened(line, what: "the code") }
             return .line(line, form)
         } catch {
             return .failed(error)
         }
+    }
+
+    /// Throws ``ProvisioningError/Code/weakensTLS`` naming the fields when `line` weakens TLS.
+    /// The reason names fields only: nothing of the line's values (its password) is in it.
+    static func refuseWeakened(_ line: Line, what: String) throws(ProvisioningError) {
+        let weakened = line.weakenedChecks
+        guard !weakened.isEmpty else { return }
+        throw ProvisioningError(
+            .weakensTLS,
+            "refused: \(what) \(Line.weakeningReasons(weakened)); pass --allow-insecure to accept it (test rigs only)")
+    }
+
+    /// The line as printed: its JSON (or redacted description), with `"insecure": [fields]`
+    /// appended when it weakens TLS (only printed under `--allow-insecure`).
+    static func printed(_ line: Line, text: Bool) -> String {
+        let weakened = line.weakenedChecks.map(\.rawValue)
+        if text { return line.description + (weakened.isEmpty ? "" : " (insecure: \(weakened.joined(separator: ", ")))") }
+        guard !weakened.isEmpty, case .object(var members) = line.jsonValue() else { return line.jsonString() }
+        members.append("insecure", .array(weakened.map(JSONValue.string)))
+        return JSONValue.object(members).jsonText
     }
 }

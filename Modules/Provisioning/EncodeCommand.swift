@@ -68,6 +68,12 @@ package enum EncodeCommand {
             margin: options.margin)
         var warnings: [String] = []
         if line.hasClearPassword, options.seal == nil { warnings.append(clearPasswordWarning) }
+        let weakened = line.weakenedChecks
+        if !weakened.isEmpty {
+            warnings.append(
+                "astra-qr: warning: the code \(Line.weakeningReasons(weakened)); "
+                    + "astra-qr decode refuses it without --allow-insecure")
+        }
         return Output(bytes: bytes, payload: payload, version: matrix.version, warnings: warnings)
     }
 }

@@ -2,8 +2,12 @@ import SIPCore
 
 /// `astra-qr lines --api URL --firebase-token-file F`: one line JSON per usable WSS line of the
 /// signed-in org, ready for `astra-qr encode` or `astra-register`.
+///
+/// What the platform returns is input from outside, like a code: a line that weakens TLS
+/// (`Line.weakenedChecks`) is refused for its user (exit 1) unless `allowInsecure`,
+/// and then printed with `"insecure": [fields]`, as `astra-qr decode` does.
 package enum LinesCommand {
-    public static func run(client: PlatformClient) async -> QRCommandResult {
+    public static func run(client: PlatformClient, allowInsecure: Bool = false) async -> QRCommandResult {
         var result = QRCommandResult()
         let lines: [(user: PlatformUser, line: Result<Line, PlatformError>)]
         do {
@@ -17,7 +21,14 @@ package enum LinesCommand {
         for (user, outcome) in lines {
             switch outcome {
             case .success(let line):
-                result.stdout += Array(line.jsonString().utf8) + [0x0A]
+                do throws(ProvisioningError) {
+                    if !allowInsecure { try DecodeCommand.refuseWeakened(line, what: "the platform's line") }
+                } catch {
+                    result.diagnostics.append("astra-qr: user \(Redaction.untrusted(user.id, limit: 80)): \(error.detail)")
+                    result.worsen(to: .invalidLine)
+                    continue
+                }
+                result.stdout += Array(DecodeCommand.printed(line, text: false).utf8) + [0x0A]
             case .failure(let error):
                 // Server text (ids, bodies) is stripped of control characters and redacted.
                 result.diagnostics.append(

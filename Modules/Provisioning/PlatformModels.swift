@@ -144,6 +144,8 @@ enum PlatformJSON {
         do {
             // What the platform returns is input from outside like a code: no repeated names.
             return try JSONValue.parse(body, limits: .uniqueKeys)
+        } catch where error.code == .duplicateKey {
+            throw PlatformError(.badResponse, "\(what): response refused (\(error))")
         } catch {
             throw PlatformError(.badResponse, "\(what): response is not JSON (\(error))")
         }

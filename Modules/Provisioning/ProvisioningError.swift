@@ -16,6 +16,9 @@ public struct ProvisioningError: Error, Sendable, Hashable, CustomStringConverti
         case notALine = "not-a-line"
         /// The payload is a line, but the line is invalid (``lineError`` says why).
         case invalidLine = "invalid-line"
+        /// The line would weaken TLS (`tls_verify` false, a `ca_file`, a foreign
+        /// `tls_server_name`) and weakening was not allowed (`--allow-insecure`).
+        case weakensTLS = "weakens-tls"
         /// The payload's version is newer than this build.
         case unsupportedPayload = "unsupported-payload"
         /// The sealed password is malformed (bad base64, unknown KDF, parameters out of bounds).

@@ -20,7 +20,7 @@ public enum APNsAction: Sendable, Hashable {
 /// only the most recent notification per app"; expiration 0 means "deliver once or not at all" —
 /// except that in the field an expired push to an offline device was seen delivered 20–30 s later
 /// (``EmulatorSettings/expiredLateDeliveryPercent``, 0 in the ideal model). Delays are drawn
-/// independently per push, so a later push can overtake an earlier one, as reported (PUSH-RULES.md
+/// independently per push, so a later push can overtake an earlier one, as reported (docs/push-wake-rules.md
 /// "Delivery in the field"). Randomness comes from the model's own seeded generator.
 public struct APNsModel: Sendable {
     /// The app's bundle id; the only accepted VoIP topic is `bundleID + ".voip"`.

@@ -6,7 +6,7 @@ public struct APNsRequest: Sendable, Hashable {
     public var topic: String = "com.example.astra.voip"
     /// `apns-priority`; VoIP pushes must be 10 (immediate).
     public var priority: Int = 10
-    /// `apns-expiration` in seconds; 0 = deliver now or drop (PUSH-RULES R6).
+    /// `apns-expiration` in seconds; 0 = deliver now or drop (docs/push-wake-rules.md R6).
     public var expirationSeconds: Int = 0
     /// Payload size in bytes (VoIP limit 5120).
     public var payloadBytes: Int = 220

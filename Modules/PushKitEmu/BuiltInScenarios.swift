@@ -7,8 +7,8 @@ public enum BuiltInScenarios {
     public static var all: [Scenario] {
         [
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
-            unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, declineBeforeInvite, noInvite,
-            strikeOut, message,
+            unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, answerThenGone, declineBeforeInvite,
+            noInvite, strikeOut, message,
         ]
     }
 
@@ -188,6 +188,21 @@ public enum BuiltInScenarios {
         ) {
             $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 100)]
             $0.expect = [.connected]
+        }
+    }
+
+    /// The user taps Answer on the placeholder the moment it rings, and then the ack response says
+    /// the caller already left (hung up during the cold launch): the pending answer action must
+    /// be failed and the call ended `remoteEnded` — ending the call alone leaves the action open
+    /// until CallKit's timeout (R5 `answer_action_timed_out`). Fuzzing found this one first.
+    public static var answerThenGone: Scenario {
+        make(
+            "answer-then-gone",
+            "user taps Answer on the placeholder, then the ack response says the caller left: fail the answer, end remoteEnded",
+            app: .killed
+        ) {
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 20), ScenarioStep(at: 1_100, .hangup, call: 0)]
+            $0.expect = [.cancelled]
         }
     }
 

@@ -11,6 +11,11 @@ package struct ClientBridge: Sendable {
     var uuidName: [Int32: String] = [:]
     var timerOf: [String: Int32] = [:]
     var timerName: [Int32: String] = [:]
+    /// Push-ids this process was told about (a `push`, `ack_response`, `call_gone`, `invite`):
+    /// the only ones a `report` can name.
+    var pushesSeen: Set<Int32> = []
+    /// Calls whose INVITE this process received: the only ones `report` with `invite` can name.
+    var invitesSeen: Set<Int32> = []
 
     public init() {}
 
@@ -63,8 +68,17 @@ package struct ClientBridge: Sendable {
         }
     }
 
-    /// The line for a policy callback, with the device facts of `ctx`.
-    public func line(for callback: ClientCallback, _ ctx: ClientContext) -> String {
+    /// The line for a policy callback, with the device facts of `ctx`; notes the push-ids and
+    /// INVITEs it tells the client about (what a later `report` may name).
+    public mutating func line(for callback: ClientCallback, _ ctx: ClientContext) -> String {
+        switch callback {
+        case .push(let push): pushesSeen.insert(push.pushID)
+        case .ackResponse(let p, _), .callGone(let p): pushesSeen.insert(p)
+        case .invite(let invite):
+            invitesSeen.insert(invite.call)
+            if invite.pushID >= 0 { pushesSeen.insert(invite.pushID) }
+        default: break
+        }
         switch callback {
         case .hello(let mode): return Self.helloLine(mode: mode)
         case .reset(let scenario, let settings): return Self.resetLine(scenario: scenario, settings: settings)
@@ -126,10 +140,8 @@ package struct ClientBridge: Sendable {
         case "ack": return .ackPush(pushID: try need(op.pushId, "push_id"))
         case "report":
             let uuid = try newUUID(try need(op.uuid, "uuid"), &ctx, what: what)
-            guard (op.pushId ?? -1) >= 0 || (op.invite ?? -1) >= 0 else {
-                throw ClientFault(.badAnswer, "\(what) (report): needs push_id (a push) or invite (an INVITE's call)")
-            }
-            return .reportNewIncomingCall(uuid: uuid, pushID: op.pushId ?? -1, invite: op.invite ?? -1)
+            try checkReport(op, what: "\(what) (report)")
+            return .reportNewIncomingCall(uuid: uuid, pushID: max(op.pushId ?? -1, -1), invite: max(op.invite ?? -1, -1))
         case "update": return .reportCallUpdated(uuid: known(try need(op.uuid, "uuid")))
         case "end":
             let reason = try need(op.reason, "reason")
@@ -168,6 +180,28 @@ package struct ClientBridge: Sendable {
                 .badAnswer,
                 "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, fetch, start_timer)"
             )
+        }
+    }
+
+    /// A `report` names exactly one thing it reports: a push this process received (`push_id`)
+    /// or an INVITE it received (`invite`, the INVITE's `call`). Both, neither, or one it never
+    /// received is a client bug — CallKit would show a call that stands for nothing.
+    /// A negative `push_id` or `invite` (-1, as the `invite` callback spells "no push") is none.
+    func checkReport(_ op: ClientWire.Op, what: String) throws(ClientFault) {
+        switch (op.pushId.flatMap { $0 >= 0 ? $0 : nil }, op.invite.flatMap { $0 >= 0 ? $0 : nil }) {
+        case (nil, nil):
+            throw ClientFault(.badAnswer, "\(what): needs push_id (a push) or invite (an INVITE's call)")
+        case (.some(let p), .some(let c)):
+            throw ClientFault(
+                .badAnswer, "\(what): push_id \(p) and invite \(c) both given; a report is for a push or an INVITE")
+        case (.some(let p), nil):
+            guard pushesSeen.contains(p) else {
+                throw ClientFault(.badAnswer, "\(what): push_id \(p) was never delivered to this process")
+            }
+        case (nil, .some(let c)):
+            guard invitesSeen.contains(c) else {
+                throw ClientFault(.badAnswer, "\(what): invite \(c) is not an INVITE this process received")
+            }
         }
     }
 

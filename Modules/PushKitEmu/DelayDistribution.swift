@@ -6,7 +6,7 @@
 
 /// A delay the field does not fix: APNs delivery, an app's cold launch or resume (ms).
 ///
-/// Apple gives no APNs delivery SLA, and the public reports are single figures (PUSH-RULES.md,
+/// Apple gives no APNs delivery SLA, and the public reports are single figures (docs/push-wake-rules.md,
 /// "Delivery in the field"), so every delay of the delivery model is a distribution with its
 /// parameters as settings. Samples come from the simulation's seeded ``SplitMix64`` (delays are
 /// not key material): the same seed gives the same delays. Every sample is clamped to

@@ -4,7 +4,7 @@
 /// action timeout: those are assumptions, made settings so a field measurement can replace them.
 /// JSON scenario files may override any field (snake_case keys, see docs/pushkit-emulator.md).
 public struct EmulatorSettings: Sendable, Hashable {
-    // MARK: Server wake decision (PUSH-RULES.md "Server side", v2)
+    // MARK: Server wake decision (docs/push-wake-rules.md "The server", v2)
 
     /// No push-ack within this window → failover. Product requirement: failover ≤ 3 s (v1 took
     /// 5–6 s); 2 s covers APNs latency + cold launch + one ack one-way with margin.
@@ -12,7 +12,7 @@ public struct EmulatorSettings: Sendable, Hashable {
     /// The bound the failover invariant checks (call start → failover). Product requirement ≤ 3 s.
     public var failoverBoundMs: Int64 = 3_000
     /// After the ack, how long to wait for the fresh REGISTER. OpenSIPS' push-notification default
-    /// (6 s) per PUSH-RULES.md / RFC 8599 deployments.
+    /// (6 s) per docs/push-wake-rules.md / RFC 8599 deployments.
     public var registerWaitMs: Int64 = 6_000
     /// On-demand qualify (OPTIONS) timeout before choosing push over direct ring. Assumption:
     /// 2× a 250 ms RTT budget; Asterisk's `qualify_timeout` default (3 s) is far too slow here.
@@ -54,9 +54,9 @@ public struct EmulatorSettings: Sendable, Hashable {
     /// Resuming a suspended app into its push handler. Assumption.
     public var launchFromSuspended: DelayDistribution = .fixed(50)
 
-    // MARK: iOS rules (PUSH-RULES.md R1–R6)
+    // MARK: iOS rules (docs/push-wake-rules.md R1–R6)
 
-    /// R2: R1 failures before iOS stops delivering VoIP pushes. Apple publishes no number; PUSH-RULES
+    /// R2: R1 failures before iOS stops delivering VoIP pushes. Apple publishes no number; docs/push-wake-rules.md
     /// asks for a setting defaulting to 3.
     public var strikeThreshold: Int = 3
     /// R4: whether `mustReport == false` waives R1 (the semantics are undocumented; configurable).
@@ -74,13 +74,13 @@ public struct EmulatorSettings: Sendable, Hashable {
     // MARK: Reference client behaviour
 
     /// The naive policy's PushKit-session merge delay: the ~10 s answer delay seen with
-    /// liblinphone's PushKit-created session (PUSH-RULES R5).
+    /// liblinphone's PushKit-created session (docs/push-wake-rules.md R5).
     public var naiveMergeDelayMs: Int64 = 10_000
 
     /// The documented defaults (the ideal, deterministic delivery model).
     public init() {}
 
-    /// These settings with the field delivery model (PUSH-RULES.md "Delivery in the field";
+    /// These settings with the field delivery model (docs/push-wake-rules.md "Delivery in the field";
     /// docs/decisions.md D21): APNs delay log-normal with median 622 ms and p95 2 000 ms — the
     /// log-normal whose mean is the reported ~800 ms and whose p95 is the reported ~2 s (Apple
     /// developer forums 825224); 1 % of pushes lost (assumption: APNs is best effort, no rate is

@@ -1,4 +1,4 @@
-/// The registrar's expiry clamp (PUSH-RULES.md: capped at 300 s, floored at 30 s).
+/// The registrar's expiry clamp (docs/push-wake-rules.md: capped at 300 s, floored at 30 s).
 ///
 /// RFC 3261 §10.3 step 7 lets a registrar shorten an expiry, and answer 423 with Min-Expires when
 /// it is too brief; the product instead raises short requests to the floor (the app offers a

@@ -1,4 +1,4 @@
-/// Random scenarios checked against the invariants (issue 6): every push reported before return
+/// Random scenarios checked against the invariants: every push reported before return
 /// (R1/R4), at most one call per push (R5 duplicate), no ring after the caller left (R5/R6), and
 /// failover within the bound (WAKE). Any violation by the policy is a failure.
 public enum Fuzzer {

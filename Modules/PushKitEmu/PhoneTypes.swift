@@ -42,7 +42,7 @@ public enum EndReason: String, Sendable, Hashable, Codable {
     case declinedElsewhere
 }
 
-/// What a VoIP push says it is. PUSH-RULES R3: only `.call` belongs on the VoIP channel.
+/// What a VoIP push says it is. docs/push-wake-rules.md R3: only `.call` belongs on the VoIP channel.
 public enum PushContent: String, Sendable, Hashable, Codable {
     /// An incoming call: caller number, push-id, Call-ID.
     case call

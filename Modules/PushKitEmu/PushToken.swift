@@ -2,7 +2,7 @@
 ///
 /// Every `description`, JSON rendering and log line shows only ``redacted``: a fixed prefix and a
 /// 32-bit FNV-1a fingerprint, enough to tell two tokens apart in a timeline and useless to push
-/// with. PUSH-RULES.md: the status endpoint "never returns the raw token"; TOOLS.md: push tokens
+/// with. docs/push-wake-rules.md: the status endpoint "never returns the raw token"; TOOLS.md: push tokens
 /// are redacted in every output.
 public struct PushToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The 256 token bits, four words.

@@ -1,6 +1,6 @@
 /// The shipped client policies: `correct`, `naive`, and any mix of known field bugs (``Faults``).
 ///
-/// With no faults it follows every rule in PUSH-RULES.md. Each fault switches on one bug seen in
+/// With no faults it follows every rule in docs/push-wake-rules.md. Each fault switches on one bug seen in
 /// the field, so a test can break exactly one rule and show the emulator's verdict.
 public struct ReferencePolicy: PushClientPolicy {
     /// Known field bugs, one per flag.
@@ -32,7 +32,7 @@ public struct ReferencePolicy: PushClientPolicy {
         /// server keeps pushing to a retired token (APNs 410), so the phone is never woken.
         public static let ignoreTokenRotation = Faults(rawValue: 1 << 10)
 
-        /// The field bugs PUSH-RULES.md and issue 6 name: networking before reporting, the
+        /// The field bugs docs/push-wake-rules.md names: networking before reporting, the
         /// PushKit-session duplicate with its ~10 s answer delay, ringing stored pushes, dropping
         /// unusable pushes, ignoring a CANCEL before wake, no placeholder timeout.
         public static let naive: Faults = [
@@ -45,7 +45,7 @@ public struct ReferencePolicy: PushClientPolicy {
     struct Tracked: Sendable, Hashable {
         var uuid: Int32
         var pushID: Int32
-        /// The Call-ID the push carried (PUSH-RULES R5), or -1.
+        /// The Call-ID the push carried (docs/push-wake-rules.md R5), or -1.
         var callID: Int32 = -1
         var invite: Int32 = -1
         var shadowOf: Int32 = -1

@@ -1,4 +1,4 @@
-/// The rule book: turns facts the simulation observes into typed ``Violation``s (PUSH-RULES.md).
+/// The rule book: turns facts the simulation observes into typed ``Violation``s (docs/push-wake-rules.md).
 ///
 /// Pure and step-local: every check looks at what happened in one event step (the ops a policy
 /// callback recorded, the CallKit state right after them), so a verdict never depends on timing

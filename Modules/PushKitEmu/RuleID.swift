@@ -1,4 +1,4 @@
-/// The rules of PUSH-RULES.md, plus the server's wake-decision bound.
+/// The rules of docs/push-wake-rules.md, plus the server's wake-decision bound.
 public enum RuleID: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     /// Report every VoIP push to CallKit before the handler returns; no networking first.
     case r1 = "R1"

@@ -61,18 +61,55 @@ extension Scenario {
 }
 
 extension ScenarioError {
+    /// A decoding error in the words of the file or line that was read: its snake_case field
+    /// names (`ops.1.after_ms`, not the Swift property `afterMs`) and JSON's types ("an integer",
+    /// not `Int64`) — the reader wrote JSON, not Swift.
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
-            let p = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let p = context.codingPath.map { $0.intValue.map(String.init) ?? wireName($0.stringValue) }
+                .joined(separator: ".")
             return p.isEmpty ? "" : " at " + p
         }
         switch error {
-        case .keyNotFound(let key, let context): return "missing key \(key.stringValue)\(path(context))"
-        case .typeMismatch(_, let context): return "wrong type\(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context): return "missing key \(wireName(key.stringValue))\(path(context))"
+        case .typeMismatch(_, let context): return "wrong type\(path(context)): \(wireTypes(context.debugDescription))"
         case .valueNotFound(_, let context): return "missing value\(path(context))"
-        case .dataCorrupted(let context): return "invalid\(path(context)): \(context.debugDescription)"
+        case .dataCorrupted(let context): return "invalid\(path(context)): \(wireTypes(context.debugDescription))"
         @unknown default: return "\(error)"
         }
+    }
+
+    /// A coding key as it is spelled in JSON: camelCase back to snake_case (`afterMs` →
+    /// `after_ms`, `maxVoIPPayloadBytes` → `max_voip_payload_bytes`); snake_case stays.
+    static func wireName(_ key: String) -> String {
+        let chars = Array(key)
+        var out = ""
+        for (i, c) in chars.enumerated() {
+            if c.isUppercase, i > 0 {
+                let previous = chars[i - 1]
+                let nextIsLower = i + 1 < chars.count && chars[i + 1].isLowercase
+                // A new word: after a lower-case letter or digit, or the last capital of an acronym
+                // followed by a lower-case letter ("IPPayload" → "ip" + "payload").
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    out.append("_")
+                }
+            }
+            out.append(contentsOf: c.lowercased())
+        }
+        return out.replacing("vo_ip", with: "voip")
+    }
+
+    /// Swift type names in a decoder's message replaced by JSON's words.
+    static func wireTypes(_ message: String) -> String {
+        var text = message
+        for (swift, json) in [
+            ("UInt64", "an integer"), ("UInt32", "an integer"), ("Int64", "an integer"), ("Int32", "an integer"),
+            ("Int", "an integer"), ("Double", "a number"), ("String", "a string"), ("Bool", "true or false"),
+        ] {
+            text = text.replacing("expected \(swift),", with: "expected \(json),")
+            text = text.replacing("for \(swift):", with: "for \(json):")
+        }
+        return text
     }
 }
 

@@ -1,8 +1,8 @@
-/// The server's wake decision v2 for one incoming call (PUSH-RULES.md "Server side").
+/// The server's wake decision v2 for one incoming call (docs/push-wake-rules.md "The server").
 ///
 /// An action-returning state machine: one mutating func per event, no IO, no clock. The shell
 /// owns timers and transport, so the same machine can run in virtual time or, later, in front of
-/// a real SIP user agent (issue 10's live mode).
+/// a real SIP user agent (live mode).
 public struct WakeDecision: Sendable, Hashable {
     /// The machine's states.
     public enum State: Sendable, Hashable {

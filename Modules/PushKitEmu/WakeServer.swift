@@ -1,5 +1,5 @@
 /// What the wake decision's shell needs from the outside: in the simulation these are events in
-/// virtual time; in live mode (issue 10) a SIP proxy/UA and an APNs client implement it.
+/// virtual time; in live mode a SIP proxy/UA and an APNs client implement it.
 public protocol WakeTransport: Sendable {
     /// Send OPTIONS to the endpoint's registered contact.
     func sendQualify(call: Int32) async

@@ -5,7 +5,7 @@ import SIPCore
 
 /// The push service a live phone gets its pushes from.
 public enum DevicePlatform: String, Sendable, Hashable {
-    /// APNs VoIP pushes (PushKit): the rules of PUSH-RULES.md.
+    /// APNs VoIP pushes (PushKit): the rules of docs/push-wake-rules.md.
     case ios
     /// FCM data messages: a high-priority one is Android's counterpart of a VoIP push.
     case android

@@ -2,7 +2,7 @@ import AstraJSON
 import PushKitEmu
 import SIPCore
 
-/// The phone's side of the gateway's HTTP API (PUSH-RULES.md "Push token lifecycle endpoints"):
+/// The phone's side of the gateway's HTTP API (docs/push-wake-rules.md "The server"):
 /// a minimal HTTP/1.1 client over a loopback socket (one request per connection,
 /// `Connection: close`). Tokens travel only in request bodies / query strings, never in logs.
 public struct GatewayClient: Sendable {

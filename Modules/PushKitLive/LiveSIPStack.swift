@@ -27,7 +27,11 @@ public final class LiveSIPStack: Sendable {
         ids: any IdentifierSource = SystemIdentifierSource(), tap: ResponseTap? = nil
     ) throws(LiveError) {
         let setup: LineSetup
-        do { setup = try LineSetup(line: line) } catch { throw LiveError(.usage, error.description) }
+        // The line is built by this process from its own environment (LiveEnvironment: its own
+        // Kamailio, verified when it has the CA), not read from outside: its tls_verify stands.
+        do { setup = try LineSetup(line: line, insecure: line.tlsVerify == false) } catch {
+            throw LiveError(.usage, error.description)
+        }
         self.setup = setup
         self.ids = ids
         let clock = ContinuousClock()

@@ -8,7 +8,7 @@ public enum PushDelivery: String, Sendable, Hashable {
     /// Written to the device's connection after the configured delay.
     case delivered
     /// The device is offline and the push may not wait (`apns-expiration: 0`, FCM `ttl: 0s`): never
-    /// delivered (PUSH-RULES R6).
+    /// delivered (docs/push-wake-rules.md R6).
     case dropped
     /// The device is offline; kept (latest per device) and delivered on reconnect before it expires.
     case stored

@@ -2,7 +2,7 @@ import JWT
 import SIPCore
 
 /// The push-ids the gateway has handed out: the capability a phone's unauthenticated
-/// `POST /voip-push-ack` presents (PUSH-RULES.md step 2, THREATS.md). Pure apart from the CSPRNG.
+/// `POST /voip-push-ack` presents (docs/push-wake-rules.md step 2, THREATS.md). Pure apart from the CSPRNG.
 ///
 /// A push-id is `p` + 16 hex digits of *selector* + 32 hex digits of *verifier*, all from
 /// `RAND_bytes` (64 + 128 bits). The selector finds the grant in a dictionary (its timing may

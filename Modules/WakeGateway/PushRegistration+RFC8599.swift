@@ -1,7 +1,7 @@
 import PushKitEmu
 
 /// RFC 8599 push parameters of a REGISTER's Contact, as a registration: the standard form of the
-/// token endpoint (PUSH-RULES.md), for the two providers the gateway pushes through.
+/// token endpoint (docs/push-wake-rules.md), for the two providers the gateway pushes through.
 extension PushRegistration {
     /// `pn-provider=apns` (RFC 8599 §9: `pn-prid` the device token in hex, `pn-param`
     /// `<TeamID>.<bundle id>.voip`) → an iOS registration; `pn-provider=fcm` (§10: `pn-prid` the

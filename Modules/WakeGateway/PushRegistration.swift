@@ -4,7 +4,7 @@ import PushKitEmu
 /// RFC 8599 REGISTER (`pn-provider=apns;pn-prid=<token>;pn-param=<TeamID>.<bundle>.voip`).
 public struct PushRegistration: Sendable, Hashable {
     public enum Source: String, Sendable, Hashable {
-        /// The token endpoint (PUSH-RULES.md contract).
+        /// The token endpoint (docs/push-wake-rules.md contract).
         case api
         /// RFC 8599 Contact URI parameters of the endpoint's last REGISTER.
         case rfc8599

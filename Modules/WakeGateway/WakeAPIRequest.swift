@@ -3,7 +3,7 @@ import HTTPLite
 import PushKitEmu
 import SIPCore
 
-/// The gateway's HTTP API (PUSH-RULES.md "Push token lifecycle endpoints"), parsed and validated
+/// The gateway's HTTP API (docs/push-wake-rules.md "The server"), parsed and validated
 /// from an ``HTTPRequest`` — pure, so the contract is tested without sockets.
 ///
 /// | Method | Path | Body / query |

@@ -300,7 +300,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// Whether the held call behind a push is still there for the phone: not cancelled by the
     /// caller, not failed over (480 or the failover URI), not ended by a final answer other than
     /// the phone's 2xx. The ack answer carries it as `call_active`, so a phone woken too late ends
-    /// its CallKit placeholder at once (PUSH-RULES R5: caller hung up before the app woke).
+    /// its CallKit placeholder at once (docs/push-wake-rules.md R5: caller hung up before the app woke).
     func callActive(_ id: Int32) async -> Bool {
         guard let call = calls[id], !call.cancelledByCaller, !call.failedOver else { return false }
         if call.phase == .finished && !call.answered { return false }

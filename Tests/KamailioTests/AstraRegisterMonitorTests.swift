@@ -9,7 +9,8 @@ extension KamailioPeer {
     /// alert rules of docs/monitoring.md; Kamailio killed (every line 0 within two ping intervals
     /// plus the timeout, failures counted by cause) and started again (every line 1 again, the
     /// monitor never restarted); the server certificate, valid 3 days, reported to the second
-    /// `openssl x509 -enddate` prints.
+    /// `openssl x509 -enddate` prints; SIGHUP with one line removed and one added leaves the
+    /// other two untouched.
     @Suite struct AstraRegisterMonitorTests {
         static let pingInterval = 3
         static let timeout = 2
@@ -141,13 +142,45 @@ extension KamailioPeer {
             // Kamailio back: every line registered again by itself, the same monitor process.
             let (started, startLog) = server.script("start", natping: 5)
             #expect(started == 0, "\(startLog)")
-            let recovered = await eventually(timeout: .seconds(40), every: .milliseconds(250)) {
+            // UDP: the first answered OPTIONS registers again at once, not at the next refresh
+            // (the binding's refresh is ~50 s away): within two ping intervals plus the timeout, and slack.
+            let restartedAt = clock.now
+            let udpBack = await eventually(timeout: bound + .seconds(7), every: .milliseconds(100)) {
+                MonitorRig.sample(await scrape(), "sip_line_registered", ["line": "udp-1"]) == 1
+            }
+            #expect(udpBack, "udp-1 not registered \(restartedAt.duration(to: clock.now)) after the restart")
+            let recovered = await eventually(timeout: .seconds(30), every: .milliseconds(250)) {
                 await server2.query("sip_line_registered") == ["udp-1": 1, "tls-1": 1, "wss-1": 1]
             }
             let final = await scrape()
             #expect(recovered, "\(final)")
             #expect(!monitor.hasEnded)
             #expect(monitor.events("monitoring").count == 1)
+
+            // SIGHUP: wss-1 leaves, udp-2 joins; udp-1 and tls-1 are not touched (no new registration round).
+            let rounds = { (text: String, line: String) in
+                MonitorRig.sample(text, "sip_register_duration_seconds_count", ["line": line]) ?? -1
+            }
+            let beforeReload = await scrape()
+            var rows = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n").prefix(2).map(String.init)
+            rows.append(
+                #"{"name":"udp-2","user":"1064","password":"astra1064","domain":"127.0.0.1","server":"127.0.0.1:\#(server.sipPort)","#
+                    + #""transport":"udp","expires":60}"#)
+            try (rows.joined(separator: "\n") + "\n").write(toFile: lines, atomically: true, encoding: .utf8)
+            monitor.signal(SIGHUP)
+            let reloaded = await eventually(timeout: .seconds(20), every: .milliseconds(100)) {
+                let text = await scrape()
+                return MonitorRig.sample(text, "sip_line_registered", ["line": "udp-2"]) == 1
+                    && MonitorRig.sample(text, "sip_line_up", ["line": "wss-1"]) == nil
+            }
+            let afterReload = await scrape()
+            #expect(reloaded, "\(afterReload)\n\(monitor.stdout)")
+            #expect(monitor.events("reloaded").first?.contains(#""kept":2,"started":1,"stopped":1"#) == true, "\(monitor.stdout)")
+            for name in ["udp-1", "tls-1"] {
+                #expect(rounds(afterReload, name) == rounds(beforeReload, name), "\(name) was restarted by the reload")
+                #expect(MonitorRig.sample(afterReload, "sip_line_registered", ["line": name]) == 1)
+            }
+            #expect(!afterReload.contains(#"line="wss-1""#))
 
             monitor.signal(SIGINT)
             #expect(await monitor.exitStatus(within: .seconds(15)) == 0, "\(monitor.stderr)")

@@ -161,6 +161,32 @@ extension Tag {
             }
         }
     }
+
+    /// What the platform returns is input from outside, like a code: a line that weakens TLS
+    /// is refused for its user (the other users' lines still printed) unless allowed, and then
+    /// marked `insecure`; a body naming a member twice is a bad answer. No password in either.
+    @Test func platformLinesCannotWeakenTLS() async throws {
+        let refused = await LinesCommand.run(client: try client("fb-insecure"))
+        #expect(refused.exit == .invalidLine)
+        #expect(
+            refused.diagnostics == [
+                "astra-qr: user u1: refused: the platform's line names a local file as its CA (ca_file) and turns "
+                    + "TLS certificate verification off (tls_verify); pass --allow-insecure to accept it (test rigs only)"
+            ])
+        let kept = String(decoding: refused.stdout, as: UTF8.self).split(separator: "\n")
+        #expect(kept.count == 1 && kept[0].contains(#""user":"1004""#))
+        let allowed = await LinesCommand.run(client: try client("fb-insecure"), allowInsecure: true)
+        #expect(allowed.exit == .ok && allowed.diagnostics.isEmpty)
+        let first = String(decoding: allowed.stdout, as: UTF8.self).split(separator: "\n").first ?? ""
+        #expect(first.hasSuffix(#""ca_file":"/etc/shadow","tls_verify":false,"insecure":["ca_file","tls_verify"]}"#))
+        let duplicate = await LinesCommand.run(client: try client("fb-duplicate"))
+        #expect(duplicate.exit == .invalidLine)
+        #expect(
+            duplicate.diagnostics == [
+                "astra-qr: user u1: sip-credentials for u1: response refused (invalid JSON at byte 72: member "
+                    + "\"domain\" given twice)"
+            ])
+        for text in refused.diagnostics + duplicate.diagnostics { #expect(!text.contains("alice-secret")) }
 }
 
 /// Pure parts of the platform client: timestamps and the login response.
@@ -177,5 +203,6 @@ extension Tag {
     @Test(arguments: ["2024-05-01", "2024-05-01T05:30:00", "2024-13-01T00:00:00Z", "2024-05-01T05:30:00.Z", "x"])
     func rejectsBadTimestamps(text: String) {
         #expect(ISO8601Timestamp.parse(text) == nil)
+    }
     }
 }

@@ -1,7 +1,7 @@
 import PushKitEmu
 import Testing
 
-/// The field delivery model (PUSH-RULES.md "Delivery in the field"): delay distributions, loss,
+/// The field delivery model (docs/push-wake-rules.md "Delivery in the field"): delay distributions, loss,
 /// reordering, late delivery of expired pushes, cold-launch spread — and the correct policy
 /// still keeping R1–R6 and the failover bound under it.
 @Suite struct DeliveryTests {

@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    /// PUSH-RULES.md server side, v2: each path's actions and final state.
+    /// docs/push-wake-rules.md server side, v2: each path's actions and final state.
     @Test(arguments: [
         (
             [Input.start(live: true, token: true), .qualifyOK, .ok],

@@ -100,13 +100,30 @@ import Testing
         let result = try #require(await Self.tool.run(["check", "--client-cmd", "read h; \(Self.hello); exit 2"]))
         #expect(result.status == 1)
         let verdict = try #require(result.stdout.split(separator: "\n").last.map(String.init))
-        #expect(verdict.contains(#""delivery":["ideal"],"scenarios":1,"planned":34"#), "\(verdict)")
+        #expect(verdict.contains(#""delivery":["ideal"],"scenarios":1,"planned":36"#), "\(verdict)")
         #expect(verdict.contains(#""stopped_in":"killed""#), "\(verdict)")
         #expect(!result.stderr.contains("broke CLIENT"), "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
-        #expect(lines.first?.contains("check stopped in killed, scenario 1 of 34") == true, "\(result.stderr)")
+        #expect(lines.first?.contains("check stopped in killed, scenario 1 of 36") == true, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "client ").count == 2, "the client is named once: \(result.stderr)")
         #expect(result.stderr.contains("exited with status 2 instead of answering reset"))
+    }
+
+    /// Must show: a violation names the CallKit call by the client's own UUID string (the one
+    /// it reported), not the emulator's integer for it.
+    @Test func violationsNameTheClientsOwnUUID() async throws {
+        let command = """
+            read h; \(Self.hello); while read l; do case "$l" in \
+            *'"callback":"push"'*) echo '{"ops":[{"op":"ack","push_id":0},{"op":"report","uuid":"6F1D2C3B-CAFE","push_id":0}]}';; \
+            *) echo '{"ops":[]}';; esac; done
+            """
+        let result = try #require(await Self.tool.run(["run", "killed", "--client-cmd", command]))
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let violations = lines.filter { $0.contains(#""event":"violation""#) && $0.contains(#""uuid":"#) }
+        #expect(!violations.isEmpty, "\(result.stdout)")
+        for line in violations { #expect(line.contains(#""uuid":"6F1D2C3B-CAFE""#), "\(line)") }
+        #expect(lines.contains { $0.contains(#""event":"callkit_report""#) && $0.contains(#""uuid":"6F1D2C3B-CAFE""#) })
     }
 }

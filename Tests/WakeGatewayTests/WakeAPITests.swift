@@ -3,7 +3,7 @@ import Testing
 
 @testable import WakeGateway
 
-/// The token endpoints' contract (PUSH-RULES.md), with no sockets.
+/// The token endpoints' contract (docs/push-wake-rules.md), with no sockets.
 @Suite struct WakeAPITests {
     static let token = String(repeating: "ab12", count: 16)
 

@@ -9,7 +9,7 @@ import Testing
 @testable import WakeGateway
 
 /// `--gone-notice` in virtual time: a caller who hangs up after the phone's ack, before the
-/// release, is announced to the freshly registered phone as INVITE + CANCEL (PUSH-RULES R5).
+/// release, is announced to the freshly registered phone as INVITE + CANCEL (docs/push-wake-rules.md R5).
 /// Same rig and the same "nothing sent" discipline as ``WakeGatewayProxyTests`` (its header):
 /// timers only run on `clock.advance`, datagrams are awaited with bounded polls, and "not sent"
 /// is proven by the decision's state or by the absence of the cause (no 1xx → no CANCEL).

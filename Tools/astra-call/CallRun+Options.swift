@@ -15,7 +15,7 @@ extension CallRun.Options {
         // conversion is checked, so no flag value can trap.
         func seconds(_ key: String) -> Duration? { arguments.duration(key) }
         let line = try LineOptions.resolve(arguments)
-        let setup = try LineSetup(line: line)
+        let setup = try LineSetup(line: line, insecure: arguments.flag(CommonOptions.Key.insecure))
         let mode: CallRun.Mode
         switch context.subcommand {
         case "dial":

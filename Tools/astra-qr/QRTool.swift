@@ -47,7 +47,7 @@ enum QRTool {
         let args = context.arguments
         var options = DecodeCommand.Options(
             files: args.strings("file"), raw: args.flag("raw"),
-            key: try sealKey(args))
+            key: try sealKey(args), allowInsecure: args.flag("allow-insecure"))
         options.text = context.output.format == .text && !options.raw
         let read: (String) throws -> [UInt8] = { path in
             do throws(ToolError) {
@@ -88,7 +88,7 @@ enum QRTool {
         } catch {
             throw ToolError.usage("option --api: \(error.detail)")
         }
-        return finish(await LinesCommand.run(client: client), context)
+        return finish(await LinesCommand.run(client: client, allowInsecure: args.flag("allow-insecure")), context)
     }
 
     // MARK: Helpers

@@ -43,7 +43,7 @@ struct LoadRun {
     func run() async -> ExitCode {
         let setups: [LineSetup]
         do {
-            setups = try readLines().map { line throws(ToolError) in try LineSetup(line: line) }
+            setups = try readLines().map { line throws(ToolError) in try LineSetup(line: line, insecure: options.insecure) }
         } catch {
             context.diagnostics.error(error.message)
             return error.exitCode
@@ -352,11 +352,17 @@ struct LoadRun {
             while let first = bytes.first, first == 0x20 || first == 0x09 || first == 0x0D { bytes.removeFirst() }
             while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0D { bytes.removeLast() }
             guard !bytes.isEmpty else { return }
+            let line: Line
             do {
-                lines.append(try Line(json: bytes))
+                line = try Line(json: bytes)
             } catch {
                 throw ToolError(.usage, "\(path):\(number): \(error)")
             }
+            // The file's line alone cannot turn verification off: --insecure must say so too.
+            if !options.insecure, !line.effectiveTLSVerify {
+                throw ToolError(.usage, "\(path):\(number): \(LineSetup.insecureRefusal)")
+            }
+            lines.append(line)
         }
         guard !lines.isEmpty else {
             throw ToolError(.usage, "\(path): no lines" + (options.shard.map { " in shard \($0)" } ?? ""))

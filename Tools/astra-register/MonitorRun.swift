@@ -15,6 +15,8 @@ struct MonitorRun {
     let listen: (host: String, port: UInt16)
     let settings: LineHealth.Settings
     let context: ToolContext
+    /// `--insecure`: the lines' `tls_verify: false` is allowed (refused without it, as everywhere).
+    var insecure = false
 
     /// Lines start this far apart, so a large file does not hit the server as one burst of
     /// connections and TLS handshakes.
@@ -34,7 +36,7 @@ struct MonitorRun {
         do { lines = try MonitorLines.read(path) } catch { return fail(error) }
         var setups: [String: (MonitorLines.Entry, LineSetup)] = [:]
         for entry in lines.entries {
-            do { setups[entry.name] = (entry, try LineSetup(line: entry.line)) } catch { return fail(error) }
+            do { setups[entry.name] = (entry, try LineSetup(line: entry.line, insecure: insecure)) } catch { return fail(error) }
         }
         let store = MetricsStore(MonitorMetrics.families())
         let server: HTTPServer
@@ -112,7 +114,7 @@ struct MonitorRun {
         do {
             lines = try MonitorLines.read(path)
             for entry in lines.entries where running[entry.name]?.entry != entry {
-                fresh.append((entry, try LineSetup(line: entry.line)))
+                fresh.append((entry, try LineSetup(line: entry.line, insecure: insecure)))
             }
         } catch {
             context.diagnostics.error("reload: \(error.message) (the lines stay as they were)")

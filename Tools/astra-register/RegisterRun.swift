@@ -31,6 +31,8 @@ struct RegisterRun {
         var capture: CaptureHub?
         var verbosity = 0
         var seed: UInt64?
+        /// `--insecure`: no TLS certificate verification (a line's tls_verify false needs it).
+        var insecure = false
     }
 
     let setup: LineSetup

@@ -1,12 +1,16 @@
 // astra-register — verify a SIP line: register, report, unregister (docs/man/astra-register.md).
 // Thin main: ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
+// A one-shot over UDP (the monitoring path) runs on the main thread before Swift concurrency
+// starts: no cooperative-pool or Dispatch threads for a process that lives a few milliseconds
+// (docs/adr/0105-one-shot-before-concurrency.md). Everything else runs on the async path.
 import Capture
+import Glibc
 import SIPDialog
 import LineRunner
 import ToolSupport
 
-await ToolMain.run(ToolSpecs.register) { context in
-    let arguments = context.arguments
+/// The options every run shares (the capture hub aside: it may resolve a HEP host).
+func registerOptions(_ arguments: ParsedArguments) throws(ToolError) -> RegisterRun.Options {
     var options = RegisterRun.Options()
     options.keep = arguments.flag("keep")
     options.expectQualify = arguments.flag("expect-qualify")
@@ -22,12 +26,40 @@ await ToolMain.run(ToolSpecs.register) { context in
         }
         if key == "warning" { options.warning = range } else { options.critical = range }
     }
-    options.capture = try await CaptureHub.make(context)
     options.verbosity = arguments.count("verbose")
     options.seed = arguments.int(CommonOptions.Key.seed).map { UInt64(truncatingIfNeeded: $0) }
     options.rate = arguments.double("rate")
     options.runTimeout = arguments.duration("run-timeout")
     options.duration = arguments.duration("duration")
+    options.insecure = arguments.flag(CommonOptions.Key.insecure)
+    return options
+}
+
+let start = ToolMain.start(ToolSpecs.register)
+/// A line read (from standard input, maybe) by the synchronous path that turned out not to be a
+/// one-shot over UDP: the async path takes it as it is rather than reading again.
+nonisolated(unsafe) var prepared: (options: RegisterRun.Options, setup: LineSetup)?
+let oneShot = ToolMain.finishSynchronously(start) { context -> ExitCode? in
+    let arguments = context.arguments
+    for key in ["load", "merge", "shard", "monitor"] where arguments.string(key) != nil { return nil }
+    if arguments.flag("storm") || arguments.flag("fleet") || CaptureHub.isRequested(arguments) { return nil }
+    let options = try registerOptions(arguments)
+    let setup = try LineSetup(line: try LineOptions.resolve(arguments), insecure: options.insecure)
+    guard OneShotUDP.applies(to: setup, options) else {
+        prepared = (options, setup)
+        return nil
+    }
+    return OneShotUDP(owner: RegisterRun(setup: setup, options: options, context: context)).run()
+}
+if let oneShot { exit(oneShot.rawValue) }
+let handed = prepared
+let code = await ToolMain.finish(start) { context in
+    let arguments = context.arguments
+    if let handed {
+        return await RegisterRun(setup: handed.setup, options: handed.options, context: context).run()
+    }
+    var options = try registerOptions(arguments)
+    options.capture = try await CaptureHub.make(context)
     if let monitor = arguments.string("monitor") {
         for other in ["load", "merge", "shard"] where arguments.string(other) != nil {
             throw ToolError(.usage, "--monitor runs its own lines: not with --\(other)")
@@ -38,7 +70,9 @@ await ToolMain.run(ToolSpecs.register) { context in
         let listen = try MonitorRun.parseListen(arguments.string("metrics") ?? "127.0.0.1:9779")
         let settings = LineHealth.Settings(
             pingInterval: arguments.duration("ping-interval") ?? .seconds(30), pingTimeout: options.timeout)
-        return await MonitorRun(path: monitor, listen: listen, settings: settings, context: context).run()
+        return await MonitorRun(
+            path: monitor, listen: listen, settings: settings, context: context, insecure: options.insecure
+        ).run()
     }
     if let merge = arguments.string("merge") {
         if arguments.string("load") != nil { throw ToolError(.usage, "--merge combines finished runs; not with --load") }
@@ -58,5 +92,8 @@ await ToolMain.run(ToolSpecs.register) { context in
         return await LoadRun(path: load, concurrency: concurrency, options: options, context: context).run()
     }
     let line = try LineOptions.resolve(arguments)
-    return await RegisterRun(setup: try LineSetup(line: line), options: options, context: context).run()
+    return await RegisterRun(
+        setup: try LineSetup(line: line, insecure: options.insecure), options: options, context: context
+    ).run()
 }
+exit(code.rawValue)

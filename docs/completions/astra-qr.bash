@@ -52,8 +52,8 @@ _astra_qr() {
     case "$path" in
         '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--version --help -h' -- "$cur")); else COMPREPLY=($(compgen -W 'encode decode lines help' -- "$cur")); fi ;;
         'encode') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --output -o --type -t --level -l --size -s --margin -m --passphrase --passphrase-file --key-file --kdf --verbose -v --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
-        'decode') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--raw --passphrase --passphrase-file --key-file --json --format --verbose -v --help -h' -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
-        'lines') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--api --firebase-token-file --timeout --token-cache --json --format --verbose -v --help -h' -- "$cur")); fi ;;
+        'decode') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--raw --allow-insecure --passphrase --passphrase-file --key-file --json --format --verbose -v --help -h' -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
+        'lines') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--api --firebase-token-file --timeout --token-cache --allow-insecure --json --format --verbose -v --help -h' -- "$cur")); fi ;;
     esac
 }
 complete -F _astra_qr astra-qr

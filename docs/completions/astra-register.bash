@@ -49,7 +49,7 @@ _astra_register() {
         ' --seed'|' --seed=') COMPREPLY=(); return ;;
     esac
     case "$path" in
-        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --keep --expect-qualify --timeout --nagios --warning -w --critical -c --load --concurrency --rate --duration --storm --fleet --keep-alive --shard --merge --monitor --metrics --ping-interval --run-timeout --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --version --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
+        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --keep --expect-qualify --timeout --nagios --warning -w --critical -c --load --concurrency --rate --duration --storm --fleet --keep-alive --shard --merge --monitor --metrics --ping-interval --run-timeout --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --version --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
     esac
 }
 complete -F _astra_register astra-register

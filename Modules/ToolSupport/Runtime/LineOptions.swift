@@ -113,7 +113,7 @@ public enum LineOptions {
 
     /// The first line object of JSON text: one (possibly pretty-printed) object, or JSON Lines
     /// of which the first is used and the rest counted. A member named twice is a usage error
-    /// naming it (``JSONParser/Limits/uniqueKeys``), whichever form the text has.
+    /// naming it (`JSONParser.Limits.uniqueKeys`), whichever form the text has.
     static func parseLines(_ bytes: [UInt8], name: String) throws(ToolError) -> (JSONObject, Int) {
         do {
             if case .object(let members) = try JSONValue.parse(bytes, limits: .uniqueKeys) { return (members, 0) }

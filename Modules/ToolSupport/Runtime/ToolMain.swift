@@ -27,11 +27,21 @@ public enum ToolMain {
         exit(code.rawValue)
     }
 
-    /// Runs the tool and returns its exit code, writing to `stdout`/`stderr` (injectable for tests).
-    public static func execute(
-        _ spec: CommandSpec, arguments: [String], stdout: any OutputSink = FileDescriptorSink.standardOutput,
-        stderr: any OutputSink = FileDescriptorSink.standardError, _ body: Body
-    ) async -> ExitCode {
+    /// A parsed command line: either done already (help, version, a usage error: its exit
+    /// code) or ready to run with its context.
+    public enum Start: Sendable {
+        case exit(ExitCode)
+        case run(ToolContext, plugin: MonitoringPlugin?, stdout: any OutputSink)
+    }
+
+    /// Parses the command line and handles `--help`/`--version`/`--generate-*` and usage
+    /// errors; synchronous, so a tool can decide before any Swift concurrency starts whether
+    /// its run needs it at all (``finishSynchronously(_:_:)``).
+    public static func start(
+        _ spec: CommandSpec, arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+        stdout: any OutputSink = FileDescriptorSink.standardOutput,
+        stderr: any OutputSink = FileDescriptorSink.standardError
+    ) -> Start {
         let plain = Diagnostics(tool: spec.name, sink: stderr)
         // A monitoring plugin run (`--nagios`): errors become one status line on stdout.
         let plugin = spec.monitoring.flatMap { $0.isRequested(in: arguments) ? $0 : nil }
@@ -39,26 +49,21 @@ public enum ToolMain {
         do {
             outcome = try CommandLineParser(spec).parse(arguments)
         } catch {
-            if let plugin { return report(plugin.status(for: error), stdout) }
+            if let plugin { return .exit(report(plugin.status(for: error), stdout)) }
             plain.error(error.message)
-            return error.exitCode
+            return .exit(error.exitCode)
         }
         switch outcome {
         case .help(let path):
             stdout.write(HelpFormatter().help(for: spec, path: path))
-            return .success
         case .version:
             stdout.write("\(spec.name) \(AstraVersion.current)\n")
-            return .success
         case .manual(.troff):
             stdout.write(ManualFormatter().manual(for: spec))
-            return .success
         case .manual(.markdown):
             stdout.write(MarkdownFormatter().markdown(for: spec))
-            return .success
         case .completion(let shell):
             stdout.write(CompletionFormatter().completion(for: spec, shell: shell))
-            return .success
         case .run(let parsed):
             let diagnostics = Diagnostics(
                 tool: spec.name, level: Diagnostics.Level(verbosity: parsed.count(CommonOptions.Key.verbose)),
@@ -67,19 +72,59 @@ public enum ToolMain {
             let context = ToolContext(
                 tool: spec.name, arguments: parsed, output: EventWriter(format: format, sink: stdout),
                 diagnostics: diagnostics)
-            do {
-                return try await body(context)
-            } catch {
-                let mapped = ToolError(mapping: error)
-                if let plugin {
-                    diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
-                    return report(plugin.status(for: mapped), stdout)
-                }
-                diagnostics.error(mapped.message)
-                diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
-                return mapped.exitCode
-            }
+            return .run(context, plugin: plugin, stdout: stdout)
         }
+        return .exit(.success)
+    }
+
+    /// Runs the tool and returns its exit code, writing to `stdout`/`stderr` (injectable for tests).
+    public static func execute(
+        _ spec: CommandSpec, arguments: [String], stdout: any OutputSink = FileDescriptorSink.standardOutput,
+        stderr: any OutputSink = FileDescriptorSink.standardError, _ body: Body
+    ) async -> ExitCode {
+        await finish(start(spec, arguments: arguments, stdout: stdout, stderr: stderr), body)
+    }
+
+    /// Runs the body of a started tool; errors become the `<tool>: <message>` line.
+    public static func finish(_ start: Start, _ body: Body) async -> ExitCode {
+        guard case .run(let context, let plugin, let stdout) = start else {
+            if case .exit(let code) = start { return code }
+            return .software
+        }
+        do {
+            return try await body(context)
+        } catch {
+            return failed(error, context: context, plugin: plugin, stdout: stdout)
+        }
+    }
+
+    /// Runs a synchronous body on the calling thread — a run that needs no task, actor or timer
+    /// of Swift concurrency (a one-shot over UDP) then starts none of its threads — or returns
+    /// nil, having done nothing, when `body` declines (returns nil) for the async path.
+    public static func finishSynchronously(_ start: Start, _ body: (ToolContext) throws -> ExitCode?) -> ExitCode? {
+        guard case .run(let context, let plugin, let stdout) = start else {
+            if case .exit(let code) = start { return code }
+            return .software
+        }
+        do {
+            return try body(context)
+        } catch {
+            return failed(error, context: context, plugin: plugin, stdout: stdout)
+        }
+    }
+
+    /// The one mapping of a body's error: the Nagios line, or the diagnostic and its exit code.
+    private static func failed(_ error: any Error, context: ToolContext, plugin: MonitoringPlugin?,
+                               stdout: any OutputSink) -> ExitCode {
+        let mapped = ToolError(mapping: error)
+        let diagnostics = context.diagnostics
+        if let plugin {
+            diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
+            return report(plugin.status(for: mapped), stdout)
+        }
+        diagnostics.error(mapped.message)
+        diagnostics.debug("error raised at \(mapped.file):\(mapped.line)")
+        return mapped.exitCode
     }
 
     /// Writes a monitoring status line (redacted, like every diagnostic) and returns its exit code.

@@ -26,6 +26,7 @@ public enum CommonOptions {
         public static let caFile = "ca-file"
         public static let expires = "expires"
         public static let displayName = "display-name"
+        public static let insecure = "insecure"
     }
 
     /// The transports of a line, in TOOLS.md order.
@@ -106,6 +107,15 @@ public enum CommonOptions {
             help: "Requested registration expiry in seconds."),
         .value(Key.displayName, valueName: "name", help: "Display name in From/Contact."),
     ]
+
+    /// `--insecure` of the tools that connect with a line (astra-register, astra-call): like
+    /// curl's `-k`, the run's own switch for no certificate verification. A line's
+    /// `tls_verify: false` is refused without it, so a file, a pipeline or a QR code cannot turn
+    /// verification off alone (docs/line.md "TLS verification").
+    public static let insecure = OptionSpec.flag(
+        Key.insecure,
+        help: "Do not verify the server's TLS certificate (test rigs only, like curl -k). A line with "
+            + "tls_verify false is refused without it (exit 64).")
 
     /// The positional `sip:USER@DOMAIN` / `sips:…` that may stand for `--user` + `--domain`.
     public static func addressOfRecord(_ arity: ArgumentSpec.Arity = .optional) -> ArgumentSpec {

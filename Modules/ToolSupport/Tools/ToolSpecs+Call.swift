@@ -108,6 +108,7 @@ extension ToolSpecs {
                         "target", help: "Who to call: sip:USER@DOMAIN, or a user or number in the line's domain.")
                 ],
                 options: CommonOptions.line + [
+                    CommonOptions.insecure,
                     .value(
                         "timeout", valueName: "seconds", kind: .seconds(), default: "60",
                         help: "Bound for the whole set-up, registration included: not answered this long after "
@@ -129,6 +130,7 @@ extension ToolSpecs {
                 abstract: "Register, wait for a call, answer it and report its events.",
                 arguments: [CommonOptions.addressOfRecord()],
                 options: CommonOptions.line + [
+                    CommonOptions.insecure,
                     .value(
                         "after", valueName: "seconds", kind: .delay(max: 3_600), default: "0",
                         help: "Ring this long before answering."),
@@ -158,7 +160,7 @@ extension ToolSpecs {
                 .mediaFailed,
                 "WebRTC media could not be secured: ICE failed, DTLS failed or the peer's certificate did not "
                     + "match its a=fingerprint; the call was hung up (BYE)."),
-            usageStatus, softwareStatus,
+            lineUsageStatus, softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-call") + ["sipp(1)", "baresip(1)"])
 }

@@ -64,14 +64,14 @@ extension ToolSpecs {
         .value("output", short: "o", valueName: "file", help: "With --format svg: write the picture to a file."),
     ]
 
-    /// `astra-pushsim`: exercise the push wake-decision rules (PUSH-RULES.md) in virtual time.
+    /// `astra-pushsim`: exercise the push wake-decision rules (docs/push-wake-rules.md) in virtual time.
     public static let pushsim = CommandSpec(
         name: "astra-pushsim",
         abstract: "Exercise PushKit/CallKit wake-decision rules in virtual time.",
         discussion: """
             Runs the PushKitEmu emulator: a phone (app states, PushKit, CallKit), APNs and the server's \
             wake decision v2, in virtual milliseconds, with a client policy as the code under test. Every \
-            rule of PUSH-RULES.md (R1-R6) and the failover bound (WAKE) is checked; violations appear on \
+            rule of docs/push-wake-rules.md (R1-R6) and the failover bound (WAKE) is checked; violations appear on \
             the timeline and in the verdict. No wall-clock time passes, and the same seed gives the same \
             output. Rules, settings, event names and scenario files: docs/pushkit-emulator.md.
 
@@ -85,8 +85,8 @@ extension ToolSpecs {
                 discussion: """
                     Built-in scenarios: killed, background, foreground, locked, offline, reconnect, \
                     reconnect-stored, dead-phone, token-rotated, unknown-origin, cancel-before-wake, \
-                    cancel-after-ack, answer-before-invite, decline-before-invite, no-invite, strike-out, \
-                    message. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or the outcomes \
+                    cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, \
+                    strike-out, message. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or the outcomes \
                     differ from the scenario's expect list.
                     """,
                 arguments: [
@@ -112,7 +112,7 @@ extension ToolSpecs {
                 name: "live",
                 abstract: "Run one scenario end to end with a real phone, Kamailio, the wake gateway and a caller.",
                 discussion: """
-                    Live mode (issue 10): the phone is a real SIP user agent (WSS to Kamailio, CallSession \
+                    Live mode: the phone is a real SIP user agent (WSS to Kamailio, CallSession \
                     calls with media) inside an emulated iPhone whose app state, lock and network the scenario \
                     sets; its push handler is the same client policy as in virtual time, judged by the same \
                     rule checker. Pushes come from the gateway's APNs emulator over its device port; the ack \

@@ -42,11 +42,20 @@ extension ToolSpecs {
             CommandSpec(
                 name: "decode",
                 abstract: "Read QR codes from images and print one line JSON per code.",
+                discussion:
+                    "A code is input from outside: it may name a line, never lower how that line is protected. "
+                    + "A code whose line turns TLS certificate verification off (tls_verify false, k=0), names a "
+                    + "local file as its CA (ca_file, c=) or a tls_server_name that is neither its domain nor its "
+                    + "server is refused with the reason (exit 1), --raw included; --allow-insecure accepts it for "
+                    + "a test rig, and its line then says so: \"insecure\":[\"tls_verify\"]. Give a private CA "
+                    + "to the consumer instead (astra-register --ca-file). A code that repeats a field is refused "
+                    + "as not a line.",
                 arguments: [
                     ArgumentSpec("file", arity: .oneOrMore, help: "Image files (PNG, PGM; '-' = standard input).")
                 ],
                 options: [
-                    .flag("raw", help: "Print the payload text only, one per line (like zbarimg --raw).")
+                    .flag("raw", help: "Print the payload text only, one per line (like zbarimg --raw)."),
+                    allowInsecureOption(of: "code"),
                 ] + sealOptions(encoding: false) + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example("Decode and verify a line:", "astra-qr decode line.png | astra-register"),
@@ -67,6 +76,7 @@ extension ToolSpecs {
                     .value(
                         "token-cache", valueName: "file",
                         help: "Keep the 24 h org token in this file (mode 0600) and reuse it until it expires."),
+                    allowInsecureOption(of: "platform's line"),
                 ] + CommonOptions.output + CommonOptions.diagnostics(sipTrace: false),
                 examples: [
                     Example(
@@ -77,12 +87,28 @@ extension ToolSpecs {
         ],
         exitStatuses: [
             ExitStatusDoc(.success, "Done; for decode, every image had a code."),
-            ExitStatusDoc(.failure, "A code was found but is not a valid line."),
+            ExitStatusDoc(
+                .failure,
+                "A code was found but is not a valid line, or its line weakens TLS (refused without "
+                    + "--allow-insecure); lines: the API refused, or a line it returned weakens TLS."),
             ExitStatusDoc(.network, "lines: network error or timeout."),
             ExitStatusDoc(.noCodeFound, "decode: no code found in an image."),
-            usageStatus, softwareStatus,
+            ExitStatusDoc(
+                .usage,
+                "Usage error: bad arguments, unreadable input, or (encode) a line that is invalid or names a "
+                    + "member twice (EX_USAGE)."),
+            softwareStatus,
         ],
         seeAlso: seeAlso(except: "astra-qr") + ["qrencode(1)", "zbarimg(1)"])
+
+    /// `--allow-insecure` of decode and lines: a line from outside that weakens TLS is refused
+    /// without it (docs/provisioning.md "Fields that weaken TLS").
+    static func allowInsecureOption(of what: String) -> OptionSpec {
+        .flag(
+            "allow-insecure",
+            help: "Accept a \(what) that weakens TLS (tls_verify false, a ca_file, a tls_server_name naming "
+                + "another host), for test rigs; the line then says so in \"insecure\". Refused (exit 1) without it.")
+    }
 
     /// `--passphrase`, `--passphrase-file`, `--key-file` (and `--kdf` when encoding).
     static func sealOptions(encoding: Bool) -> [OptionSpec] {

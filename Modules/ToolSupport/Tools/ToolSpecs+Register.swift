@@ -70,6 +70,7 @@ extension ToolSpecs {
             """,
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
+            CommonOptions.insecure,
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister (an unregistered event says so)."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
@@ -164,7 +165,7 @@ extension ToolSpecs {
                 .network,
                 "Network error or timeout (resolve, connect, TLS, WebSocket upgrade, no response, ICMP port unreachable)."),
             certificateStatus,
-            usageStatus, softwareStatus,
+            lineUsageStatus, softwareStatus,
             ExitStatusDoc(
                 ExitCode(2),
                 "With --nagios, the plugin states instead: 0 OK, 1 WARNING, 2 CRITICAL (rejected, network error, "

@@ -7,6 +7,11 @@ public enum ToolSpecs {
 
     /// Exit statuses every tool shares.
     static let usageStatus = ExitStatusDoc(.usage, "Usage error: bad arguments or unreadable input (EX_USAGE).")
+    /// The usage status of the tools that read a line: its refusals are configuration too.
+    static let lineUsageStatus = ExitStatusDoc(
+        .usage,
+        "Usage error: bad arguments, unreadable input, or a line that is invalid, names a member twice, or has "
+            + "tls_verify false without --insecure (EX_USAGE).")
     /// Certificate verification failed (tls/wss): configuration, not an outage.
     static let certificateStatus = ExitStatusDoc(
         .certificate,

@@ -11,7 +11,8 @@ Firebase tokens choose behaviours: fb-good (whole seconds), fb-fraction (dates w
 fb-unauthorized (401), fb-500 (login 500), fb-badjson (login body is not JSON), fb-slow (login
 answers after 3 s), fb-users-500 (users list 500), fb-users-shape (users wrapped in {"users": []}),
 fb-bad-date (one user's created_at is not a date), fb-hostile (users list 500 whose error text
-carries ESC/BEL/CR/LF and a bearer token).
+carries ESC/BEL/CR/LF and a bearer token), fb-insecure (u1's credentials are a line that turns TLS
+verification off and names a CA file), fb-duplicate (u1's credentials name "domain" twice).
 Usage: platform_contract_server.py [PORTFILE] -> prints "PORT <n>" (and writes n to PORTFILE), serves until killed.
 """
 import base64
@@ -136,6 +137,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, USERS)
         parts = self.path.split("/")
         if len(parts) == 6 and parts[1:4] == ["api", "v1", "users"] and parts[5] == "sip-credentials":
+            if parts[4] == "u1" and firebase == "fb-insecure":
+                return self.send_json(200, {"v": 1, "user": "1001", "password": "alice-secret",
+                                            "domain": "pbx.example.com", "server": "pbx.example.com:8089",
+                                            "transport": "wss", "ca_file": "/etc/shadow", "tls_verify": False})
+            if parts[4] == "u1" and firebase == "fb-duplicate":
+                return self.send_json(200, None, raw=b'{"username":"1001","password":"alice-secret",'
+                                      b'"domain":"pbx.example.com","domain":"evil.example","transport":"wss"}')
             creds = CREDENTIALS.get(parts[4])
             if creds is None:
                 return self.send_json(404, {"error": "no credentials"})
