@@ -124,7 +124,7 @@ let package = Package(
         tests("HTTPLiteTests", ["HTTPLite", "AstraTestSupport"]),
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
-        tests("JWTTests", ["JWT", "AstraTestSupport"]),
+        tests("JWTTests", ["JWT", "AstraTestSupport"], resources: [.copy("Vectors")]),
         tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("AstraJSONTests", ["AstraJSON"]),
