@@ -78,8 +78,8 @@ extension KamailioPeer {
                 + "\n"
                 + #"{"v":1,"user":"1048","password":"nope","domain":"127.0.0.1","server":"\#(at)","transport":"\#(transport.rawValue)"}"#
                 + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-            let (status, out, _) = try await ToolProcess.run("astra-register", ["--format", "text", "--load", path])
-            #expect(status == 1)
+            let (status, out, err) = try await ToolProcess.run("astra-register", ["--format", "text", "--load", path])
+            #expect(status == 1, "stdout: \(out) stderr: \(err)")
             let lines = out.split(separator: "\n").map { String($0.drop { $0 != "]" }.dropFirst(2)) }.sorted()
             #expect(lines.count == 3, "\(out)")
             #expect(lines.contains { $0.range(of: #"^✔ sip:1047@127\.0\.0\.1 registered in \d+\.\d ms$"#, options: .regularExpression) != nil }, "\(out)")
