@@ -20,7 +20,7 @@ extension KamailioPeer {
             let line = out.trimmingCharacters(in: .newlines)
             #expect(out.filter { $0 == "\n" }.count == 1, "one line: \(out)")
             #expect(line.range(
-                of: #"^✔ sip:1041@127\.0\.0\.1 registered over WSS in \d+ ms \(connect \d+, register \d+\), expires \d+ s, digest MD5$"#,
+                of: #"^✔ sip:1041@127\.0\.0\.1 registered over WSS in \d+ ms \(connect \d+, register \d+\), expires 300 s \(asked 3600 s\), digest MD5$"#,
                 options: .regularExpression) != nil, "\(line)")
             let (rejected, bad, badErr) = try await ToolProcess.run(
                 "astra-register",
@@ -57,8 +57,8 @@ extension KamailioPeer {
                     == true, "\(out)")
             #expect(
                 Array(lines.dropFirst().dropLast()) == [
-                    "REGISTER sent (expires 300 s)", "challenged (401, digest MD5): answering with the credentials",
-                    "REGISTER sent (expires 300 s)", "registered sip:1046@127.0.0.1, expires 300 s",
+                    "REGISTER sent (expires 3600 s)", "challenged (401, digest MD5): answering with the credentials",
+                    "REGISTER sent (expires 3600 s)", "registered sip:1046@127.0.0.1, expires 300 s",
                     "unregistered (the binding is removed)",
                 ], "\(out)")
             #expect(out.split(separator: "\n").last?.hasPrefix("✔ sip:1046@127.0.0.1 registered over TCP in ") == true)
