@@ -22,9 +22,10 @@ package final class TLSSession {
     private let transport: TransportKind
     private let peer: String
 
-    /// A session with a context of its own (a flow's single connection).
+    /// A flow's connection, on the process's shared context for `options`
+    /// (``TLSClientContextCache``: trust store loaded once, idle record buffers released).
     convenience init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
-        let context = try TLSClientContext(options: options, transport: transport, peer: peer)
+        let context = try TLSClientContextCache.context(for: options, transport: transport, peer: peer)
         try self.init(context: context, host: host, transport: transport, peer: peer)
     }
 
