@@ -1,7 +1,8 @@
 // astra-call — place and answer SIP calls (docs/man/astra-call.md).
 // Thin main: ToolSupport parses, CallRun.Options.parse reads the options, CallRun drives one
 // CallSession.Call over a registered line (LineRunner); the load modes (`load`, `answer --load`)
-// drive many over many lines (CallLoadRun, CallFleet).
+// drive many over many lines (the CallLoad module: CallLoadRun, CallFleet).
+import CallLoad
 import Capture
 import ToolSupport
 

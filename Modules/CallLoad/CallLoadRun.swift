@@ -13,27 +13,34 @@ import ToolSupport
 /// (BYE). Every call is a ``CallSession/Call`` — the one-call engine of `dial` — with a tone of
 /// its own; one loop drives every line and call. Each end is a `call_result` (``CallLoadTally``),
 /// the run ends with `load_summary`; progress is a line on a terminal's stderr only.
-struct CallLoadRun {
-    struct Options: Sendable {
-        var targets: [String] = []
-        var concurrency = 10
-        var rate: Double?
-        var calls: Int?
-        var duration: Duration?
-        var runTimeout: Duration?
-        var hold: Duration = .seconds(10)
-        var call = CallOptions()
-        var mediaAddress: String?
-        var capture: CaptureHub?
-        var verbosity = 0
-        var seed: UInt64?
-        var expectToneShare = 0.5
-        var audio: @Sendable () throws(ToolError) -> CallAudio
+package struct CallLoadRun {
+    package struct Options: Sendable {
+        package var targets: [String] = []
+        package var concurrency = 10
+        package var rate: Double?
+        package var calls: Int?
+        package var duration: Duration?
+        package var runTimeout: Duration?
+        package var hold: Duration = .seconds(10)
+        package var call = CallOptions()
+        package var mediaAddress: String?
+        package var capture: CaptureHub?
+        package var verbosity = 0
+        package var seed: UInt64?
+        package var expectToneShare = 0.5
+        package var audio: @Sendable () throws(ToolError) -> CallAudio
+
+        /// `audio()`: a fresh source and sink (tone, meter) for each call placed.
+        package init(audio: @escaping @Sendable () throws(ToolError) -> CallAudio) { self.audio = audio }
     }
 
-    let setups: [LineSetup]
-    let options: Options
-    let context: ToolContext
+    package let setups: [LineSetup]
+    package let options: Options
+    package let context: ToolContext
+
+    package init(setups: [LineSetup], options: Options, context: ToolContext) {
+        (self.setups, self.options, self.context) = (setups, options, context)
+    }
 
     struct Live {
         var index: Int
@@ -44,7 +51,7 @@ struct CallLoadRun {
         var answered = false
     }
 
-    func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
@@ -54,13 +61,11 @@ struct CallLoadRun {
             context.diagnostics.error(error.message)
             return error.exitCode
         }
-        let lines = CallLines(
+        let started = await CallLines.start(
             setups, capture: options.capture, verbosity: options.verbosity, diagnostics: context.diagnostics,
             clock: clock, ids: ids)
-        let (inputs, feed) = AsyncStream.makeStream(of: CallLines.Input.self)
-        var tasks = await lines.start(into: feed)
-        tasks.append(
-            Task { for await s in await SignalEvents.stream([.interrupt, .terminate]) { feed.yield(.signal(s)) } })
+        let (lines, inputs, feed) = (started.lines, started.inputs, started.feed)
+        var tasks = started.tasks
         tasks.append(
             Task {
                 while !Task.isCancelled {
@@ -200,7 +205,7 @@ struct CallLoadRun {
         ]
         let summary = tally.summary(
             run.counts, stopped: run.stopReason ?? .completed, settings: settings,
-            wallMilliseconds: CallRun.milliseconds(now()), cpuSeconds: LoadReport.cpuSeconds() - cpuAtStart)
+            wallMilliseconds: CallFigures.milliseconds(now()), cpuSeconds: LoadReport.cpuSeconds() - cpuAtStart)
         output.emit("load_summary", summary, text: CallLoadTally.summaryText(summary))
         switch run.stopReason {
         case .runTimeout?: return .network
@@ -231,7 +236,7 @@ struct CallLoadRun {
     }
 
     /// The targets as SIP URIs: `sip:`/`sips:` URIs, or users/numbers in the first line's domain.
-    static func targets(_ texts: [String], domain: String) throws(ToolError) -> [SIPURI] {
+    package static func targets(_ texts: [String], domain: String) throws(ToolError) -> [SIPURI] {
         guard !texts.isEmpty else { throw ToolError(.usage, "load needs a target or --targets FILE") }
         return try texts.map { text throws(ToolError) in
             let uriText = text.hasPrefix("sip:") || text.hasPrefix("sips:") ? text : "sip:\(text)@\(domain)"

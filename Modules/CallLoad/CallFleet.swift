@@ -13,34 +13,39 @@ import ToolSupport
 /// or `--reject`), with its own audio from the options (echo, tone, record to FILE-N.wav); one
 /// loop drives every line and call. Each call's end is an `ended` event with its line and
 /// Call-ID (and each answer an `answered` event); SIGINT/SIGTERM hang up what is up (BYE), unregister, and print `fleet_summary`.
-struct CallFleet {
-    struct Options: Sendable {
-        var after: Duration = .zero
-        var reject: Int?
-        var call = CallOptions()
-        var mediaAddress: String?
-        var capture: CaptureHub?
-        var verbosity = 0
-        var seed: UInt64?
-        var audio: @Sendable (_ index: Int) throws(ToolError) -> CallAudio
+package struct CallFleet {
+    package struct Options: Sendable {
+        package var after: Duration = .zero
+        package var reject: Int?
+        package var call = CallOptions()
+        package var mediaAddress: String?
+        package var capture: CaptureHub?
+        package var verbosity = 0
+        package var seed: UInt64?
+        package var audio: @Sendable (_ index: Int) throws(ToolError) -> CallAudio
+
+        /// `audio(i)`: the audio of the i-th call taken (its own recording file, say).
+        package init(audio: @escaping @Sendable (_ index: Int) throws(ToolError) -> CallAudio) { self.audio = audio }
     }
 
-    let setups: [LineSetup]
-    let options: Options
-    let context: ToolContext
+    package let setups: [LineSetup]
+    package let options: Options
+    package let context: ToolContext
 
-    func run() async -> ExitCode {
+    package init(setups: [LineSetup], options: Options, context: ToolContext) {
+        (self.setups, self.options, self.context) = (setups, options, context)
+    }
+
+    package func run() async -> ExitCode {
         if options.call.mediaMode != .rtp || options.call.srtp { SRTPContext.warmUp() }
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
             options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
-        let lines = CallLines(
+        let started = await CallLines.start(
             setups, capture: options.capture, verbosity: options.verbosity, diagnostics: context.diagnostics,
             clock: clock, ids: ids)
-        let (inputs, feed) = AsyncStream.makeStream(of: CallLines.Input.self)
-        var tasks = await lines.start(into: feed)
-        tasks.append(
-            Task { for await s in await SignalEvents.stream([.interrupt, .terminate]) { feed.yield(.signal(s)) } })
+        let (lines, inputs, feed) = (started.lines, started.inputs, started.feed)
+        var tasks = started.tasks
         let output = context.output
         var calls: [String: (line: Int, call: Call<ContinuousClock>, audio: CallAudio)] = [:]
         var registered = Set<Int>(), failedLines = Set<Int>()
@@ -126,7 +131,7 @@ struct CallFleet {
                         "reason": .string(reason.name),
                     ]
                     if let status = reason.status { fields["status"] = .int(status) }
-                    fields["stats"] = .object(CallReport.json(stats))
+                    fields["stats"] = .object(CallFigures.json(stats))
                     output.emit("ended", fields)
                     do { try entry.audio.finish() } catch { context.diagnostics.warning(error.description) }
                     let call = entry.call
