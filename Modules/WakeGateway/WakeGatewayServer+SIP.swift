@@ -125,6 +125,7 @@ extension WakeGatewayServer {
         calls[id] = call
         byUpstreamBranch[branch] = id
         await reply(to: invite, 100, to: remote)
+        await refreshRegistrations(user)  // another gateway may hold the line's token (shared state)
         let live = registrationLive(user)
         let registration = store.registration(for: user)
         emit(
