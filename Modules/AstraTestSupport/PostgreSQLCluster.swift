@@ -5,13 +5,19 @@ import Glibc
 /// `initdb --no-sync` (its files need not reach the disk: the cluster dies with the test) into a
 /// fresh temporary directory, `pg_ctl -w start` with no TCP listener at all
 /// (`listen_addresses=''`), its Unix socket in that directory and `fsync` on (commits are as
-/// durable as in production), password (SCRAM) logins only; ``stop()`` — `pg_ctl stop -m
+/// durable as in production), password (SCRAM) logins only; ``stop(remove:)`` — `pg_ctl stop -m
 /// immediate` — and the directory removed.
+///
+/// Use it through ``with(_:)``, which stops the server and removes the directory whatever the
+/// test does (a throw, a failed expectation, a cancelled or timed-out test). A test process that
+/// dies outright (a crash, the CI phase limit's SIGKILL) cannot clean up: the directory names its
+/// owner's pid, and the next ``start()`` on the machine stops and removes every cluster whose
+/// owner is gone.
 ///
 /// `initdb` refuses to run as root: under root (the test container) the directory is given to
 /// the `postgres` account the Debian package creates and the server programs run as it
 /// (`runuser -u postgres --`); under any other user they run as that user. The superuser's
-/// password is random per cluster; ``url(database:)`` holds it, so never print a URL.
+/// password is random per cluster; ``url(database:scheme:)`` holds it, so never print a URL.
 public final class PostgreSQLCluster: @unchecked Sendable {
     /// Where Debian installs the server programs.
     public static let binDirectory = "/usr/lib/postgresql/15/bin"
@@ -47,15 +53,42 @@ public final class PostgreSQLCluster: @unchecked Sendable {
         self.password = password
     }
 
+    /// Where clusters are made: under root the `postgres` account must reach the directory, so
+    /// `/tmp` (a `TMPDIR` under `/root` would not be), else the user's temporary directory.
+    static var base: String { getuid() == 0 ? "/tmp/" : NSTemporaryDirectory() }
+    static let prefix = "astra-pg-"
+
+    /// A started cluster, `body` run on it, then the server stopped and its directory removed —
+    /// also when `body` throws or the test is cancelled (the stop runs child processes of its own,
+    /// which a cancelled task still waits for).
+    public static func with<R>(_ body: (PostgreSQLCluster) async throws -> R) async throws -> R {
+        let cluster = try await start()
+        let result: R
+        do {
+            result = try await body(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+        return result
+    }
+
     /// A new cluster, started; throws with initdb's or the server's own words when it cannot.
+    /// Prefer ``with(_:)``: whoever calls this must call ``stop(remove:)``.
     public static func start() async throws -> PostgreSQLCluster {
         if let unavailable { throw Failure(description: unavailable) }
-        var template = Array((NSTemporaryDirectory() + "astra-pg-XXXXXX").utf8CString)
+        await reapOrphans()
+        var template = Array((base + prefix + "XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp: \(String(cString: strerror(errno)))") }
         let directory = String(cString: made)
         let password = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let cluster = PostgreSQLCluster(directory: directory, password: password)
         do {
+            // Whose cluster this is: a later start removes it once that process is gone.
+            guard FileManager.default.createFile(atPath: directory + "/owner", contents: Data("\(getpid())\n".utf8)) else {
+                throw Failure(description: "cannot write \(directory)/owner")
+            }
             let pwfile = directory + "/pwfile"
             guard FileManager.default.createFile(atPath: pwfile, contents: Data((password + "\n").utf8)) else {
                 throw Failure(description: "cannot write \(pwfile)")
@@ -67,28 +100,49 @@ public final class PostgreSQLCluster: @unchecked Sendable {
                 "initdb", ["-D", directory + "/data", "-U", "postgres", "--pwfile", pwfile, "--auth", "scram-sha-256",
                            "-E", "UTF8", "--locale", "C", "--no-instructions", "--no-sync"])
             unlink(pwfile)
-            let options = "-c listen_addresses='' -k \(directory) -p \(socketPort) -c fsync=on -c max_connections=50"
-            try await cluster.server(
-                "pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
+            try await cluster.startServer()
         } catch {
-            try? FileManager.default.removeItem(atPath: directory)
+            await cluster.stop()
             throw error
         }
         return cluster
     }
 
+    /// `pg_ctl start` on the data directory: no TCP, the socket in the cluster's directory, fsync
+    /// on, and small (several clusters may run at once beside the other tests).
+    private func startServer() async throws {
+        let options =
+            "-c listen_addresses='' -k \(directory) -p \(port) -c fsync=on -c max_connections=50"
+            + " -c shared_buffers=16MB -c dynamic_shared_memory_type=mmap"
+        try await server(
+            "pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// Stops and removes the clusters left by test processes that died before their cleanup.
+    static func reapOrphans() async {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            let directory = base + name
+            guard let text = try? String(contentsOfFile: directory + "/owner", encoding: .utf8),
+                let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                kill(owner, 0) != 0 && errno == ESRCH
+            else { continue }
+            await PostgreSQLCluster(directory: directory, password: "").stop()
+        }
+    }
+
     /// Stops the server at once (`-m immediate`: a crash as far as the data is concerned, which
     /// a restarted server recovers from its WAL) and, when `remove`, deletes the directory.
     public func stop(remove: Bool = true) async {
-        _ = try? await server("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+        if FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid") {
+            _ = try? await server("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "-t", "30", "stop"])
+        }
         if remove { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// Starts the stopped server again on the same data (a database that came back).
     public func restart() async throws {
-        let options = "-c listen_addresses='' -k \(directory) -p \(port)"
-        try await server(
-            "pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60", "start"])
+        try await startServer()
     }
 
     /// Runs `sql` with psql as the superuser on `database`; its output rows (`-At`: unaligned,

@@ -11,21 +11,15 @@ import Testing
 /// of the SQLite one, shares what it holds with every other gateway on the database, refuses a
 /// newer schema, and survives the server going away and coming back.
 @Suite(
-    .disabled(if: PostgreSQLCluster.unavailable != nil, "PostgreSQL 15 server programs not installed (postgresql-15)"),
+    .disabled(if: PostgreSQLCluster.unavailable != nil, Comment(rawValue: PostgreSQLCluster.unavailable ?? "")),
     .timeLimit(.minutes(3)))
 struct PostgreSQLStateStoreTests {
     typealias Cases = StateStoreTests
 
-    /// A started cluster and `body` run on it; the cluster is stopped whatever `body` does.
+    /// A started cluster and `body` run on it; the cluster is stopped and its directory removed
+    /// whatever `body` does.
     static func withCluster(_ body: (PostgreSQLCluster) async throws -> Void) async throws {
-        let cluster = try await PostgreSQLCluster.start()
-        do {
-            try await body(cluster)
-        } catch {
-            await cluster.stop()
-            throw error
-        }
-        await cluster.stop()
+        try await PostgreSQLCluster.with(body)
     }
 
     @Test func keepsTheContractAcrossAReopenWithSynchronousCommitAndAVersionedSchema() async throws {
