@@ -36,6 +36,9 @@ final class PostgreSQLConnection {
             PQfinish(conn)
             throw StateStoreError(.failed, "PostgreSQL \(redacted): cannot connect (\(message))")
         }
+        // libpq prints the server's notices (`relation … already exists, skipping`) to stderr
+        // itself, as raw lines among the gateway's own diagnostics: none is needed, all dropped.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
         handle = conn
     }
 

@@ -67,8 +67,10 @@ struct WakeGatewayPostgreSQLTests {
             #expect(deleted.status == 200)
             let seenByA = try await Self.status(a, "4001", bearer: a.adminBearer())
             #expect(seenByA.contains("\"registered\":false"), "gateway A: \(seenByA)")
-            // Neither gateway logged the database password.
+            // Neither gateway logged the database password, nor let libpq print the server's
+            // notices among its diagnostics (B's start found the tables A made: a NOTICE).
             for gateway in [a, b] {
+                #expect(!gateway.process.stderr.contains("NOTICE"), "\(gateway.process.stderr)")
                 #expect(!gateway.process.stderr.contains(PostgreSQLCluster.passwordOf(url)))
                 #expect(!gateway.process.stdout.contains(PostgreSQLCluster.passwordOf(url)))
             }
