@@ -95,7 +95,7 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "Metrics"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "Metrics"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),

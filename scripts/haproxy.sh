@@ -54,13 +54,7 @@ check_settings() {
     fi
 }
 
-pgid() {
-    [[ -f "$pid_file" ]] || return 1
-    local pid
-    pid=$(cat "$pid_file")
-    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
-    echo "$pid"
-}
+pgid() { daemon_pid "$pid_file"; }
 
 # HAProxy reads the certificate and its key from one file; it holds a private key, so 0600.
 write_config() {
@@ -135,13 +129,8 @@ start() {
 }
 
 stop() {
-    local pid
-    pid=$(pgid) || { rm -f "$pid_file"; return 0; }
-    kill -USR1 "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 40; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    rm -f "$pid_file"
+    # SIGUSR1: HAProxy's soft stop (finishes its sessions), 2 s, then the group is killed.
+    stop_daemon "$pid_file" USR1 40
     log "stopped"
 }
 

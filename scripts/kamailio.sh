@@ -146,13 +146,7 @@ log_file="$run_dir/kamailio.log"
 log() { echo "kamailio.sh: $*" >&2; }
 source "$here/scripts/daemon.sh"
 
-pgid() {
-    [[ -f "$pid_file" ]] || return 1
-    local pid
-    pid=$(cat "$pid_file")
-    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
-    echo "$pid"
-}
+pgid() { daemon_pid "$pid_file"; }
 
 # A new private key of the configured type on stdout.
 new_key() {
@@ -283,33 +277,15 @@ signal_group() {
     kill "-$1" -- "-$pid" 2>/dev/null || kill "-$1" "$pid" 2>/dev/null || true
 }
 
-wait_gone() {
-    local pid=$1 deadline=$((SECONDS + 10))
-    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
-    # Children of the group may linger briefly after the main process.
-    while pgrep -g "$pid" >/dev/null 2>&1 && ((SECONDS < deadline)); do sleep 0.05; done
-}
-
 stop() {
-    local pid
-    pid=$(pgid) || { rm -f "$pid_file"; return 0; }
     # SIGTERM to the main process only (it stops its children); SIGKILL the group if slow.
-    kill -CONT -- "-$pid" 2>/dev/null || true
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    wait_gone "$pid"
-    rm -f "$pid_file"
+    stop_daemon "$pid_file" TERM 20
     log "stopped"
 }
 
 hard_kill() {
-    local pid
-    pid=$(pgid) || return 0
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    wait_gone "$pid"
-    rm -f "$pid_file"
+    pgid >/dev/null || return 0
+    stop_daemon "$pid_file" KILL 0
     log "killed (SIGKILL)"
 }
 

@@ -38,13 +38,7 @@ log_file="$run_dir/rtpengine.log"
 log() { echo "rtpengine.sh: $*" >&2; }
 source "$(cd "$(dirname "$0")" && pwd)/daemon.sh"
 
-pgid() {
-    [[ -f "$pid_file" ]] || return 1
-    local pid
-    pid=$(cat "$pid_file")
-    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
-    echo "$pid"
-}
+pgid() { daemon_pid "$pid_file"; }
 
 # NG protocol ping (bencoded): d7:command4:pinge -> d6:result4:ponge. Bash has no UDP
 # request/response, so python3 (in the Debian list) asks.
@@ -97,15 +91,7 @@ start() {
 }
 
 stop() {
-    local pid
-    pid=$(pgid) || { rm -f "$pid_file"; return 0; }
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-    local deadline=$((SECONDS + 10))
-    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.05; done
-    rm -f "$pid_file"
+    stop_daemon "$pid_file" TERM 10
     log "stopped"
 }
 

@@ -1,5 +1,5 @@
 // bench-wakegw-soak: the release astra-wakegw behind the project's Kamailio for BENCH_SOAK_SECONDS
-// (default 300) at BENCH_SOAK_RATE calls/s (default 20): a steady mix of calls to registered
+// (default 600) at BENCH_SOAK_RATE calls/s (default 20): a steady mix of calls to registered
 // lines (rung directly), killed phones woken by push (ack, REGISTER, rung, answered), phones that
 // never ack (480 after the ack window) and calls the caller cancels while they are held (487);
 // with BENCH_SOAK_IDLE (default 1000) idle connections held open against the API (re-opened when
@@ -10,8 +10,12 @@
 // and the last minute (the gateway's own `ringing` / `failover` events, `since_invite_ms`); the
 // gateway's heap in use (`heap_in_use_kb` of its `stats` events, glibc mallinfo2: independent of
 // the machine's load, unlike latency) at the same points and its growth;
-// failures (a call whose caller did not get the expected final answer). Targets (issue 14):
-// RSS growth ≤ 5 MB warm-up → end, 0 failed calls, p99s of the first and last minute within 20 %.
+// failures (a call whose caller did not get the expected final answer).
+// The soak runs twice in one process, each phase on a fresh Kamailio and gateway: with
+// `--state memory`, then with durable SQLite state (BENCH_SOAK_STORES, default "memory,sqlite"),
+// so what the durable store costs is read beside its reference. Targets: RSS growth ≤ 5 MB
+// warm-up → end, 0 failed calls, p99s of the first and last minute within 20 %, and SQLite's
+// push-to-ring p99 within 2 ms of memory's.
 import AstraJSON
 import Glibc
 import HTTPLite
@@ -26,228 +30,31 @@ func log(_ text: String) {
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
-let seconds = Int(environment("BENCH_SOAK_SECONDS") ?? "") ?? 300
+let seconds = Int(environment("BENCH_SOAK_SECONDS") ?? "") ?? 600
 let rate = Int(environment("BENCH_SOAK_RATE") ?? "") ?? 20
 let idleCount = Int(environment("BENCH_SOAK_IDLE") ?? "") ?? 1_000
-let warmUpSeconds = min(60, max(seconds / 5, 1))
-var settings = LiveInfrastructure.GatewaySettings()
-settings.ackWindowMs = 1_000
-// Each soak user is rung every few seconds (99 lines in the project's Kamailio): the per-user
-// push cap (default 5 + 10/min) is raised for the run so that the cap is not what is measured.
-settings.extraArguments = ["--push-burst", "20", "--push-per-minute", "120", "--stats-interval-s", "10"]
+let stores = (environment("BENCH_SOAK_STORES") ?? "memory,sqlite").split(separator: ",").map(String.init)
+guard !stores.isEmpty, stores.allSatisfy({ $0 == "memory" || $0 == "sqlite" }) else {
+    log("BENCH_SOAK_STORES: expected memory, sqlite or both (comma-separated)")
+    exit(64)
+}
 let binary = CommandLine.arguments[0]
 let bin = String(binary[..<(binary.lastIndex(of: "/") ?? binary.startIndex)])
-let infrastructure: LiveInfrastructure
-do {
-    infrastructure = try await LiveInfrastructure.start(
-        wakegw: (bin.isEmpty ? "." : bin) + "/astra-wakegw", kamailioScript: "scripts/kamailio.sh", settings: settings)
-} catch {
-    log("\(error)")
-    exit(3)
-}
-let env = infrastructure.environment
-let kamailio = SocketAddress(ip: "127.0.0.1", port: env.sipPort)!
-func rssKB() -> Int {
-    let text = ChildText.read("/proc/\(infrastructure.gatewayPID)/status")
-    let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
-}
-let gatewaySIP: SocketAddress = {
-    let listening = infrastructure.gatewayLog.split(separator: "\n").first { $0.contains("\"event\":\"listening\"") } ?? ""
-    let port = listening.split(separator: "\"sip\":\"127.0.0.1:").dropFirst().first?.prefix { $0.isNumber } ?? ""
-    return SocketAddress(ip: "127.0.0.1", port: UInt16(port) ?? 0)!
-}()
-
-// Lines: callers 1001–1019, registered 1020–1039, woken 1040–1069, never-ack 1070–1084,
-// cancelled 1085–1099.
-func users(_ range: ClosedRange<Int>) -> [String] { range.map(String.init) }
-func client(_ user: String) -> GatewayClient {
-    GatewayClient(host: "127.0.0.1", port: env.httpPort, bearer: env.gatewayAuth?.bearer(for: user))
-}
-var callers: [SoakCaller] = []
-var registered: [SoakPhone] = []
-var woken: [SoakPhone] = []
-var noAck: [SoakPhone] = []
-var cancelled: [SoakPhone] = []
-do {
-    callers = try users(1001...1019).map { try SoakCaller(user: $0, kamailio: kamailio) }
-    registered = try users(1020...1039).map { try SoakPhone(user: $0, kind: .registered, kamailio: kamailio, gateway: client($0)) }
-    woken = try users(1040...1069).map { try SoakPhone(user: $0, kind: .woken, kamailio: kamailio, gateway: client($0)) }
-    noAck = try users(1070...1084).map { try SoakPhone(user: $0, kind: .deaf, kamailio: kamailio, gateway: client($0)) }
-    cancelled = try users(1085...1099).map { try SoakPhone(user: $0, kind: .deaf, kamailio: kamailio, gateway: client($0)) }
-    for phone in registered where !(await phone.register(expires: 300)) { throw SoakError("REGISTER \(phone.user) failed") }
-    for phone in woken + noAck + cancelled { try await phone.connectDevice(apnsPort: env.apnsDevicePort) }
-} catch {
-    log("setup: \(error)")
-    infrastructure.stop()
-    exit(3)
-}
-/// The gateway's heap in use (KiB) in its latest `stats` event (every 10 s), -1 before the first.
-func heapKB() -> Int {
-    let log = infrastructure.gatewayLog
-    guard let stats = log.split(separator: "\n").last(where: { $0.contains("\"event\":\"stats\"") }),
-        let json = try? JSONValue.parse(String(stats)), let heap = json["heap_in_use_kb"]?.int64Value
-    else { return -1 }
-    return Int(heap)
-}
-let rssStart = rssKB()
-let heapStart = heapKB()
-
-// Pressure for the whole run: idle API connections and junk on the SIP port.
-let stop = Mutex(false)
-let reopened = Mutex(0)
-let idleTasks = (0..<idleCount).map { _ in
-    Task {
-        while !stop.withLock({ $0 }) {
-            guard let connection = try? TCPConnection.connect(host: "127.0.0.1", port: env.httpPort) else {
-                try? await Task.sleep(for: .milliseconds(100))
-                continue
-            }
-            for await event in connection.events { if case .closed = event { break } }
-            connection.close()
-            reopened.withLock { $0 += 1 }
-        }
+var phases: [(String, SoakPhase)] = []
+for store in stores {
+    guard let phase = await soakPhase(store: store, seconds: seconds, rate: rate, idleCount: idleCount, bin: bin) else {
+        exit(3)
     }
+    phases.append((store, phase))
 }
-let junkSent = Mutex(0)
-let junk = Task {
-    guard let udp = try? UDPTransport(local: SocketAddress(ip: "127.0.0.1", port: 0)!, log: .discard) else { return }
-    var n = 0
-    while !stop.withLock({ $0 }) {
-        n += 1
-        let user = "10\(20 + n % 80)"
-        let bytes: [UInt8]
-        switch n % 3 {
-        case 0: bytes = KeyMaterial.bytes(64 + n % 400)
-        case 1:
-            bytes = SoakMessages.request(
-                "REGISTER", uri: "sip:127.0.0.1", from: user, fromTag: "j\(n)", to: user, callID: "junk-\(n)", cseq: 1,
-                port: udp.local.port, branch: "z9hG4bK-junk-\(n)",
-                extra: ["Expires: 300"], contact: false)
-                + []
-        default:
-            bytes = SoakMessages.request(
-                "INVITE", uri: "sip:\(user)@127.0.0.1", from: "1099", fromTag: "j\(n)", to: user, callID: "junk-\(n)",
-                cseq: 1, port: udp.local.port, branch: "z9hG4bK-junk-\(n)")
-        }
-        try? await udp.send(bytes, to: gatewaySIP)
-        junkSent.withLock { $0 += 1 }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    await udp.close()
+var fields = ["\"bench\":\"wakegw-soak\"", "\"seconds\":\(seconds)"]
+fields += phases.map { "\"\($0.0)\":\($0.1.json)" }
+if let memory = phases.first(where: { $0.0 == "memory" })?.1, let sqlite = phases.first(where: { $0.0 == "sqlite" })?.1 {
+    let delta = sqlite.pushToRingP99 - memory.pushToRingP99
+    fields.append("\"push_to_ring_p99_sqlite_minus_memory_ms\":\(delta)")
+    fields.append("\"target_push_to_ring_p99_delta_ms\":2")
+    fields.append("\"push_to_ring_delta_ok\":\(delta <= 2)")
+    fields.append("\"sqlite_rss_growth_ok\":\(sqlite.rssGrowthKB <= 5 * 1024)")
 }
-
-// The calls: one every 1/rate s, kinds in a fixed pattern (3 registered, 3 woken, 2 no-ack, 2
-// cancelled per 10), users round-robin per kind, skipping a phone still busy with its last call.
-enum Kind: String, Sendable { case registered, woken, noAck = "no_ack", cancelled }
-let pattern: [Kind] = [.registered, .woken, .noAck, .woken, .cancelled, .registered, .woken, .noAck, .registered, .cancelled]
-let expected: [Kind: Int] = [.registered: 200, .woken: 200, .noAck: 480, .cancelled: 487]
-struct Outcome: Sendable {
-    var kind: Kind
-    var status: Int
-}
-let outcomes = Mutex<[Outcome]>([])
-let skipped = Mutex(0)
-var cursor: [Kind: Int] = [:]
-let total = seconds * rate
-let interval = Duration.milliseconds(1_000 / max(rate, 1))
-let startTime = ContinuousClock.now
-var rssWarm = -1
-/// The machine's load when the warm-up minute ended: latency figures are load-sensitive.
-var loadWarm = ""
-var heapWarm = -1
-var calls: [Task<Void, Never>] = []
-log("\(total) calls over \(seconds) s, \(idleCount) idle connections, junk every 20 ms")
-for i in 0..<total {
-    try? await Task.sleep(until: startTime.advanced(by: interval * i), clock: .continuous)  // pacing
-    if rssWarm < 0, startTime.duration(to: .now) >= .seconds(warmUpSeconds) {
-        rssWarm = rssKB()
-        loadWarm = ChildText.read("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
-        heapWarm = heapKB()
-    }
-    if i > 0, i % (120 * rate) == 0 {
-        // The registered lines refresh every 2 minutes (their bindings last 300 s).
-        for phone in registered { Task { _ = await phone.register(expires: 300) } }
-    }
-    let kind = pattern[i % pattern.count]
-    let pool = kind == .registered ? registered : kind == .woken ? woken : kind == .noAck ? noAck : cancelled
-    var phone: SoakPhone?
-    for step in 0..<pool.count {
-        let candidate = pool[((cursor[kind] ?? 0) + step) % pool.count]
-        if candidate.busy.withLock({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) {
-            phone = candidate
-            cursor[kind] = ((cursor[kind] ?? 0) + step + 1) % pool.count
-            break
-        }
-    }
-    guard let phone else {
-        skipped.withLock { $0 += 1 }
-        continue
-    }
-    let caller = callers[i % callers.count]
-    calls.append(
-        Task {
-            let status = await caller.call(phone.user, cancelAfterMs: kind == .cancelled ? 300 : nil, talkMs: 100)
-            if kind == .woken { _ = await phone.register(expires: 0) }
-            outcomes.withLock { $0.append(Outcome(kind: kind, status: status)) }
-            phone.busy.withLock { $0 = false }
-        })
-    if calls.count > 2_000 { calls.removeFirst(1_000) }
-}
-for call in calls { await call.value }
-let trafficSeconds = Double(startTime.duration(to: .now).components.seconds)
-let rssEnd = rssKB()
-let heapEnd = heapKB()
-stop.withLock { $0 = true }
-junk.cancel()
-for task in idleTasks { task.cancel() }
-// Everything a finished call holds is freed 64·T1 (32 s) after its final answer.
-try? await Task.sleep(for: .seconds(40))
-let rssSettled = rssKB()
-let heapSettled = heapKB()
-
-// Figures from the gateway's own events.
-let report = SoakReport(log: infrastructure.gatewayLog)
-let results = outcomes.withLock { $0 }
-let failures = results.filter { $0.status != expected[$0.kind] }
-var failedBy: [String: Int] = [:]
-for failure in failures { failedBy["\(failure.kind.rawValue):\(failure.status)", default: 0] += 1 }
-var byKind: [String: Int] = [:]
-for result in results { byKind[result.kind.rawValue, default: 0] += 1 }
-func object(_ pairs: [(String, String)]) -> String { "{" + pairs.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}" }
-let load = ChildText.read("/proc/loadavg").split(separator: " ").prefix(3).joined(separator: " ")
-let json = object([
-    ("bench", "\"wakegw-soak\""), ("peer", "\"kamailio + release astra-wakegw, loopback UDP\""),
-    ("seconds", "\(seconds)"), ("traffic_seconds", "\(Int(trafficSeconds))"), ("rate_per_s", "\(rate)"),
-    ("calls", "\(results.count)"), ("calls_by_kind", object(byKind.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") })),
-    ("skipped_busy", "\(skipped.withLock { $0 })"), ("failed_calls", "\(failures.count)"),
-    ("failed_by", object(failedBy.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") })),
-    ("idle_connections", "\(idleCount)"), ("idle_reopened", "\(reopened.withLock { $0 })"),
-    ("junk_datagrams", "\(junkSent.withLock { $0 })"),
-    // Parseable junk reaches the trust check and is counted there; random bytes are dropped by
-    // the transport's parser before it.
-    ("gateway_sip_untrusted", "\(report.lastStat("sip_untrusted"))"),
-    ("rss_kb", object([("start", "\(rssStart)"), ("after_warmup", "\(rssWarm)"), ("end", "\(rssEnd)"), ("settled", "\(rssSettled)")])),
-    ("rss_growth_warmup_to_end_kb", "\(rssEnd - rssWarm)"),
-    ("heap_in_use_kb", object([("start", "\(heapStart)"), ("after_warmup", "\(heapWarm)"), ("end", "\(heapEnd)"), ("settled", "\(heapSettled)")])),
-    ("heap_growth_warmup_to_end_kb", "\(heapEnd - heapWarm)"),
-    ("push_to_ring_ms", report.summary(report.pushToRing)), ("failover_ms", report.summary(report.failover)),
-    ("held_calls_settled", "\(report.lastStat("held_calls"))"), ("held_decisions_settled", "\(report.lastStat("held_decisions"))"),
-    // The longest heap trim of the gateway in any stats interval (its --heap-trim-interval-s).
-    ("heap_trim_max_us", "\(report.series.compactMap { $0["heap_trim_max_us"] }.max() ?? -1)"),
-    ("load_average_after_warmup", "\"\(loadWarm)\""), ("load_average", "\"\(load)\""),
-])
-print(json)
-// The gateway's own view every 10 s (stderr): RSS and the tables a leak would grow.
-for point in report.series {
-    let keys = ["t", "rss_kb", "heap_in_use_kb", "held_calls", "held_decisions", "held_push_grants", "held_retransmissions", "http_connections",
-        "apns_connections", "apns_models", "heap_trim_max_us"]
-    log(keys.map { "\($0)=\(point[$0] ?? -1)" }.joined(separator: " "))
-}
-for phone in woken + noAck + cancelled { phone.close() }
-infrastructure.stop()
-exit(failures.isEmpty ? 0 : 1)
+print("{" + fields.joined(separator: ",") + "}")
+exit(phases.allSatisfy { $0.1.failures == 0 } ? 0 : 1)

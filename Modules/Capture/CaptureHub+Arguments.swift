@@ -56,17 +56,20 @@ extension CaptureHub {
         }
     }
 
-    /// `udp:HOST:PORT` (also `udp:[v6]:PORT`); HEP over TCP is not offered.
+    /// `HOST:PORT` or `udp:HOST:PORT` (also `[v6]:PORT`): UDP is HEP's usual transport and the
+    /// only one offered, so the prefix may be left out; another scheme (tcp:, tls:…) is refused.
     static func parseHEPTarget(_ text: String) throws(ToolError) -> (host: String, port: UInt16) {
-        guard text.lowercased().hasPrefix("udp:") else {
-            throw .usage("--hep '\(text)': write udp:HOST:PORT (HEP over UDP, e.g. udp:127.0.0.1:9060)")
+        let lowered = text.lowercased()
+        if let scheme = ["tcp:", "tls:", "sctp:", "ws:", "wss:", "http:", "https:"].first(where: lowered.hasPrefix) {
+            throw .usage("--hep '\(text)': HEP over \(scheme.dropLast()) is not offered: write HOST:PORT or "
+                + "udp:HOST:PORT (HEP over UDP, e.g. 127.0.0.1:9060)")
         }
-        let rest = text.dropFirst(4)
+        let rest = lowered.hasPrefix("udp:") ? text.dropFirst(4) : Substring(text)
         guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), port > 0
-        else { throw .usage("--hep '\(text)': no port (udp:HOST:PORT)") }
+        else { throw .usage("--hep '\(text)': no port (HOST:PORT, e.g. 127.0.0.1:9060)") }
         var host = String(rest[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw .usage("--hep '\(text)': no host (udp:HOST:PORT)") }
+        guard !host.isEmpty else { throw .usage("--hep '\(text)': no host (HOST:PORT, e.g. 127.0.0.1:9060)") }
         return (host, port)
     }
 }

@@ -30,6 +30,13 @@ public enum FailureWords {
                 }
                 return "the server's certificate is not trusted (\(why)): pass --ca-file with the CA that signed "
                     + "it (or ca_file in the line)"
+            case .tlsHandshakeFailed where detail == TLSSession.plainTextDetail:
+                let plain = setup.transport == .wss ? "ws" : "tcp"
+                return "\(at) answered in plain text, not TLS (a ws:// or tcp port? try --transport \(plain))"
+            case .tlsHandshakeFailed where detail.hasPrefix(TLSSession.silentPrefix):
+                let plain = setup.transport == .wss ? "ws" : "tcp"
+                return "no TLS answer from \(at) within \(detail.dropFirst(TLSSession.silentPrefix.count)): is it a "
+                    + "plain WS/TCP port? (try --transport \(plain))"
             case .tlsHandshakeFailed:
                 return "the TLS handshake with \(at) failed (\(detail)): is that a TLS port? (--transport, --server)"
             case .webSocketHandshakeFailed:

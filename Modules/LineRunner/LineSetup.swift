@@ -75,10 +75,13 @@ public struct LineSetup: Sendable {
     }
 
     public func registrationSettings(
-        expires: Int?, keep: Bool, ids: some IdentifierSource, userAgent: String = "astra-register"
+        expires: Int?, keep: Bool, ids: some IdentifierSource, userAgent: String = "astra-register",
+        expiresPolicy: ClosedRange<UInt32>? = nil
     ) -> RegistrationSettings {
         var settings = RegistrationSettings()
+        // Sent as asked (the line's expires, else 3600); only an explicit policy clamps it.
         settings.requestedExpires = UInt32(clamping: expires ?? line.effectiveExpires)
+        settings.expiresBounds = expiresPolicy
         settings.retryOnFailure = keep
         settings.userAgent = AstraVersion.product(userAgent)
         // RFC 5626 §4.1: one instance ID per device; a tool run is one device.

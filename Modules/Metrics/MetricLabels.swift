@@ -40,13 +40,6 @@ public struct MetricLabels: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 
     public var isEmpty: Bool { pairs.isEmpty }
 
-    /// This set with `name` = `value` added at the end (a histogram's `le`).
-    func adding(_ name: String, _ value: String) -> MetricLabels {
-        var copy = self
-        copy.pairs.append(Pair(name: name, value: value))
-        return copy
-    }
-
     /// A label name of the data model: `[a-zA-Z_][a-zA-Z0-9_]*`, not starting with `__`.
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, !name.hasPrefix("__") else { return false }

@@ -35,7 +35,10 @@ public struct MetricSet: Sendable, Equatable {
     /// The exposition body in `format` (UTF-8 text, each line ending in `\n`).
     public func render(_ format: ExpositionFormat) -> String {
         var out = ""
-        out.reserveCapacity(families.reduce(0) { $0 + 96 + $1.series.count * 64 })
+        out.reserveCapacity(families.reduce(0) { total, family in
+            guard case .histogram(let bounds) = family.kind else { return total + 96 + family.series.count * 96 }
+            return total + 96 + family.series.count * (bounds.count + 3) * 112
+        })
         for family in families { MetricSet.write(family, format, into: &out) }
         if format == .openMetrics { out += "# EOF\n" }
         return out
@@ -72,35 +75,55 @@ public struct MetricSet: Sendable, Equatable {
             if let unit = family.unit { out += "# UNIT \(descriptorName) \(unit)\n" }
             out += "# HELP \(descriptorName) \(help)\n"
         }
+        // A thousand lines are ~40,000 samples: each series' label text is escaped once and
+        // each bucket bound formatted once per family, so a scrape is mostly appends.
+        let bounds: [String]
+        if case .histogram(let values) = family.kind {
+            bounds = values.map { MetricText.bound($0, format: format) } + ["+Inf"]
+        } else {
+            bounds = []
+        }
         for series in family.series {
+            let labels = labelText(series.labels)
             switch series.value {
             case .number(let value):
-                sample(sampleName, series.labels, MetricText.number(value), into: &out)
+                sample(sampleName, labels, MetricText.number(value), into: &out)
             case .histogram(let histogram):
                 let cumulative = histogram.cumulative
-                for (i, bound) in histogram.bounds.enumerated() {
-                    sample(
-                        name + "_bucket", series.labels.adding("le", MetricText.bound(bound, format: format)),
-                        String(cumulative[i]), into: &out)
+                let open = labels.isEmpty ? "{le=\"" : "{" + labels + ",le=\""
+                for (i, bound) in bounds.enumerated() {
+                    out += name
+                    out += "_bucket"
+                    out += open
+                    out += bound
+                    out += "\"} "
+                    out += String(cumulative[i])
+                    out += "\n"
                 }
-                sample(name + "_bucket", series.labels.adding("le", "+Inf"), String(histogram.count), into: &out)
-                sample(name + "_sum", series.labels, MetricText.number(histogram.sum), into: &out)
-                sample(name + "_count", series.labels, String(histogram.count), into: &out)
+                sample(name + "_sum", labels, MetricText.number(histogram.sum), into: &out)
+                sample(name + "_count", labels, String(histogram.count), into: &out)
             }
         }
     }
 
-    private static func sample(_ name: String, _ labels: MetricLabels, _ value: String, into out: inout String) {
+    /// `a="1",b="2"`: the pairs in order, values escaped; empty for no labels.
+    private static func labelText(_ labels: MetricLabels) -> String {
+        var out = ""
+        for (i, pair) in labels.pairs.enumerated() {
+            if i > 0 { out += "," }
+            out += pair.name
+            out += "=\""
+            out += MetricText.labelValue(pair.value)
+            out += "\""
+        }
+        return out
+    }
+
+    private static func sample(_ name: String, _ labels: String, _ value: String, into out: inout String) {
         out += name
         if !labels.isEmpty {
             out += "{"
-            for (i, pair) in labels.pairs.enumerated() {
-                if i > 0 { out += "," }
-                out += pair.name
-                out += "=\""
-                out += MetricText.labelValue(pair.value)
-                out += "\""
-            }
+            out += labels
             out += "}"
         }
         out += " "

@@ -22,6 +22,9 @@ public final class LiveInfrastructure: Sendable {
         public var goneNotice = false
         /// More astra-wakegw flags (e.g. the soak's push cap and stats interval).
         public var extraArguments: [String] = []
+        /// `--state`: nil is durable SQLite state private to the run (the production default, in
+        /// a place no other gateway uses); the soak bench also runs `memory` beside it.
+        public var state: String?
         public init() {}
     }
 
@@ -73,9 +76,7 @@ public final class LiveInfrastructure: Sendable {
                         // The provider emulator's HTTP/2 listeners: any free ports (the gateway
                         // pushes to its own emulator; the listening event names them).
                         "--apns-emulator-port", "0", "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
-                        // Durable state, private to the run (the production default, in a place
-                        // no other gateway uses).
-                        "--state", "sqlite:" + runDir + "/wakegw.sqlite3",
+                        "--state", settings.state ?? "sqlite:" + runDir + "/wakegw.sqlite3",
                     ] + (settings.goneNotice ? ["--gone-notice"] : []) + settings.extraArguments,
                     environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")

@@ -6,6 +6,10 @@ public struct ConnectionOptions: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// TLS + WebSocket handshakes must finish within this.
     public var handshakeTimeout: Duration = .seconds(10)
+    /// TLS, WSS: the server must send its first byte (a ServerHello) within this (bounded by
+    /// ``handshakeTimeout``). A plain WS or TCP port reads our ClientHello as a request line and
+    /// waits for more: without this bound that looks like a silent server until the timeout.
+    public var tlsAnswerTimeout: Duration = .seconds(3)
     /// The closing handshake (WebSocket Close ↔ Close, TLS close_notify, the server's FIN) may
     /// wait this long for the peer before the socket is closed anyway (RFC 6455 §7.1.1).
     public var closeTimeout: Duration = .seconds(2)

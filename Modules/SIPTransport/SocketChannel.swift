@@ -67,8 +67,11 @@ final class SocketChannel: @unchecked Sendable {
         let fd = fd
         let datagram = isDatagram
         // One receive buffer per channel, reused on every wake-up (the handler runs on `queue`
-        // only); a datagram socket is drained until EAGAIN so a burst costs one wake-up.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+        // only); a datagram socket is drained until EAGAIN so a burst costs one wake-up. A
+        // datagram needs room for the largest UDP payload; a stream reads on in the next
+        // wake-up, and 16 KiB holds a whole TLS record (RFC 8446 §5.1), so a process holding
+        // a thousand idle connections does not keep 64 KiB per connection.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: datagram ? 65_536 : 16_384, alignment: 16)
         readSource.setEventHandler { [self] in
             if datagram {
                 for _ in 0..<256 {

@@ -219,8 +219,15 @@ public actor StreamConnection {
                 guard !Task.isCancelled else { return }
                 await self?.handshakeTimedOut()
             }
+            let bound = min(options.tlsAnswerTimeout, timeout)
+            let answerTimer: Task<Void, Never>? = tls == nil ? nil : Task { [weak self, clock] in
+                try? await clock.sleep(for: bound)
+                guard !Task.isCancelled else { return }
+                await self?.tlsAnswerTimedOut(bound)
+            }
             let result = await withCheckedContinuation { opener = $0 }
             timer.cancel()
+            answerTimer?.cancel()
             if let result { return result }
         }
         // Opened: bytes that followed the handshake may already have ended the connection;
@@ -235,6 +242,12 @@ public actor StreamConnection {
             TransportError(
                 .connectTimeout, transport: transport, peer: remote.description,
                 "handshake not finished within \(options.handshakeTimeout)"))
+    }
+
+    /// The server sent not one byte after our ClientHello: not a TLS port, most likely.
+    private func tlsAnswerTimedOut(_ bound: Duration) {
+        guard phase == .tlsHandshake, let tls, !tls.receivedAny else { return }
+        fail(TransportError(.tlsHandshakeFailed, transport: transport, peer: remote.description, TLSSession.silentDetail(bound)))
     }
 
     func advanceTLSHandshake() async throws(TransportError) {

@@ -22,9 +22,10 @@ package final class TLSSession {
     private let transport: TransportKind
     private let peer: String
 
-    /// A session with a context of its own (a flow's single connection).
+    /// A flow's connection, on the process's shared context for `options`
+    /// (``TLSClientContextCache``: trust store loaded once, idle record buffers released).
     convenience init(options: TLSOptions, host: String, transport: TransportKind, peer: String) throws(TransportError) {
-        let context = try TLSClientContext(options: options, transport: transport, peer: peer)
+        let context = try TLSClientContextCache.context(for: options, transport: transport, peer: peer)
         try self.init(context: context, host: host, transport: transport, peer: peer)
     }
 
@@ -56,12 +57,32 @@ package final class TLSSession {
     /// True once the peer sent close_notify.
     public var peerClosed: Bool { session.peerClosed }
 
+    /// True once the server sent anything at all (a ServerHello, an alert, or plain text).
+    public private(set) var receivedAny = false
+    /// The server's first byte is no TLS record's content type (RFC 8446 §5.1: 20…24): it
+    /// answered in plain text — an HTTP 400 from a ws:// port, a SIP response from a TCP one.
+    public private(set) var answeredInPlainText = false
+
     /// Ciphertext received from the socket.
-    public func feed(_ bytes: [UInt8]) { session.feed(bytes) }
+    public func feed(_ bytes: [UInt8]) {
+        if !receivedAny, let first = bytes.first {
+            receivedAny = true
+            answeredInPlainText = !Self.isRecordContentType(first)
+        }
+        session.feed(bytes)
+    }
+
+    /// RFC 8446 §5.1 ContentType: change_cipher_spec(20), alert(21), handshake(22),
+    /// application_data(23), heartbeat(24, RFC 6520). Any other first byte is not TLS.
+    static func isRecordContentType(_ byte: UInt8) -> Bool { (20...24).contains(byte) }
 
     /// Advances the handshake with what was fed so far; a failure says whether the server's
     /// certificate was rejected (and why) or the handshake itself failed.
     public func handshake() -> HandshakeStep {
+        if answeredInPlainText {
+            // OpenSSL would say "wrong version number" or "packet length too long": say what it is.
+            return .failed(TransportError(.tlsHandshakeFailed, transport: transport, peer: peer, Self.plainTextDetail))
+        }
         switch session.handshake() {
         case .done: return .done
         case .wantMore: return .wantMore
@@ -79,6 +100,17 @@ package final class TLSSession {
                     .tlsHandshakeFailed, transport: transport, peer: peer,
                     "TLS handshake failed: \(OpenSSLError.last())"))
         }
+    }
+
+    /// The detail of a handshake the server answered in plain text (FailureWords words it).
+    public static let plainTextDetail = "answered in plain text, not TLS"
+
+    /// The detail of a handshake the server never answered within `bound` (`… within 3 s`).
+    public static let silentPrefix = "no TLS answer within "
+    public static func silentDetail(_ bound: Duration) -> String {
+        let (seconds, attoseconds) = bound.components
+        let ms = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return silentPrefix + (ms % 1000 == 0 ? "\(seconds) s" : "\(ms) ms")
     }
 
     /// The server certificate's notAfter in seconds since the epoch (nil before the handshake,

@@ -1,4 +1,5 @@
 import SIPCore
+import SIPDialog
 import SIPTransport
 
 /// One INVITE the gateway holds or has released: the upstream transaction (from Kamailio) and,
@@ -38,9 +39,10 @@ struct HeldCall: Sendable {
     var gotDownstreamResponse = false
     var answered = false
     var rang = false
-    /// Our own final response upstream (480/487/…), retransmitted until ACK (§17.2.1 Timer G).
-    var localFinal: [UInt8]?
-    var upstreamAcked = false
+    /// Toward Kamailio: SIPDialog's INVITE server transaction (§17.2.1) holds the last response
+    /// we sent (the 100, or our own 480/487/503), answers a retransmitted INVITE with it, and
+    /// runs Timer G (our non-2xx again until the ACK) and H (64·T1). Relayed responses bypass it.
+    var upstreamTransaction = InviteServerTransaction<[UInt8]>(reliable: false)
     var cancelledByCaller = false
     /// The decision gave up on the phone (480 upstream, or forwarded to the failover URI).
     var failedOver = false

@@ -82,7 +82,17 @@ public actor SQLiteStateStore: StateStore {
 
     deinit {
         // The connection closes in SQLiteDatabase's own deinit.
-        if lockHeld { Glibc.close(lockFD) }
+        if lockHeld { Self.release(lockFD) }
+    }
+
+    /// Unlocks before closing. `close` alone frees the lock only when the last descriptor of the
+    /// open file description goes; a process spawned by another thread holds a copy until its
+    /// `exec` (O_CLOEXEC acts at exec, not at fork), and in that window a `close` without
+    /// `LOCK_UN` left the file locked for the next gateway (flock(2): the lock belongs to the
+    /// open file description, and `LOCK_UN` through any descriptor of it releases it).
+    private static func release(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+        Glibc.close(fd)
     }
 
     /// Refuses a file that is not ours as it is, before anything is written to it.
@@ -211,7 +221,7 @@ public actor SQLiteStateStore: StateStore {
     /// Closes the connection and lets go of the file (another gateway may open it now).
     public func close() async {
         db.close()
-        if lockHeld { Glibc.close(lockFD) }
+        if lockHeld { Self.release(lockFD) }
         lockHeld = false
     }
 }

@@ -1,4 +1,5 @@
 import PushKitEmu
+import SIPDialog
 
 /// Freeing a call's state on every path (answered, failed over, cancelled, timed out): once the
 /// caller has its final answer, the call is kept 64·T1 more — RFC 3261 §17.2.1 Timer H (our own
@@ -51,7 +52,8 @@ extension WakeGatewayServer {
         if let branch = call.downstreamBranch { byDownstreamBranch[branch] = nil }
         if let branch = call.qualifyBranch { byQualifyBranch[branch] = nil }
         if let pushID = call.pushID { grants.revoke(pushID) }
-        for key in ["invite-\(id)", "final-\(id)", "gone-\(id)"] { stopRetransmitting(key) }
+        for key in ["invite-\(id)", "gone-\(id)"] { stopRetransmitting(key) }
+        for timer in [TransactionTimer.G, .H, .I, .L] { stopRetransmitting(Self.upstreamTimerKey(id, timer)) }
         reapTasks.removeValue(forKey: id)?.cancel()
         await wake?.forget(id)
         grants.expire(nowMs: nowMs)

@@ -24,7 +24,7 @@ extension WakeGatewayServer {
             switch request.method {
             case .invite: await incomingInvite(request, from: received.remote)
             case .cancel: await incomingCancel(request, from: received.remote)
-            case .ack: incomingAck(request)
+            case .ack: await incomingAck(request)
             case .register: await incomingRegister(request, from: received.remote)
             case .options: await reply(to: request, 200, to: received.remote)
             default: await reply(to: request, 501, to: received.remote)
@@ -58,8 +58,8 @@ extension WakeGatewayServer {
         "SIP/2.0/UDP \(sipAddress.uriHost):\(sipAddress.port);branch=\(branch);rport"
     }
 
-    /// Sends `bytes` now and again at T1, 2·T1, … capped at T2 (RFC 3261 §17.1.1.2 Timer A /
-    /// §17.2.1 Timer G) until ``stopRetransmitting(_:)`` or 64·T1.
+    /// Sends `bytes` now and again at T1, 2·T1, … capped at T2 (RFC 3261 §17.1.1.2 Timer A)
+    /// until ``stopRetransmitting(_:)`` or 64·T1.
     func sendReliably(_ bytes: [UInt8], to remote: SocketAddress, key: String) async {
         await send(bytes, to: remote)
         retransmissions[key]?.cancel()
@@ -93,13 +93,9 @@ extension WakeGatewayServer {
             await reply(to: invite, 400, reason: "Bad Request (Via branch, Call-ID)", to: remote)
             return
         }
-        if let id = byUpstreamBranch[branch], let call = calls[id] {
-            // A retransmission: repeat our last word (§17.2.1).
-            if let final = call.localFinal {
-                await send(final, to: remote)
-            } else {
-                await reply(to: invite, 100, to: remote)
-            }
+        if let id = byUpstreamBranch[branch], calls[id] != nil {
+            // A retransmission: the transaction repeats our last word (§17.2.1).
+            await upstreamStep(id) { $0.receiveRequestRetransmission() }
             return
         }
         if draining {
@@ -119,12 +115,14 @@ extension WakeGatewayServer {
         nextCall += 1
         let id = nextCall
         let caller = (try? invite.headers.from())?.uri.user ?? "anonymous"
-        let call = HeldCall(
+        var call = HeldCall(
             id: id, user: user, domain: invite.uri.host?.description ?? sipAddress.ip, caller: caller, callID: callID,
             invite: invite, upstream: remote, upstreamBranch: branch, toTag: "wgw" + ids.tag(), arrivedMs: nowMs)
+        call.upstreamTransaction = .init(reliable: false, timers: upstreamTimers)
         calls[id] = call
         byUpstreamBranch[branch] = id
-        await reply(to: invite, 100, to: remote)
+        let trying = localResponse(call, 100)
+        await upstreamStep(id) { $0.send(status: 100, trying) }
         let live = registrationLive(user)
         let registration = store.registration(for: user)
         emit(
@@ -179,25 +177,20 @@ extension WakeGatewayServer {
         }
     }
 
-    func incomingAck(_ ack: SIPRequest) {
+    /// The ACK of our own non-2xx final: Timer G and H stop (§17.2.1).
+    func incomingAck(_ ack: SIPRequest) async {
         guard let branch = try? ack.headers.topVia()?.branch, let id = byUpstreamBranch[branch] else { return }
-        calls[id]?.upstreamAcked = true
-        stopRetransmitting("final-\(id)")
+        await upstreamStep(id) { $0.receiveACK() }
     }
 
     /// Answers the caller with our own final response (failover 480, 487 after CANCEL, 503).
     func finish(_ id: Int32, status: Int, reason: String, why: String, extra: SIPHeaders = SIPHeaders()) async {
         guard var call = calls[id], call.phase != .finished else { return }
         call.phase = .finished
-        var headers = extra
-        headers.add(.server, "astra-wakegw")
-        let response = SIPResponse(
-            to: call.invite, statusCode: status, reasonPhrase: reason, toTag: call.toTag, headers: headers)
-        let bytes = response.serialized()
-        call.localFinal = bytes
         calls[id] = call
         settle(id)
-        await sendReliably(bytes, to: call.upstream, key: "final-\(id)")
+        let bytes = localResponse(call, status, reason: reason, toTag: call.toTag, extra: extra)
+        await upstreamStep(id) { $0.send(status: status, bytes) }
         emit(
             WakeEvent(
                 "call_ended",

@@ -90,11 +90,15 @@ import Testing
         #expect(sent(a.start(binding: wss)).first?.serialized() == sent(b.start(binding: wss)).first?.serialized())
     }
 
-    @Test func expiryRequestIsClampedToBounds() throws {
-        var c = client { $0.requestedExpires = 3600 }
+    @Test func expiryRequestIsSentAsAskedUnlessAPolicyClampsIt() throws {
+        for asked: UInt32 in [3600, 5] {
+            var plain = client { $0.requestedExpires = asked }
+            #expect(try #require(sent(plain.start(binding: wss)).first).headers.expires() == asked)
+        }
+        var c = client { $0.requestedExpires = 3600; $0.expiresBounds = 30...300 }
         let request = try #require(sent(c.start(binding: wss)).first)
         #expect(try request.headers.expires() == 300)
-        var d = client { $0.requestedExpires = 5 }
+        var d = client { $0.requestedExpires = 5; $0.expiresBounds = 30...300 }
         let small = try #require(sent(d.start(binding: wss)).first)
         #expect(try small.headers.expires() == 30)
     }

@@ -242,7 +242,12 @@ struct ParseErrorCase: CustomTestStringConvertible, Sendable {
         do { _ = try parser.parse(["--sip-trace=pretty"]) } catch {
             #expect(error.message == "option --sip-trace: expected one of full, ladder, got 'pretty'")
         }
-        // The value must be attached: a following word is an argument, not the style.
-        #expect(throws: ToolError.self) { try parser.parse(["--sip-trace", "ladder"]) }
+        // The space form works too when the next word is one of the styles; any other word
+        // stays what it was (here: an unexpected argument).
+        for style in ["ladder", "full"] {
+            guard case .run(let spaced) = try parser.parse(["--sip-trace", style]) else { Issue.record("no run"); return }
+            #expect(spaced.string("sip-trace") == style)
+        }
+        #expect(throws: ToolError.self) { try parser.parse(["--sip-trace", "pretty"]) }
     }
 }

@@ -74,8 +74,8 @@ import ToolSupport
                   --sip-trace[=<style>]   Print every SIP message sent and received to standard
                                           error, with secrets redacted: in full (--sip-trace),
                                           or one ladder line each, arrows between the addresses
-                                          with the method or status (--sip-trace=ladder).
-                                          (values: full, ladder)
+                                          with the method or status (--sip-trace ladder, or
+                                          --sip-trace=ladder). (values: full, ladder)
                   -h, --help              Show help information.
 
                 EXAMPLES:

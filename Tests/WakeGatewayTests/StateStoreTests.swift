@@ -150,6 +150,34 @@ import Testing
         await second.close()
     }
 
+    /// A process spawned by another thread holds a copy of every descriptor until its `exec`.
+    /// Closing the store in that window must still let the next gateway in: the copies are made
+    /// here with `dup`, which is what the spawn does, so the window is always open.
+    @Test func closeReleasesTheFileWhileACopyOfItsDescriptorLives() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s.sqlite3").path
+        let first = try SQLiteStateStore(path: path)
+        let copies = try Self.descriptors(of: path).map { dup($0) }
+        defer { for fd in copies { close(fd) } }
+        #expect(!copies.isEmpty)
+        await first.close()
+        let second = try SQLiteStateStore(path: path)
+        await second.close()
+    }
+
+    /// This process's descriptors open on `path` (from /proc/self/fd).
+    static func descriptors(of path: String) throws -> [Int32] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return names.compactMap { name in
+            guard let fd = Int32(name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                target == path
+            else { return nil }
+            return fd
+        }
+    }
+
     @Test func stateURLs() async throws {
         #expect(StateStores.defaultLocation(environment: [:]) == "sqlite:astra-wakegw.sqlite3")
         #expect(

@@ -59,10 +59,10 @@ import Testing
         let port = gateway.sipAddress.port
         let pushID = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         // The notice is owed: the decision waits for the REGISTER (its register wait stays armed
-        // beside the 487's Timer G and the call's release timer, 64·T1).
+        // beside the 487's Timer G and H and the call's release timer, 64·T1).
         #expect(await gateway.wake?.state(of: 1) == .cancelledNoticeOwed)
-        #expect(await clock.waitForSleepers(3))
-        #expect(clock.sleeperCount == 3)
+        #expect(await clock.waitForSleepers(4))
+        #expect(clock.sleeperCount == 4)
         // A replayed push-id (the grant was redeemed by the ack above) is unknown: 404, nothing released.
         #expect(await gateway.acked(pushID).status == 404)
         let requests = kamailio.received.withLock { list in list.contains { $0.request != nil } }
@@ -188,7 +188,7 @@ import Testing
 
 
             """, to: gateway.sipAddress.port)
-        #expect(await eventually { await gateway.calls[1]?.upstreamAcked == true })
+        #expect(await eventually { await gateway.calls[1]?.upstreamTransaction.state == .terminated })
         try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
         let invite = try #require(await kamailio.next { $0.request?.method == .invite }).request!
         try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
@@ -227,8 +227,8 @@ import Testing
         let gateway = try await Self.gateway(kamailio, clock: clock, goneNotice: false, events: events)
         _ = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         #expect(await gateway.wake?.state(of: 1) == .cancelled)
-        #expect(await clock.waitForSleepers(2))
-        #expect(clock.sleeperCount == 2)  // the 487's Timer G and the release timer: no register wait left
+        #expect(await clock.waitForSleepers(3))
+        #expect(clock.sleeperCount == 3)  // the 487's Timer G and H and the release timer: no register wait left
         try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "reg@test" } != nil)
         #expect(await eventually { !events.named("register_seen").isEmpty })

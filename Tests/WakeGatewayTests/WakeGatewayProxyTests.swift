@@ -263,10 +263,10 @@ import Testing
         #expect(ack.status == 200)
         #expect(Self.text(ack) == #"{"acked":true,"call_active":false}"#)
         // The CANCEL disarmed the decision's timer before the 487 went out; the sleepers left are
-        // the 487's Timer G and the call's release after 64·T1 (32 s). Ten seconds wake only
-        // Timer G, and its retransmission proves it ran.
-        #expect(await clock.waitForSleepers(2))
-        #expect(clock.sleeperCount == 2)
+        // the 487's Timer G and H (the upstream transaction) and the call's release after 64·T1
+        // (32 s). Ten seconds wake only Timer G, and its retransmission proves it ran.
+        #expect(await clock.waitForSleepers(3))
+        #expect(clock.sleeperCount == 3)
         #expect(clock.advance(by: .seconds(10)) == 1)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
         #expect(

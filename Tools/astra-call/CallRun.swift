@@ -235,10 +235,7 @@ struct CallRun {
                         report.waiting()
                         continue
                     }
-                    outcome = (
-                        Self.exitCode(for: reason, interrupted: interrupted),
-                        reason.isNormalClearing ? nil : "call ended: \(reason)"
-                    )
+                    outcome = Self.outcome(of: reason, interrupted: interrupted, mode: options.mode)
                     if setUpTimedOut {
                         outcome = (.network, "timeout: not answered within \(options.timeout) (--timeout)")
                     }
@@ -394,23 +391,5 @@ struct CallRun {
 
     static func milliseconds(_ d: Duration) -> Double {
         Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-    }
-
-    static func exitCode(for failure: RegistrationFailure) -> ExitCode {
-        switch failure {
-        case .timeout, .transportError: .network
-        case .rejected, .authenticationFailed, .cannotAuthenticate, .invalidResponse: .failure
-        }
-    }
-
-    /// 0 completed (hang-up either side, or our SIGINT after the answer); 3 network/timeout;
-    /// 5 WebRTC media could not be secured (ICE/DTLS, fingerprint mismatch); 1 otherwise.
-    static func exitCode(for reason: CallEndReason, interrupted: Bool) -> ExitCode {
-        switch reason {
-        case .localHangUp, .remoteHangUp: .success
-        case .noAnswer, .timeout, .networkError, .rtpTimeout: .network
-        case .busy, .declined, .cancelled, .failed: .failure
-        case .mediaFailed: .mediaFailed
-        }
     }
 }

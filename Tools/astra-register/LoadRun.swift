@@ -297,7 +297,7 @@ struct LoadRun {
 
     /// A line's registration; every line of the run shares `instance` (one device).
     func client(for setup: LineSetup, ids: SystemIdentifierSource, instance: String) -> RegistrationClient {
-        var settings = setup.registrationSettings(expires: options.expires, keep: false, ids: ids)
+        var settings = setup.registrationSettings(expires: options.expires, keep: false, ids: ids, expiresPolicy: options.expiresPolicy)
         settings.instanceID = instance
         return RegistrationClient(aor: setup.aor, registrar: setup.registrar, credentials: setup.credentials,
                                   settings: settings, ids: ids)

@@ -51,10 +51,12 @@ struct OneShotUDP {
         report.note(.flowUp(binding, reliable: false), connectedAt: WireTime.now(), output: output)
 
         let ids: any IdentifierSource = options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
+        let settings = setup.registrationSettings(
+            expires: options.expires, keep: false, ids: ids, expiresPolicy: options.expiresPolicy)
+        report.noteExpires(settings, diagnostics: owner.context.diagnostics)
         let client = RegistrationClient(
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
-            credentials: setup.credentials,
-            settings: setup.registrationSettings(expires: options.expires, keep: false, ids: ids), ids: ids)
+            credentials: setup.credentials, settings: settings, ids: ids)
         var engine = RegistrationLoad(clients: [client], binding: binding, reliable: false, concurrency: 1)
         engine.recordsEvents = true
 

@@ -22,6 +22,9 @@ extension RegisterReport {
         var line = "✔ \(setup.aor) registered \(over) in \(ms(start, registeredAt) ?? 0) ms"
         if !phases.isEmpty { line += " (" + phases.joined(separator: ", ") + ")" }
         line += ", expires \(result?.grantedExpires ?? 0) s"
+        if let asked = expiresSent, let granted = result?.grantedExpires, granted != asked {
+            line += " (asked \(asked) s" + (minExpires.map { "; 423 Min-Expires \($0) s" } ?? "") + ")"
+        }
         if challenges > 0, let algorithm = result?.authAlgorithm { line += ", digest \(algorithm)" }
         if qualified { line += ", qualify answered" }
         if unregistered == false { line += "; the binding could not be removed" }

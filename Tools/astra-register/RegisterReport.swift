@@ -29,11 +29,28 @@ struct RegisterReport {
     var challenges = 0
     var refreshes = 0
     var flowLosses = 0
+    /// The expiry asked for (`--expires`, the line's, else 3600) and the one the first REGISTER
+    /// carried (different only under `--expires-policy`).
+    var expiresRequested: UInt32?
+    var expiresSent: UInt32?
+    /// The registrar's Min-Expires from a 423 Interval Too Brief (RFC 3261 §10.2.8).
+    var minExpires: UInt32?
 
     init(setup: LineSetup, start: WireTime, wire: WireTimings) {
         self.setup = setup
         self.start = start
         self.wire = wire
+    }
+
+    /// Records what is asked and what is sent; a clamp by `--expires-policy` is said on stderr.
+    mutating func noteExpires(_ settings: RegistrationSettings, diagnostics: Diagnostics) {
+        expiresRequested = settings.requestedExpires
+        expiresSent = settings.clampedExpires
+        if let bounds = settings.expiresBounds, settings.clampedExpires != settings.requestedExpires {
+            diagnostics.error(
+                "note: expires \(settings.requestedExpires) s clamped to \(settings.clampedExpires) s by "
+                    + "--expires-policy \(bounds.lowerBound):\(bounds.upperBound)")
+        }
     }
 
     /// What the run is waiting for, for the timeout message.
@@ -79,6 +96,7 @@ struct RegisterReport {
             output?.emit("challenged", ["status": .int(status), "algorithm": .string(algorithm)],
                          text: "challenged (\(status), digest \(algorithm)): answering with the credentials")
         case .intervalTooBrief(let minimum):
+            minExpires = minimum
             output?.emit("interval_too_brief", ["min_expires": .int(Int(minimum))],
                          text: "the registrar wants at least \(minimum) s (423 Interval Too Brief): asking again")
         case .registered(let result):
@@ -131,6 +149,9 @@ struct RegisterReport {
             "server": .string(setup.target.description),
             "local": local.map(JSONValue.string) ?? .null,
             "expires": result.map { .int(Int($0.grantedExpires)) } ?? .null,
+            "expires_requested": expiresRequested.map { .int(Int($0)) } ?? .null,
+            "expires_sent": expiresSent.map { .int(Int($0)) } ?? .null,
+            "min_expires": minExpires.map { .int(Int($0)) } ?? .null,
             "auth_algorithm": result?.authAlgorithm.map(JSONValue.string) ?? .null,
             "bindings": .array((result?.bindings ?? []).map { .string(Redaction.redact($0)) }),
             "challenges": .int(challenges),

@@ -23,6 +23,8 @@ struct RegisterRun {
         /// `--shard I/N`.
         var shard: LoadShard?
         var expires: Int?
+        /// `--expires-policy MIN:MAX`: an explicit clamp of the requested expiry (nil: sent as asked).
+        var expiresPolicy: ClosedRange<UInt32>?
         var nagios = false
         /// `-w`/`-c` on the registration time (seconds), with --nagios.
         var warning: MonitoringRange?
@@ -65,10 +67,11 @@ struct RegisterRun {
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = AstraVersion.product("astra-register")
         let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
+        let settings = setup.registrationSettings(
+            expires: options.expires, keep: options.keep, ids: ids, expiresPolicy: options.expiresPolicy)
         let client = RegistrationClient(
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
-            credentials: setup.credentials,
-            settings: setup.registrationSettings(expires: options.expires, keep: options.keep, ids: ids), ids: ids)
+            credentials: setup.credentials, settings: settings, ids: ids)
         let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock)
 
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
@@ -85,6 +88,7 @@ struct RegisterRun {
         await registration.start()
 
         var report = RegisterReport(setup: setup, start: start, wire: wire)
+        report.noteExpires(settings, diagnostics: context.diagnostics)
         var outcome: Outcome?
         for await input in inputs {
             switch input {

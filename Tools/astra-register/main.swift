@@ -16,6 +16,7 @@ func registerOptions(_ arguments: ParsedArguments) throws(ToolError) -> Register
     options.expectQualify = arguments.flag("expect-qualify")
     options.timeout = arguments.duration("timeout") ?? .seconds(10)
     options.expires = arguments.int("expires")
+    if let policy = arguments.string("expires-policy") { options.expiresPolicy = try parseExpiresPolicy(policy) }
     options.nagios = arguments.flag("nagios")
     for (key, short) in [("warning", "w"), ("critical", "c")] {
         guard let text = arguments.string(key) else { continue }
@@ -33,6 +34,16 @@ func registerOptions(_ arguments: ParsedArguments) throws(ToolError) -> Register
     options.duration = arguments.duration("duration")
     options.insecure = arguments.flag(CommonOptions.Key.insecure)
     return options
+}
+
+/// `--expires-policy MIN:MAX`: 1 ≤ MIN ≤ MAX ≤ 2147483647 seconds.
+func parseExpiresPolicy(_ text: String) throws(ToolError) -> ClosedRange<UInt32> {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 2, let low = UInt32(parts[0]), let high = UInt32(parts[1]),
+          low >= 1, low <= high, high <= UInt32(Int32.max) else {
+        throw ToolError(.usage, "option --expires-policy: '\(text)' is not MIN:MAX seconds (1 ≤ MIN ≤ MAX, e.g. 30:300)")
+    }
+    return low...high
 }
 
 let start = ToolMain.start(ToolSpecs.register)

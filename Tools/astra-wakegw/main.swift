@@ -93,10 +93,12 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
     }
     stats.cancel()
     trim.cancel()
-    // Drain: no new calls, the held ones finish (or are answered 503 at the deadline), then stop.
-    let left = await gateway.drain(within: .milliseconds(drainMs))
+    // The last stats line is what was open when the signal came: taken after the drain it would
+    // show every connection closed by stop() and hide what the gateway was carrying.
     let last = await gateway.statsEvent()
     output.emit(last.name, statsWithTrims(last))
+    // Drain: no new calls, the held ones finish (or are answered 503 at the deadline), then stop.
+    let left = await gateway.drain(within: .milliseconds(drainMs))
     output.emit("stopped", ["held_at_deadline": .int(Int64(left))])
     return .success
 }

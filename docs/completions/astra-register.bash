@@ -5,7 +5,7 @@ _astra_register() {
         word=${COMP_WORDS[i]}
         if [[ ${COMP_WORDS[i+1]} == = ]]; then ((i += 2)); continue; fi
         case "$path $word" in
-            ' --line'|' --user'|' --auth-user'|' --password'|' --password-file'|' --domain'|' --server'|' --transport'|' --ws-path'|' --ca-file'|' --expires'|' --display-name'|' --timeout'|' --warning'|' -w'|' --critical'|' -c'|' --load'|' --concurrency'|' --rate'|' --duration'|' --keep-alive'|' --shard'|' --merge'|' --monitor'|' --metrics'|' --ping-interval'|' --run-timeout'|' --format'|' --sip-trace-file'|' --pcap'|' --hep'|' --hep-id'|' --hep-password-file'|' --seed') ((i++)) ;;
+            ' --line'|' --user'|' --auth-user'|' --password'|' --password-file'|' --domain'|' --server'|' --transport'|' --ws-path'|' --ca-file'|' --expires'|' --display-name'|' --expires-policy'|' --timeout'|' --warning'|' -w'|' --critical'|' -c'|' --load'|' --concurrency'|' --rate'|' --duration'|' --keep-alive'|' --shard'|' --merge'|' --monitor'|' --metrics'|' --ping-interval'|' --run-timeout'|' --format'|' --sip-trace-file'|' --pcap'|' --hep'|' --hep-id'|' --hep-password-file'|' --seed') ((i++)) ;;
         esac
     done
     if [[ $cur == = ]]; then option="$prev=" cur=
@@ -25,6 +25,7 @@ _astra_register() {
         ' --ca-file'|' --ca-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         ' --expires'|' --expires=') COMPREPLY=(); return ;;
         ' --display-name'|' --display-name=') COMPREPLY=(); return ;;
+        ' --expires-policy'|' --expires-policy=') COMPREPLY=(); return ;;
         ' --timeout'|' --timeout=') COMPREPLY=(); return ;;
         ' --warning'|' -w'|' --warning=') COMPREPLY=(); return ;;
         ' --critical'|' -c'|' --critical=') COMPREPLY=(); return ;;
@@ -49,7 +50,7 @@ _astra_register() {
         ' --seed'|' --seed=') COMPREPLY=(); return ;;
     esac
     case "$path" in
-        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --keep --expect-qualify --timeout --nagios --warning -w --critical -c --load --concurrency --rate --duration --storm --fleet --keep-alive --shard --merge --monitor --metrics --ping-interval --run-timeout --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --version --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
+        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --expires-policy --keep --expect-qualify --timeout --nagios --warning -w --critical -c --load --concurrency --rate --duration --storm --fleet --keep-alive --shard --merge --monitor --metrics --ping-interval --run-timeout --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --version --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
     esac
 }
 complete -F _astra_register astra-register

@@ -2,11 +2,13 @@ import SIPCore
 
 /// How a line registers (RFC 3261 §10, RFC 5626, RFC 8599). Every interval is configuration.
 public struct RegistrationSettings: Sendable, Hashable {
-    /// The expiry we ask for, before clamping to ``expiresBounds``.
+    /// The expiry we ask for (RFC 3261 §10.2.1.1); sent as it is unless ``expiresBounds`` is set.
     public var requestedExpires: UInt32 = 300
-    /// Requests are clamped to these bounds (the product's registrar caps at 300 s and floors at
-    /// 30 s; a 423 Min-Expires above the cap is still honoured, RFC 3261 §10.2.8).
-    public var expiresBounds: ClosedRange<UInt32> = 30...300
+    /// An explicit policy clamping the request (e.g. a line plan's 30…300 s). Nil by default: a
+    /// verification tool sends what it is asked, so the registrar's own answer — a 423 with
+    /// Min-Expires or a shorter granted expiry (§10.2.8, §10.3 step 7) — is what gets seen.
+    /// A 423 Min-Expires above the policy's cap is still honoured.
+    public var expiresBounds: ClosedRange<UInt32>?
     /// A refresh is sent no later than the granted expiry minus this margin (and no earlier than
     /// half of it), so a refresh that needs a digest round trip still lands in time.
     public var refreshMargin: Duration = .seconds(10)
@@ -27,9 +29,10 @@ public struct RegistrationSettings: Sendable, Hashable {
 
     public init() {}
 
-    /// The expiry actually requested: ``requestedExpires`` clamped to ``expiresBounds``.
+    /// The expiry actually requested: ``requestedExpires``, clamped to ``expiresBounds`` if set.
     public var clampedExpires: UInt32 {
-        min(max(requestedExpires, expiresBounds.lowerBound), expiresBounds.upperBound)
+        guard let bounds = expiresBounds else { return requestedExpires }
+        return min(max(requestedExpires, bounds.lowerBound), bounds.upperBound)
     }
 
     /// When to refresh a binding granted for `granted` seconds: at most `granted − margin`,

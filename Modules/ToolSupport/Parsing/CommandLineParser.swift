@@ -112,7 +112,14 @@ public struct CommandLineParser: Sendable {
         }
         let spelled = "--" + name
         if case .optionalValue(let kind) = option.kind {
-            state.record(option, try inline.map { raw throws(ToolError) in try validated(raw, kind, "option \(spelled)") } ?? "")
+            // `--sip-trace ladder` as people type it: a following word that is one of the
+            // option's choices is its value (it can be no argument's: no AOR is "ladder").
+            var value = inline
+            if value == nil, case .choice(let choices) = kind, index < arguments.count, choices.contains(arguments[index]) {
+                value = arguments[index]
+                index += 1
+            }
+            state.record(option, try value.map { raw throws(ToolError) in try validated(raw, kind, "option \(spelled)") } ?? "")
             return
         }
         guard case .value(let kind) = option.kind else {

@@ -51,7 +51,7 @@ public enum CommonOptions {
                     Key.sipTrace, valueName: "style", kind: .choice(["full", "ladder"]),
                     help: "Print every SIP message sent and received to standard error, with secrets redacted: "
                         + "in full (--sip-trace), or one ladder line each, arrows between the addresses with the "
-                        + "method or status (--sip-trace=ladder)."))
+                        + "method or status (--sip-trace ladder, or --sip-trace=ladder)."))
         }
         return options
     }
@@ -67,8 +67,9 @@ public enum CommonOptions {
                 + "pcap file, as UDP/TCP between the real addresses, for Wireshark and tshark."),
         .flag(Key.pcapRTPPayload, help: "With --pcap: keep the RTP payload (the audio) too."),
         .value(
-            Key.hep, valueName: "udp:host:port",
-            help: "Send every SIP message to a Homer/HEP collector (HEP version 3 over UDP), e.g. sngrep -L."),
+            Key.hep, valueName: "[udp:]host:port",
+            help: "Send every SIP message to a Homer/HEP collector (HEP version 3 over UDP), e.g. sngrep -L "
+                + "(127.0.0.1:9060 or udp:127.0.0.1:9060)."),
         .value(
             Key.hepID, valueName: "n", kind: .int(0...Int(UInt32.max)), default: "2001",
             help: "With --hep: the capture agent id."),
@@ -104,7 +105,8 @@ public enum CommonOptions {
         .value(Key.caFile, valueName: "file", help: "PEM file of trusted CA certificates for tls/wss."),
         .value(
             Key.expires, valueName: "seconds", kind: .int(1...Int(Int32.max)),
-            help: "Requested registration expiry in seconds."),
+            help: "Registration expiry to ask for, in seconds (default 3600), sent as it is: the registrar's 423 "
+                + "Min-Expires or shorter grant shows in the result."),
         .value(Key.displayName, valueName: "name", help: "Display name in From/Contact."),
     ]
 

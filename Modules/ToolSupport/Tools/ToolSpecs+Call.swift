@@ -152,7 +152,7 @@ extension ToolSpecs {
                 ]),
         ],
         exitStatuses: [
-            ExitStatusDoc(.success, "The call completed as asked."),
+            ExitStatusDoc(.success, "The call completed as asked (answer --reject: the call was rejected with that status)."),
             ExitStatusDoc(.failure, "The call failed (the SIP status is in the ended event)."),
             ExitStatusDoc(.network, "Network error or timeout."),
             certificateStatus,

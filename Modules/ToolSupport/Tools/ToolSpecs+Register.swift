@@ -9,7 +9,10 @@ extension ToolSpecs {
             until SIGINT/SIGTERM, then unregisters. Over UDP a one-shot uses one connected socket: an ICMP port \
             unreachable ends it at once (exit 3, "port unreachable"). The result's timings_ms (connect, \
             first_response, register, total) are stamped where the messages cross the socket, on the clock \
-            --sip-trace prints. A registration-only line answers what the server sends it: INVITE 480 (with a \
+            --sip-trace prints. The REGISTER asks for exactly --expires (the line's expires, else 3600) unless \
+            --expires-policy clamps it; the result's expires is what the registrar granted, expires_requested and \
+            expires_sent what was asked and sent, min_expires a 423 Interval Too Brief's Min-Expires (null without \
+            one; the REGISTER is then retried with it). A registration-only line answers what the server sends it: INVITE 480 (with a \
             Reason), a cancelled INVITE 487, OPTIONS 200, requests for a dialog it never made 481.
 
             On a terminal (or with --format text) the result is one verdict line instead: \
@@ -71,6 +74,10 @@ extension ToolSpecs {
         arguments: [CommonOptions.addressOfRecord()],
         options: CommonOptions.line + [
             CommonOptions.insecure,
+            .value(
+                "expires-policy", valueName: "min:max",
+                help: "Clamp the requested expiry to min…max seconds (a line plan's policy, e.g. 30:300); the "
+                    + "clamp is said on stderr and in the result (expires_requested, expires_sent)."),
             .flag("keep", help: "Stay registered and refresh until interrupted, then unregister (an unregistered event says so)."),
             .flag("expect-qualify", help: "Wait for the server's OPTIONS (qualify) and report that it was answered."),
             .value(
