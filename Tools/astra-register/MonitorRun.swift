@@ -79,7 +79,7 @@ struct MonitorRun {
         switch request.path {
         case "/metrics":
             let format = ExpositionFormat.negotiate(accept: request.header("accept"))
-            let body = request.method == "HEAD" ? [] : Array(store.render(format).utf8)
+            let body = request.method == "HEAD" ? [] : store.renderBytes(format)
             return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", format.contentType)], body: body)
         case "/":
             return .text(200, "astra-register --monitor: metrics at /metrics")
