@@ -127,7 +127,7 @@ let package = Package(
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "SIPTransport", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("AstraJSONTests", ["AstraJSON"]),
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),

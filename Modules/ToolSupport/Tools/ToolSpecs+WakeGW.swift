@@ -62,6 +62,12 @@ extension ToolSpecs {
                 "kamailio", valueName: "ip:port", default: "127.0.0.1:5060",
                 help: "Kamailio's UDP address: released INVITEs, qualifies and CANCELs go there."),
             .value(
+                "gateway-id", valueName: "id",
+                help: "This gateway's id among several (1-16 of a-z, 0-9, _): the suffix of its push-ids, so an ack reaching another gateway is forwarded here."),
+            .value(
+                "peer", valueName: "id=ip:port", repeating: true,
+                help: "Another gateway's id and HTTP API address (repeatable): acks for its push-ids are forwarded there and its answer relayed."),
+            .value(
                 "trust", valueName: "ip[:port]", repeating: true,
                 help: "A source allowed to send SIP to the gateway (repeatable; default: the --kamailio address)."),
             .value(
