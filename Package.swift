@@ -68,6 +68,8 @@ let package = Package(
         systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
         // SQLite: astra-wakegw's durable state (push registrations, limits), WAL, one writer.
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        // libpq: astra-wakegw's state shared by N gateways (`--state postgresql://…`).
+        systemLibrary("CPostgreSQL", pkgConfig: "libpq", apt: "libpq-dev"),
         // libre (Baresip's SIP stack): only bench-sip links it, as the parser SIPCore is measured against.
         systemLibrary("CLibre", pkgConfig: "libre", apt: "libre-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
@@ -95,7 +97,7 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "Metrics"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "CPostgreSQL", "Metrics"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
@@ -127,7 +129,7 @@ let package = Package(
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
         tests("JWTTests", ["JWT", "AstraTestSupport"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "SIPTransport", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("AstraJSONTests", ["AstraJSON"]),
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
@@ -167,6 +169,7 @@ let package = Package(
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
         bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
+        bench("bench-wakegw-state", ["WakeGateway", "PushKitEmu", "AstraTestSupport"]),  // state writes/s: SQLite, PostgreSQL
         bench("bench-wakegw-soak", ["PushKitLive", "SIPCore", "SIPTransport", "HTTPLite"]),  // ≥ 5 min soak of astra-wakegw
     ]
 )
