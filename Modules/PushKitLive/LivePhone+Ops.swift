@@ -109,6 +109,10 @@ extension LivePhone {
         }
     }
 
+    /// No call on the phone: no SIP call and no CallKit call still up. A run that reuses one
+    /// phone for many calls waits for this before it kills the app for the next one.
+    public var isIdle: Bool { sipCalls.isEmpty && !callkit.contains { $0.active } }
+
     /// Queues real IO behind what earlier ops asked for.
     func perform(_ work: @escaping @Sendable () async -> Void) { io.yield(work) }
 
