@@ -36,6 +36,10 @@ final class FailoverRun: Sendable {
         var killedAtMs: Int64 = -1
         /// How each call in flight at the kill ended, and after how long.
         var inFlightEnds: [String] = []
+        /// How the calls that did not connect ended, with counts.
+        var failures: [String: Int] = [:]
+        /// The gateways' own failovers (480 to the caller) by reason.
+        var gatewayFailovers: [String: Int] = [:]
 
         var line: String {
             var json = JSONLine(event: "failover_run", t: wallMs)
@@ -55,6 +59,8 @@ final class FailoverRun: Sendable {
                 json.add(key, value)
             }
             json.add("in_flight_ends", inFlightEnds)
+            json.add("not_connected", failures.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" })
+            json.add("gateway_failovers", gatewayFailovers.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" })
             return json.string
         }
     }
@@ -144,7 +150,7 @@ final class FailoverRun: Sendable {
                 if !over { break }  // counted below: a call without a final response
             }
             await line.phone.kill()
-            await line.phone.plan(call: Int32(k), answerAfterMs: 100, declineAfterMs: nil)
+            await line.phone.plan(call: Int32(k), answerAfterMs: 100, declineAfterMs: nil, everyRing: true)
             guard let target = try? SIPURI(parsing: "sip:\(line.user)@127.0.0.1"),
                 let c = try? await caller.dial(target, talkMs: 300)
             else { break }
@@ -189,7 +195,7 @@ final class FailoverRun: Sendable {
             let ended = p.endReason != nil
             if ended { figures.finals += 1 }
             let connected = p.outcome == .connected
-            if connected { figures.connected += 1 }
+            if connected { figures.connected += 1 } else { figures.failures[p.endReason.map { "\($0)" } ?? "none", default: 0] += 1 }
             let holds = holdsOf[c] ?? []
             if p.startedAt >= killedAt {
                 figures.afterKill += 1
@@ -215,6 +221,11 @@ final class FailoverRun: Sendable {
             }
         }
         figures.wallMs = timeline.now - started
+        for (_, gateway) in rig.started.withLock({ $0 }) {
+            for line in gateway.process.events("failover") {
+                figures.gatewayFailovers[CallToolHarness.field("reason", in: line) ?? "?", default: 0] += 1
+            }
+        }
         figures.failovers = rig.kamailioLog.components(separatedBy: "wake gateway failover").count - 1
         for phone in phones {
             for port in rig.httpPorts {

@@ -178,6 +178,13 @@ final class GatewayFailoverRig: Sendable {
     }
 
     func stop() async {
+        if let keep = ProcessInfo.processInfo.environment["ASTRA_HA_KEEP_LOGS"] {
+            for (n, started) in started.withLock({ $0 }).enumerated() {
+                try? FileManager.default.copyItem(
+                    atPath: started.gateway.process.stdoutPath, toPath: "\(keep)/\(Self.ids[started.slot])-\(n).out")
+            }
+            try? FileManager.default.copyItem(atPath: server.runDir + "/kamailio.log", toPath: keep + "/kamailio.log")
+        }
         for (_, gateway) in started.withLock({ $0 }) { await gateway.stop() }
         server.stop()
         await push.stop()
