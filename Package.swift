@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
 // Layers (dependencies point down only; the whole picture is in docs/architecture.md):
-//   Tools → ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
+//   Tools → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
 //   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
 //   TLSMemory → SIPCore → AstraJSON → C libraries
 import PackageDescription
@@ -35,8 +35,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     // Library products for other Swift packages (Examples/ depend on this package by path; README
     // "Use it as a library"). One product per module a client imports; what a sibling module needs
-    // and a client does not is `package` access. Not products: ToolSupport, LineRunner, Capture
-    // (the tools' plumbing), AstraTestSupport (this package's test kit), TLSMemory, HTTPLite, HTTP2,
+    // and a client does not is `package` access. Not products: ToolSupport, LineRunner, CallLoad,
+    // Capture (the tools' plumbing), AstraTestSupport (this package's test kit), TLSMemory, HTTPLite, HTTP2,
     // JWT, WakeGateway, PushKitLive (the gateway and live mode, shipped as tools), the C shims
     // (decisions D37). AstraJSON is one because PushKitEmu's public API speaks its values.
     products: [
@@ -68,6 +68,8 @@ let package = Package(
         systemLibrary("CNGHTTP2", pkgConfig: "libnghttp2", apt: "libnghttp2-dev"),
         // SQLite: astra-wakegw's durable state (push registrations, limits), WAL, one writer.
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        // libpq: astra-wakegw's state shared by N gateways (`--state postgresql://…`).
+        systemLibrary("CPostgreSQL", pkgConfig: "libpq", apt: "libpq-dev"),
         // libre (Baresip's SIP stack): only bench-sip links it, as the parser SIPCore is measured against.
         systemLibrary("CLibre", pkgConfig: "libre", apt: "libre-dev"),
         .systemLibrary(name: "CLinux", path: "Modules/CLinux"),
@@ -95,7 +97,7 @@ let package = Package(
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
         // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
-        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "Metrics"]),
+        module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "CPostgreSQL", "Metrics"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
@@ -103,6 +105,8 @@ let package = Package(
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
+        // Many calls with media over many lines on the one-call engine: astra-call load, answer --load.
+        module("CallLoad", ["ToolSupport", "LineRunner", "CallSession", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
@@ -124,8 +128,8 @@ let package = Package(
         tests("HTTPLiteTests", ["HTTPLite", "AstraTestSupport"]),
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
-        tests("JWTTests", ["JWT", "AstraTestSupport"]),
-        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "HTTP2", "JWT", "AstraTestSupport"]),
+        tests("JWTTests", ["JWT", "AstraTestSupport"], resources: [.copy("Vectors")]),
+        tests("WakeGatewayTests", ["WakeGateway", "HTTPLite", "SIPTransport", "HTTP2", "JWT", "AstraTestSupport"]),
         tests("ProvisioningTests", ["Provisioning", "AstraTestSupport"], resources: [.copy("Fixtures")]),
         tests("AstraJSONTests", ["AstraJSON"]),
         tests("MetricsTests", ["Metrics", "AstraTestSupport"]),
@@ -133,12 +137,13 @@ let package = Package(
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
+        tests("CallLoadTests", ["CallLoad", "CallSession", "SIPDialog", "AstraJSON"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
         tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics"]),
-        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "Capture"]),
+        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
@@ -164,6 +169,7 @@ let package = Package(
         bench("bench-qr", ["Provisioning"]),
         bench("bench-call", []),  // drives the release astra-call through Kamailio
         bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
+        bench("bench-wakegw-state", ["WakeGateway", "PushKitEmu", "AstraTestSupport"]),  // state writes/s: SQLite, PostgreSQL
         bench("bench-wakegw-soak", ["PushKitLive", "SIPCore", "SIPTransport", "HTTPLite"]),  // ≥ 5 min soak of astra-wakegw
     ]
 )

@@ -29,9 +29,22 @@
 #                     monitor test checks the expiry it reports against the certificate's)
 #   KAMAILIO_RUN_DIR  [${TMPDIR:-/tmp}/astra-kamailio-$KAMAILIO_SIP_PORT] certs, pid, log
 #   KAMAILIO_BIN      [kamailio]
-#   KAMAILIO_WAKE_GATEWAY  IP:PORT of astra-wakegw (UDP); when set, INVITEs for local users go
-#                       through the gateway, REGISTERs are replicated to it, and X-Astra-Wake
-#                       from that address is trusted (docs/wake-gateway.md). Unset: no gateway.
+#   KAMAILIO_WAKE_GATEWAYS  IP:PORT[,IP:PORT...] of the astra-wakegw processes (UDP); when set,
+#                       each new INVITE for a local user goes to one live gateway (dispatcher
+#                       set 1, hash over the Call-ID, OPTIONS probes), failing over to the next
+#                       on no answer or 5xx, REGISTERs are replicated to every live gateway, and
+#                       X-Astra-Wake from their addresses is trusted (docs/wake-gateway.md).
+#                       Unset: no gateway.
+#   KAMAILIO_WAKE_GATEWAY  one IP:PORT: the same as KAMAILIO_WAKE_GATEWAYS with one gateway
+#   KAMAILIO_WAKE_FR_MS [1500] how long a gateway may take to answer an INVITE (100 Trying)
+#                       before the next one is tried
+#   KAMAILIO_WAKE_FR_INV_MS [120000] after a gateway's provisional reply, how long the caller
+#                       waits for the next reply before the gateway is given up (a held call
+#                       whose gateway died: then the next gateway is tried)
+#   KAMAILIO_WAKE_PING_S [1] seconds between OPTIONS probes of each gateway
+#   KAMAILIO_WAKE_PROBE_MS [3000] how long an unanswered probe takes to mark its gateway down
+#                       (tm's fr_timer: also every other non-INVITE transaction's, and an
+#                       INVITE's wait for its first reply, while gateways are set)
 #   KAMAILIO_RTPENGINE  IP:PORT of an rtpengine NG control port (UDP; scripts/rtpengine.sh starts
 #                       one); when set, every call's media goes through it and WebRTC offers
 #                       and answers are bridged to plain RTP and back (docs/kamailio.md). Unset:
@@ -85,15 +98,26 @@ for value in "$tcp_max" "$shm_mb" "$tcp_children"; do
 done
 run_dir=${KAMAILIO_RUN_DIR:-${TMPDIR:-/tmp}/astra-kamailio-$sip_port}
 kamailio_bin=${KAMAILIO_BIN:-kamailio}
-wake_gateway=${KAMAILIO_WAKE_GATEWAY:-}
+wake_gateway=${KAMAILIO_WAKE_GATEWAYS:-${KAMAILIO_WAKE_GATEWAY:-}}
+wake_fr=${KAMAILIO_WAKE_FR_MS:-1500}
+wake_fr_inv=${KAMAILIO_WAKE_FR_INV_MS:-120000}
+wake_ping=${KAMAILIO_WAKE_PING_S:-1}
+wake_probe=${KAMAILIO_WAKE_PROBE_MS:-3000}
 wake_args=()
+wake_list="$run_dir/wakegw.list"
 if [[ -n "$wake_gateway" ]]; then
-    if [[ ! "$wake_gateway" =~ ^([0-9.]+):([0-9]+)$ ]]; then
-        echo "kamailio.sh: KAMAILIO_WAKE_GATEWAY must be IPv4:PORT, got '$wake_gateway'" >&2
+    if [[ ! "$wake_gateway" =~ ^[0-9.]+:[0-9]+(,[0-9.]+:[0-9]+)*$ ]]; then
+        echo "kamailio.sh: KAMAILIO_WAKE_GATEWAYS must be IPv4:PORT[,IPv4:PORT...], got '$wake_gateway'" >&2
         exit 64
     fi
-    wake_args=(-A WITH_WAKEGW -A "WAKEGW_URI=\"sip:$wake_gateway\"" -A "WAKEGW_IP=\"${BASH_REMATCH[1]}\""
-        -A "WAKEGW_PORT=${BASH_REMATCH[2]}")
+    for value in "$wake_fr" "$wake_fr_inv" "$wake_ping" "$wake_probe"; do
+        if [[ ! "$value" =~ ^[1-9][0-9]{0,6}$ ]]; then
+            echo "kamailio.sh: KAMAILIO_WAKE_FR_MS, KAMAILIO_WAKE_FR_INV_MS, KAMAILIO_WAKE_PING_S and KAMAILIO_WAKE_PROBE_MS must be positive integers" >&2
+            exit 64
+        fi
+    done
+    wake_args=(-A WITH_WAKEGW -A "WAKEGW_LIST=\"$wake_list\"" -A "WAKEGW_FR=$wake_fr"
+        -A "WAKEGW_FR_INV=$wake_fr_inv" -A "WAKEGW_PING=$wake_ping" -A "WAKEGW_PROBE_FR=$wake_probe")
 fi
 rtpengine=${KAMAILIO_RTPENGINE:-}
 rtpengine_args=()
@@ -199,6 +223,7 @@ start() {
     fi
     make_certs
     write_tls_cfg
+    write_wake_list
     : > "$log_file"
     # Signal mask cleared, own process group, owner watchdog: scripts/daemon.sh.
     spawn_daemon "$log_file" "$pid_file" "${KAMAILIO_OWNER_PID:-}" "$run_dir" -- \
@@ -221,7 +246,7 @@ start() {
                 stop
                 return 1
             fi
-            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateway $wake_gateway}${rtpengine:+, rtpengine $rtpengine}$([[ "$tls_front" == haproxy ]] && echo ", TLS for wss by haproxy → ws $ws_backend_port, $tcp_children TCP workers") (run dir $run_dir)"
+            log "ready: udp+tcp $sip_port, tls $tls_port, ws $ws_port, wss $wss_port${wake_gateway:+, wake gateways $wake_gateway}${rtpengine:+, rtpengine $rtpengine}$([[ "$tls_front" == haproxy ]] && echo ", TLS for wss by haproxy → ws $ws_backend_port, $tcp_children TCP workers") (run dir $run_dir)"
             return 0
         fi
         sleep 0.1
@@ -229,6 +254,15 @@ start() {
     log "kamailio did not come up within 30 s"
     stop
     return 1
+}
+
+# The dispatcher list: set 1, one gateway per line (setid destination flags priority).
+write_wake_list() {
+    [[ -n "$wake_gateway" ]] || return 0
+    local address
+    : > "$wake_list"
+    IFS=, read -ra addresses <<< "$wake_gateway"
+    for address in "${addresses[@]}"; do echo "1 sip:$address 0 0" >> "$wake_list"; done
 }
 
 # HAProxy for the WSS port: same certificate, same owner, its run dir inside ours.
@@ -277,7 +311,8 @@ case "${1:-}" in
         echo "KAMAILIO_TCP_MAX=$tcp_max"; echo "KAMAILIO_SHM_MB=$shm_mb"; echo "KAMAILIO_TCP_CHILDREN=$tcp_children"
         echo "KAMAILIO_CERT_KEY=$cert_key"; echo "KAMAILIO_TLS_FRONT=$tls_front"
         echo "KAMAILIO_WS_BACKEND_PORT=$ws_backend_port"
-        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAY=$wake_gateway"
+        echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAYS=$wake_gateway"
+        echo "KAMAILIO_WAKE_FR_MS=$wake_fr"; echo "KAMAILIO_WAKE_FR_INV_MS=$wake_fr_inv"; echo "KAMAILIO_WAKE_PING_S=$wake_ping"; echo "KAMAILIO_WAKE_PROBE_MS=$wake_probe"
         echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

@@ -53,7 +53,12 @@ public struct HTTPResponse: Sendable, Hashable {
         text += "Content-Length: \(body.count)\r\n"
         if !keepAlive { text += "Connection: close\r\n" }
         text += "\r\n"
-        return Array(text.utf8) + body
+        // One allocation for head and body (a metrics body can be megabytes).
+        var wire: [UInt8] = []
+        wire.reserveCapacity(text.utf8.count + body.count)
+        wire += text.utf8
+        wire += body
+        return wire
     }
 
     /// RFC 9110 §15 reason phrases for the codes this server uses.

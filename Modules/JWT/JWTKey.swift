@@ -145,7 +145,7 @@ public final class JWTKey: @unchecked Sendable {
         try privateKey(pem: try readKeyFile(path))
     }
 
-    private static func typed(_ key: OpaquePointer, canSign: Bool) throws(JWTError) -> JWTKey {
+    static func typed(_ key: OpaquePointer, canSign: Bool) throws(JWTError) -> JWTKey {
         switch EVP_PKEY_get_base_id(key) {
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 64)

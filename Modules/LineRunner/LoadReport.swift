@@ -1,4 +1,5 @@
 import AstraJSON
+import Glibc
 import SIPDialog
 
 /// The words and JSON of a load run (`astra-register --load`): the progress line, the
@@ -98,6 +99,33 @@ package enum LoadReport {
             + "\(int("refresh_failures")) failed), \(int("keep_alive_pings")) keep-alive pings "
             + "(\(int("keep_alive_pongs")) answered), \(int("unregistered")) unregistered"
         return text
+    }
+
+    /// Nearest-rank percentiles of `values` (`{"p50": …, "p90": …, "max": …}`, rounded to the
+    /// microsecond when they are milliseconds); null when there are none. One definition for
+    /// every load summary (registrations, connections, calls).
+    package static func percentiles(_ values: [Double], at ranks: [Int] = [50, 90, 99], max withMax: Bool = true)
+        -> JSONValue
+    {
+        guard !values.isEmpty else { return .null }
+        let sorted = values.sorted()
+        func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+        var object: JSONObject = [:]
+        for rank in ranks {
+            let index = min(sorted.count - 1, Swift.max(0, Int((Double(rank) / 100 * Double(sorted.count)).rounded(.up)) - 1))
+            object["p\(rank)"] = .double(rounded(sorted[index]))
+        }
+        if withMax { object["max"] = .double(rounded(sorted.last!)) }
+        return .object(object)
+    }
+
+    /// User + system CPU of this process so far, seconds (getrusage): the CPU-per-unit figures
+    /// of load summaries.
+    package static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     /// `16.5 ms` below a second, `4.52 s` from one.

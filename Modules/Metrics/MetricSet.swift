@@ -34,100 +34,15 @@ public struct MetricSet: Sendable, Equatable {
 
     /// The exposition body in `format` (UTF-8 text, each line ending in `\n`).
     public func render(_ format: ExpositionFormat) -> String {
-        var out = ""
-        out.reserveCapacity(families.reduce(0) { total, family in
-            guard case .histogram(let bounds) = family.kind else { return total + 96 + family.series.count * 96 }
-            return total + 96 + family.series.count * (bounds.count + 3) * 112
-        })
-        for family in families { MetricSet.write(family, format, into: &out) }
-        if format == .openMetrics { out += "# EOF\n" }
-        return out
+        String(decoding: renderBytes(format), as: UTF8.self)
     }
 
-    private static func write(_ family: MetricFamily, _ format: ExpositionFormat, into out: inout String) {
-        let name = family.name
-        let help = MetricText.help(family.help, format: format)
-        let sampleName: String
-        switch family.kind {
-        case .counter: sampleName = name + "_total"
-        case .info: sampleName = name + "_info"
-        case .gauge, .histogram: sampleName = name
-        }
-        switch format {
-        case .text:
-            let typeName: String
-            switch family.kind {
-            case .counter: typeName = "counter"
-            case .gauge, .info: typeName = "gauge"
-            case .histogram: typeName = "histogram"
-            }
-            out += "# HELP \(sampleName) \(help)\n# TYPE \(sampleName) \(typeName)\n"
-        case .openMetrics:
-            let typeName: String
-            switch family.kind {
-            case .counter: typeName = "counter"
-            case .gauge: typeName = "gauge"
-            case .info: typeName = "info"
-            case .histogram: typeName = "histogram"
-            }
-            let descriptorName = family.kind == .info ? sampleName : name
-            out += "# TYPE \(descriptorName) \(typeName)\n"
-            if let unit = family.unit { out += "# UNIT \(descriptorName) \(unit)\n" }
-            out += "# HELP \(descriptorName) \(help)\n"
-        }
-        // A thousand lines are ~40,000 samples: each series' label text is escaped once and
-        // each bucket bound formatted once per family, so a scrape is mostly appends.
-        let bounds: [String]
-        if case .histogram(let values) = family.kind {
-            bounds = values.map { MetricText.bound($0, format: format) } + ["+Inf"]
-        } else {
-            bounds = []
-        }
-        for series in family.series {
-            let labels = labelText(series.labels)
-            switch series.value {
-            case .number(let value):
-                sample(sampleName, labels, MetricText.number(value), into: &out)
-            case .histogram(let histogram):
-                let cumulative = histogram.cumulative
-                let open = labels.isEmpty ? "{le=\"" : "{" + labels + ",le=\""
-                for (i, bound) in bounds.enumerated() {
-                    out += name
-                    out += "_bucket"
-                    out += open
-                    out += bound
-                    out += "\"} "
-                    out += String(cumulative[i])
-                    out += "\n"
-                }
-                sample(name + "_sum", labels, MetricText.number(histogram.sum), into: &out)
-                sample(name + "_count", labels, String(histogram.count), into: &out)
-            }
-        }
-    }
-
-    /// `a="1",b="2"`: the pairs in order, values escaped; empty for no labels.
-    private static func labelText(_ labels: MetricLabels) -> String {
-        var out = ""
-        for (i, pair) in labels.pairs.enumerated() {
-            if i > 0 { out += "," }
-            out += pair.name
-            out += "=\""
-            out += MetricText.labelValue(pair.value)
-            out += "\""
-        }
-        return out
-    }
-
-    private static func sample(_ name: String, _ labels: String, _ value: String, into out: inout String) {
-        out += name
-        if !labels.isEmpty {
-            out += "{"
-            out += labels
-            out += "}"
-        }
-        out += " "
-        out += value
-        out += "\n"
+    /// The exposition body in `format` as the UTF-8 bytes a response carries (no `String` in
+    /// between: a thousand monitored lines are ~4 MB per scrape, see ``ExpositionWriter``).
+    public func renderBytes(_ format: ExpositionFormat) -> [UInt8] {
+        var writer = ExpositionWriter(reserving: ExpositionWriter.estimate(families))
+        for family in families { writer.write(family, format) }
+        writer.end(format)
+        return writer.bytes
     }
 }

@@ -11,8 +11,8 @@
 ///   from the password (`nonce`, `cnonce`, `opaque` carry no secret and stay, for debugging);
 /// - every `inline:` key of an SDES `a=crypto` line (RFC 4568 §6.1: several per line);
 /// - `Bearer`/`Basic` credentials (RFC 6750 §2.1, RFC 7617) and any JWT (`eyJ….….…`, RFC 7519);
-/// - passwords in URIs: `sip:user:password@host`, `turn:`, `ws(s)://`, `http(s)://`
-///   (RFC 3261 §19.1.1, RFC 3986 §3.2.1);
+/// - passwords in URIs: `sip:user:password@host`, `turn:`, `ws(s)://`, `http(s)://`,
+///   `postgres(ql)://` (libpq connection URIs) (RFC 3261 §19.1.1, RFC 3986 §3.2.1);
 /// - the body of a PEM private key (TLS keys, APNs `.p8` keys).
 ///
 /// It is a single forward scan over the UTF-8 bytes with a table lookup per byte: no `Regex`

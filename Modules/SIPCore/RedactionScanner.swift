@@ -85,6 +85,8 @@ struct RedactionScanner {
             if let m = uriPassword(at: i, "wss://") ?? uriPassword(at: i, "ws://") { return m }
         case UInt8(ascii: "h"):
             if let m = uriPassword(at: i, "https://") ?? uriPassword(at: i, "http://") { return m }
+        case UInt8(ascii: "p"):
+            if let m = uriPassword(at: i, "postgresql://") ?? uriPassword(at: i, "postgres://") { return m }
         case UInt8(ascii: "-"): return pemPrivateKey(at: i)
         default: break
         }
@@ -351,7 +353,7 @@ struct RedactionScanner {
                 byFirst[first] = byFirst[first].isEmpty ? index..<(index + 1) : byFirst[first].lowerBound..<(index + 1)
             }
             let words = sorted + ["response", "rspauth", "bearer", "basic", "eyJ", "inline:", "sip", "turn", "ws", "http",
-                                  "-----"].map { Array($0.utf8) }
+                                  "postgres", "-----"].map { Array($0.utf8) }
             let firsts = Set(words.map { lower($0[0]) })
             let pairs = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 1024)
             for w in 0..<1024 { pairs[w] = 0 }

@@ -14,7 +14,8 @@ enum ReadEvent: Sendable {
     case error(Int32)
 }
 
-/// A non-blocking BSD socket driven by Dispatch read/write sources.
+/// A non-blocking BSD socket driven by Dispatch read/write sources on one of the process's few
+/// shared ``SocketQueue``s.
 ///
 /// Reads are delivered in order to one handler (which yields into the owning actor's
 /// `AsyncStream`); writes are non-blocking and wait for writability only on `EAGAIN`. The file
@@ -23,6 +24,8 @@ final class SocketChannel: @unchecked Sendable {
     let fd: Int32
     let isDatagram: Bool
     private let queue: DispatchQueue
+    /// The shared queue's receive buffer (only touched by handlers running on `queue`).
+    private let buffer: UnsafeMutableRawBufferPointer
     private let readSource: DispatchSourceRead
     private let writeSource: DispatchSourceWrite
     // Confined to `queue`:
@@ -37,7 +40,9 @@ final class SocketChannel: @unchecked Sendable {
     init(fd: Int32, datagram: Bool) {
         self.fd = fd
         self.isDatagram = datagram
-        queue = DispatchQueue(label: "astra.socket.\(fd)")
+        let shared = SocketQueue.next()
+        queue = shared.queue
+        buffer = shared.buffer
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         writeSource.setEventHandler { [self] in
@@ -66,12 +71,10 @@ final class SocketChannel: @unchecked Sendable {
     func startReading(_ handler: @escaping @Sendable (ReadEvent) -> Void) {
         let fd = fd
         let datagram = isDatagram
-        // One receive buffer per channel, reused on every wake-up (the handler runs on `queue`
-        // only); a datagram socket is drained until EAGAIN so a burst costs one wake-up. A
-        // datagram needs room for the largest UDP payload; a stream reads on in the next
-        // wake-up, and 16 KiB holds a whole TLS record (RFC 8446 §5.1), so a process holding
-        // a thousand idle connections does not keep 64 KiB per connection.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: datagram ? 65_536 : 16_384, alignment: 16)
+        // The queue's receive buffer, shared by every socket on it (one handler runs at a time
+        // there, and each copies its bytes out before returning); a datagram socket is drained
+        // until EAGAIN so a burst costs one wake-up.
+        let buffer = buffer
         readSource.setEventHandler { [self] in
             if datagram {
                 for _ in 0..<256 {
@@ -114,11 +117,6 @@ final class SocketChannel: @unchecked Sendable {
                 readSource.cancel()
                 return
             }
-        }
-        readSource.setCancelHandler { [self] in
-            buffer.deallocate()
-            readCancelled = true
-            closeIfDone()
         }
         queue.async { [self] in
             guard !closeRequested, !readStarted else { return }

@@ -81,6 +81,7 @@ struct GatewayMetrics: Sendable {
 
     /// `memory`, `sqlite` or `postgresql`: the scheme only (a path or host is not a label).
     static func kind(of location: String) -> String {
-        String(location.prefix { $0 != ":" })
+        let scheme = String(location.prefix { $0 != ":" })
+        return scheme == "postgres" ? "postgresql" : scheme  // libpq takes both names
     }
 }

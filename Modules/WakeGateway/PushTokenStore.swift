@@ -24,6 +24,13 @@ public struct PushTokenStore: Sendable {
         if registration.source == .api { setAPI(registration) } else { setRFC8599(registration) }
     }
 
+    /// `endpoint`'s registrations as a shared store holds them now (another gateway may have
+    /// stored or deleted one): each source is set, or removed when the store has none.
+    public mutating func replace(endpoint: String, with stored: [PushRegistration]) {
+        api[endpoint] = stored.first { $0.endpoint == endpoint && $0.source == .api }
+        rfc8599[endpoint] = stored.first { $0.endpoint == endpoint && $0.source == .rfc8599 }
+    }
+
     /// What `request` changes in the durable state, for ``apply(_:nowMs:)`` with the same `nowMs`
     /// to answer only once it is committed: a registration saved, or one deleted.
     public func changes(for request: WakeAPIRequest, nowMs: Int64) -> [StateChange] {

@@ -1,3 +1,5 @@
+import SIPCore
+
 /// Where astra-wakegw keeps what must outlive the process: push registrations (token API and
 /// RFC 8599), the per-user push buckets and the provider back-off of each token
 /// (docs/wake-gateway.md "State"). Held calls are not here: they last seconds, live in memory,
@@ -16,6 +18,21 @@ public protocol StateStore: Sendable {
     func commit(_ changes: [StateChange]) async throws(StateStoreError)
     /// Closes the store; later calls throw.
     func close() async
+    /// True when other gateways write the same store (PostgreSQL): the gateway then reads a
+    /// line's registrations back (``registrations(endpoint:)``) before an INVITE or a token
+    /// request uses them, instead of trusting the copy it loaded at start.
+    var isShared: Bool { get }
+    /// `endpoint`'s registrations as stored now.
+    func registrations(endpoint: String) async throws(StateStoreError) -> [PushRegistration]
+}
+
+extension StateStore {
+    /// One gateway per store (memory, an SQLite file under `flock`): its working copy is the truth.
+    public var isShared: Bool { false }
+
+    public func registrations(endpoint: String) async throws(StateStoreError) -> [PushRegistration] {
+        try await load().registrations.filter { $0.endpoint == endpoint }
+    }
 }
 
 /// One write to the state.
@@ -100,7 +117,9 @@ public enum StateStores {
         return "sqlite:" + defaultFileName
     }
 
-    /// Opens the store `url` names: `memory`, `sqlite:PATH`, or `postgresql://…` when built in.
+    /// Opens the store `url` names: `memory`, `sqlite:PATH`, or a libpq connection URI
+    /// (`postgresql://…`, `postgres://…`). `.refused` is the operator's to fix (exit 64);
+    /// `.failed` is a database that cannot be reached now.
     public static func open(_ url: String) async throws(StateStoreError) -> any StateStore {
         if url == "memory" { return MemoryStateStore() }
         if url.hasPrefix("sqlite:") {
@@ -108,22 +127,17 @@ public enum StateStores {
             guard !path.isEmpty else { throw StateStoreError(.refused, "--state sqlite: needs a file path (sqlite:PATH)") }
             return try SQLiteStateStore(path: path)
         }
+        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
+            return try await PostgreSQLStateStore(url: url)
+        }
         throw StateStoreError(
-            .refused, "--state must be memory or sqlite:PATH, got '\(StateStores.redactedURL(url))'")
+            .refused,
+            "--state must be memory, sqlite:PATH or postgresql://…, got '\(StateStores.redactedURL(url))'")
     }
 
-    /// A state URL as logs may show it: a `user:password@` part is cut to `user@`.
+    /// A state URL as logs may show it: through the one redactor (``Redaction``), which replaces
+    /// the password of a `scheme://user:password@` URI and a `password=` query parameter.
     public static func redactedURL(_ url: String) -> String {
-        let utf8 = Array(url.utf8)
-        let colonSlashSlash = (0..<max(utf8.count - 2, 0)).first {
-            utf8[$0] == 58 && utf8[$0 + 1] == 47 && utf8[$0 + 2] == 47
-        }
-        guard let scheme = colonSlashSlash, let at = utf8[(scheme + 3)...].firstIndex(of: 64) else {
-            return String(url.prefix(200))
-        }
-        let userinfo = utf8[(scheme + 3)..<at]
-        let user = userinfo.split(separator: 58, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        let text = String(decoding: Array(utf8[..<(scheme + 3)]) + Array(user) + Array(utf8[at...]), as: UTF8.self)
-        return String(text.prefix(200))
+        Redaction.untrusted(url, limit: 200)
     }
 }

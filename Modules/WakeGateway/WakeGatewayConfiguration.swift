@@ -53,6 +53,12 @@ public struct WakeGatewayConfiguration: Sendable {
     /// released and CANCELled at once, so the phone ends its CallKit placeholder `remoteEnded`
     /// instead of at its timeout (docs/wake-gateway.md "Gone notice", D12). Off by default.
     public var goneNotice = false
+    /// This gateway's id among several (`--gateway-id`, ``GatewayID``): the suffix of its
+    /// push-ids. nil: one gateway, push-ids without a suffix.
+    public var gatewayID: String?
+    /// The other gateways' HTTP API addresses by id (`--peer ID=IP:PORT`): an ack for one of
+    /// their push-ids is forwarded there, so a phone's ack reaches the gateway holding its call.
+    public var peers: [String: SocketAddress] = [:]
     /// Wake decision timeouts (ack window, register wait, qualify timeout, ring timeout).
     public var decision = EmulatorSettings()
 

@@ -123,6 +123,12 @@ extension WakeGatewayServer {
         byUpstreamBranch[branch] = id
         let trying = localResponse(call, 100)
         await upstreamStep(id) { $0.send(status: 100, trying) }
+        if state.isShared {
+            // Another gateway may hold the line's token. The read is an await: a CANCEL that came
+            // meanwhile already answered the caller (487), so the call is not pushed for.
+            await refreshRegistrations(user)
+            guard let held = calls[id], held.phase == .held, !held.cancelledByCaller else { return }
+        }
         let live = registrationLive(user)
         let registration = store.registration(for: user)
         emit(

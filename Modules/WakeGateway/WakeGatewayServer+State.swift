@@ -46,6 +46,11 @@ extension WakeGatewayServer {
     /// A token request that changes the state (register, delete): committed first, answered
     /// after. A store that fails answers 503 and changes nothing, in memory or on disk.
     func applyDurably(_ request: WakeAPIRequest) async -> HTTPResponse {
+        // A status or a delete reads what the shared store holds (a register replaces it anyway).
+        switch request {
+        case .status(let endpoint, _), .deleteToken(let endpoint): await refreshRegistrations(endpoint)
+        case .registerToken, .ack: break
+        }
         let now = WallClock.nowMs()
         let changes = store.changes(for: request, nowMs: now)
         if !changes.isEmpty {
@@ -57,6 +62,19 @@ extension WakeGatewayServer {
             }
         }
         return store.apply(request, nowMs: now)
+    }
+
+    /// With a store other gateways write too (``StateStore/isShared``: PostgreSQL), `user`'s
+    /// registrations are read back before they are used — the phone may have given its token to
+    /// another gateway, or deleted it there. A read that fails keeps the working copy (one
+    /// `state_error`): a push to a token that may be stale beats no push.
+    func refreshRegistrations(_ user: String) async {
+        guard state.isShared else { return }
+        do {
+            store.replace(endpoint: user, with: try await state.registrations(endpoint: user))
+        } catch {
+            stateFailed(error, "refresh")
+        }
     }
 
     /// An RFC 8599 registration from a replicated REGISTER: stored when it differs from the one

@@ -67,7 +67,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var byUpstreamBranch: [String: Int32] = [:]
     var byDownstreamBranch: [String: Int32] = [:]
     var byQualifyBranch: [String: Int32] = [:]
-    var grants = PushGrants()
+    var grants: PushGrants
     var rateLimiter: PushRateLimiter
     /// Device tokens APNs answered 429 for, and until when (gateway ms) no push goes to them.
     var apnsBackoff: [String: Int64] = [:]
@@ -99,6 +99,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         self.emit = emit
         self.log = log
         rateLimiter = PushRateLimiter(configuration.pushRateLimit)
+        grants = PushGrants(gatewayID: configuration.gatewayID)
         guard let local = SocketAddress(ip: configuration.sipHost, port: configuration.sipPort) else {
             throw WakeGatewayError("bad SIP address \(configuration.sipHost):\(configuration.sipPort)")
         }
@@ -234,6 +235,9 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         case .reject(let response):
             return response
         case .request(.ack(let pushID)):
+            if let owner = PushGrants.gateway(of: pushID), owner != configuration.gatewayID {
+                return await forwardAck(pushID, to: owner, forwarded: request.header(Self.forwardedHeader) != nil)
+            }
             return await acked(pushID)
         case .request(let other):
             guard let principal, let endpoint = other.endpoint, principal.may(manage: endpoint) else {

@@ -16,8 +16,11 @@ final class KamailioServer: Sendable {
     let wsPort: UInt16
     let wssPort: UInt16
     let runDir: String
-    /// `IP:PORT` of the wake gateway Kamailio diverts INVITEs to (KAMAILIO_WAKE_GATEWAY), or nil.
+    /// `IP:PORT[,IP:PORT...]` of the wake gateways Kamailio diverts INVITEs to
+    /// (KAMAILIO_WAKE_GATEWAYS), or nil.
     let wakeGateway: String?
+    /// Further scripts/kamailio.sh settings, e.g. `KAMAILIO_WAKE_PING_S`.
+    let settings: [String: String]
     /// `IP:PORT` of the rtpengine NG control port media goes through (KAMAILIO_RTPENGINE), or nil.
     let rtpengine: String?
     /// Extra rtpengine flags for offers/answers with a WebRTC side (KAMAILIO_RTPENGINE_FLAGS).
@@ -40,8 +43,9 @@ final class KamailioServer: Sendable {
 
     private init(
         base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil
+        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil, settings: [String: String] = [:]
     ) {
+        self.settings = settings
         self.tcpChildren = tcpChildren
         self.haproxyFront = haproxyFront
         self.certificateDays = certificateDays
@@ -55,19 +59,22 @@ final class KamailioServer: Sendable {
         runDir = NSTemporaryDirectory() + "astra-kamailio-test-\(base)-\(getpid())"
     }
 
-    /// Starts a Kamailio; retries on other ports when the chosen ones are busy.
+    /// Starts a Kamailio; retries on other ports when the chosen ones are busy. `base`: its SIP
+    /// port (TLS, WS, WSS follow), one attempt only, for peers told the port before it starts.
     static func start(
         natping: Int = 30, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,
-        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil
+        tcpChildren: Int? = nil, haproxyFront: Bool = false, certificateDays: Int? = nil, settings: [String: String] = [:],
+        base fixed: UInt16? = nil
     ) throws -> KamailioServer {
         var lastError = ""
-        for _ in 0..<8 {
+        for _ in 0..<(fixed == nil ? 8 : 1) {
             // Four ports (SIP, TLS, WS, WSS), five with HAProxy in front (Kamailio's WS backend).
-            let base = haproxyFront ? TestPorts.random(alignment: 8, span: 8) : TestPorts.random(alignment: 4, span: 4)
+            let base =
+                fixed ?? (haproxyFront ? TestPorts.random(alignment: 8, span: 8) : TestPorts.random(alignment: 4, span: 4))
             let server = KamailioServer(
                 base: base, natping: natping, wakeGateway: wakeGateway, rtpengine: rtpengine,
                 rtpengineFlags: rtpengineFlags, tcpChildren: tcpChildren, haproxyFront: haproxyFront,
-                certificateDays: certificateDays)
+                certificateDays: certificateDays, settings: settings)
             let (status, output) = server.script("start", natping: natping)
             if status == 0 { return server }
             lastError = output
@@ -80,11 +87,12 @@ final class KamailioServer: Sendable {
     /// output (``runScript(_:_:environment:output:)``).
     @discardableResult
     func script(_ command: String, natping: Int = 30) -> (Int32, String) {
-        let environment: [String: String?] = [
+        var environment: [String: String?] = [
             "KAMAILIO_SIP_PORT": String(sipPort), "KAMAILIO_TLS_PORT": String(tlsPort),
             "KAMAILIO_WS_PORT": String(wsPort), "KAMAILIO_WSS_PORT": String(wssPort),
             "KAMAILIO_NATPING": String(natping), "KAMAILIO_RUN_DIR": runDir,
-            "KAMAILIO_WAKE_GATEWAY": wakeGateway,  // nil removes an inherited value: gateway off
+            "KAMAILIO_WAKE_GATEWAYS": wakeGateway,  // nil removes an inherited value: gateway off
+            "KAMAILIO_WAKE_GATEWAY": nil,
             "KAMAILIO_RTPENGINE": rtpengine,  // nil: SDP passes untouched
             "KAMAILIO_RTPENGINE_FLAGS": rtpengineFlags,
             "KAMAILIO_TCP_CHILDREN": tcpChildren.map(String.init),
@@ -93,6 +101,7 @@ final class KamailioServer: Sendable {
             "KAMAILIO_WS_BACKEND_PORT": haproxyFront ? String(wsBackendPort) : nil,
             "KAMAILIO_OWNER_PID": String(getpid()),  // a crashed test run leaves no Kamailio behind
         ]
+        for (name, value) in settings { environment[name] = value }
         return runScript("kamailio.sh", command, environment: environment, output: runDir + ".\(command).out")
     }
 

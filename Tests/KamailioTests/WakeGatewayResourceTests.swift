@@ -28,10 +28,11 @@ import Testing
             try Data((SecureBytes.hex(KeyMaterial.bytes(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
             let arguments =
                 [
-                    "--sip", "127.0.0.1:0", "--kamailio", kamailio.description, "--http-port", "0",
+                    "--kamailio", kamailio.description, "--http-port", "0",
                     "--apns-device-port", "0", "--jwt-hs256-secret-file", keyFile, "--json", "--apns-emulator-port", "0",
                     "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
-                ] + (extra.contains("--state") ? [] : ["--state", "memory"]) + extra
+                ] + (extra.contains("--state") ? [] : ["--state", "memory"])
+                + (extra.contains("--sip") ? [] : ["--sip", "127.0.0.1:0"]) + extra
             let process =
                 try descriptorLimit.map {
                     try ToolProcess(

@@ -45,6 +45,8 @@ import SIPCore
         ),
         ("sip:alice:hunter2@pbx.example.com", "sip:alice:\(r)@pbx.example.com"),
         ("wss://u:pw@ws.example.com/ws", "wss://u:\(r)@ws.example.com/ws"),
+        ("--state postgresql://gw:pw@db.example.com/astra", "--state postgresql://gw:\(r)@db.example.com/astra"),
+        ("postgres://gw:pw@/astra?host=/run/pg", "postgres://gw:\(r)@/astra?host=/run/pg"),
         ("turn:u:pw@turn.example.com:3478", "turn:u:\(r)@turn.example.com:3478"),
         ("turn_password=hunter2 turn-password: hunter3", "turn_password=\(r) turn-password: \(r)"),
         ("sip:alice@pbx.example.com:5061;transport=tls", "sip:alice@pbx.example.com:5061;transport=tls"),

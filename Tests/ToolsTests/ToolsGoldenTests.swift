@@ -58,6 +58,12 @@ import enum SIPCore.AstraVersion
             tool: "astra-call", arguments: ["help", "answer"], status: 0, stdout: .golden("astra-call.answer.help.txt"),
             stderr: ""),
         GoldenCase(
+            tool: "astra-call", arguments: ["load", "--help"], status: 0, stdout: .golden("astra-call.load.help.txt"),
+            stderr: ""),
+        GoldenCase(
+            tool: "astra-call", arguments: ["load", "--user", "1001", "--domain", "example.com"], status: 64,
+            stdout: .exact(""), stderr: "astra-call: load needs a target or --targets FILE\n"),
+        GoldenCase(
             tool: "astra-call", arguments: ["dial", "--tone", "440", "sip:1002@pbx.example.com"], status: 64,
             stdout: .exact(""),
             stderr: "astra-call: no line given: pass sip:USER@DOMAIN, --user and --domain, or --line FILE\n"),
@@ -115,7 +121,7 @@ import enum SIPCore.AstraVersion
             stderr: "astra-call: option --media: expected one of auto, rtp, webrtc, got 'srtp'\n"),
         GoldenCase(
             tool: "astra-call", arguments: [], status: 64, stdout: .exact(""),
-            stderr: "astra-call: missing subcommand (expected one of dial, answer; see 'astra-call --help')\n"),
+            stderr: "astra-call: missing subcommand (expected one of dial, answer, load; see 'astra-call --help')\n"),
         GoldenCase(
             tool: "astra-call", arguments: ["dial"], status: 64, stdout: .exact(""),
             stderr: "astra-call: missing argument <target>\n"),

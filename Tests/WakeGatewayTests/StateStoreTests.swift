@@ -183,11 +183,24 @@ import Testing
         #expect(
             StateStores.defaultLocation(environment: ["STATE_DIRECTORY": "/var/lib/astra-wakegw:/x"])
                 == "sqlite:/var/lib/astra-wakegw/astra-wakegw.sqlite3")
-        #expect(StateStores.redactedURL("postgresql://gw:s3cret@db/astra") == "postgresql://gw@db/astra")
+        // Through the one redactor: the password of the URI and a password= parameter.
+        #expect(StateStores.redactedURL("postgresql://gw:s3cret@db/astra") == "postgresql://gw:<redacted>@db/astra")
+        #expect(StateStores.redactedURL("postgres://gw:s3cret@db/astra") == "postgres://gw:<redacted>@db/astra")
+        #expect(
+            StateStores.redactedURL("postgresql:///astra?host=/run/pg&password=s3cret")
+                == "postgresql:///astra?host=/run/pg&password=<redacted>")
         #expect(StateStores.redactedURL("sqlite:/a/b") == "sqlite:/a/b")
         #expect(try await StateStores.open("memory").location == "memory")
         await #expect(throws: StateStoreError.self) { try await StateStores.open("redis://x") }
         await #expect(throws: StateStoreError.self) { try await StateStores.open("sqlite:") }
+        // Nothing listens there: a database that cannot be reached now is `.failed`, not refused.
+        do {
+            _ = try await StateStores.open("postgresql://gw:s3cret@/astra?host=/nonexistent-astra&connect_timeout=2")
+            Issue.record("opened a store with no server")
+        } catch {
+            #expect(error.kind == .failed)
+            #expect(!error.message.contains("s3cret"), "the password in the error")
+        }
     }
 
     /// Written behind, coalesced, and never reordered against a durable commit: a queued delete

@@ -1,4 +1,5 @@
 import AstraJSON
+import CallLoad
 import CallSession
 import LineRunner
 import Media
@@ -34,7 +35,7 @@ final class CallReport: Sendable {
     /// `--timeout` ran out while waiting for `waitingFor` (`registration`, `answer`).
     func timeout(waitingFor: String, afterMilliseconds: Double) {
         output.emit(
-            "timeout", ["waiting_for": .string(waitingFor), "after_ms": .double(Self.rounded(afterMilliseconds))],
+            "timeout", ["waiting_for": .string(waitingFor), "after_ms": .double(CallFigures.rounded(afterMilliseconds))],
             text: "gave up waiting for the \(waitingFor) after \(Int(afterMilliseconds.rounded())) ms (--timeout)")
     }
 
@@ -51,7 +52,7 @@ final class CallReport: Sendable {
     /// The `s` key: the statistics so far, as `ended` will report them.
     func statistics(_ stats: CallStatistics) {
         output.emit(
-            "stats", Self.json(stats),
+            "stats", CallFigures.json(stats),
             text: "so far: sent \(stats.packetsSent) · received \(stats.packetsReceived) · lost \(stats.packetsLost) · "
                 + "jitter \((stats.jitterMilliseconds * 10).rounded() / 10) ms · MOS "
                 + (stats.mos.map { String(($0 * 100).rounded() / 100) } ?? "none (no audio)"))
@@ -61,8 +62,8 @@ final class CallReport: Sendable {
         output.emit(
             "tone_check",
             [
-                "hz": .double(frequency), "heard_s": .double(Self.rounded(heard)),
-                "tone_s": .double(Self.rounded(tone)), "ok": .bool(ok),
+                "hz": .double(frequency), "heard_s": .double(CallFigures.rounded(heard)),
+                "tone_s": .double(CallFigures.rounded(tone)), "ok": .bool(ok),
             ])
     }
 
@@ -100,7 +101,7 @@ final class CallReport: Sendable {
                 "ice_gathered",
                 [
                     "host": .int(host), "srflx": .int(srflx), "relay": .int(relay),
-                    "waited_ms": .double(Self.rounded(waited)),
+                    "waited_ms": .double(CallFigures.rounded(waited)),
                 ])
         case .relayFailed(let reason):
             return ("turn_failed", ["reason": .string(reason)])
@@ -109,7 +110,7 @@ final class CallReport: Sendable {
                 "ice_restarted",
                 [
                     "by_peer": .bool(byPeer), "local": .string(local), "remote": .string(remote),
-                    "ms": .double(Self.rounded(ms)),
+                    "ms": .double(CallFigures.rounded(ms)),
                 ])
         case .dtlsConnected(let profile, let role, let since):
             return ("dtls_connected", Self.since(since, ["role": .string(role), "srtp_profile": .string(profile)]))
@@ -122,36 +123,16 @@ final class CallReport: Sendable {
         case .ended(let reason, let stats):
             var fields: JSONObject = ["reason": .string(reason.name), "description": .string(reason.description)]
             if let status = reason.status { fields.entries.append((key: "status", value: .int(status))) }
-            fields.entries.append((key: "stats", value: .object(Self.json(stats))))
+            fields.entries.append((key: "stats", value: .object(CallFigures.json(stats))))
             return ("ended", fields)
         }
-    }
-
-    static func json(_ s: CallStatistics) -> JSONObject {
-        var object: JSONObject = [
-            "packets_sent": .int(s.packetsSent), "packets_received": .int(s.packetsReceived),
-            "packets_lost": .int(Int(s.packetsLost)), "loss_percent": .double(rounded(s.lossPercent)),
-            "jitter_ms": .double(rounded(s.jitterMilliseconds)),
-            // No audio received: no quality estimate (null, not a MOS of 1 beside an R of 93).
-            "mos": s.mos.map { .double(rounded($0)) } ?? .null,
-            "r_factor": s.rFactor.map { .double(rounded($0)) } ?? .null,
-            "duration_s": .double(rounded(s.durationSeconds)),
-            "rtcp_sent": .int(s.rtcpSent), "rtcp_received": .int(s.rtcpReceived),
-        ]
-        if let rtt = s.roundTripMilliseconds { object.entries.append((key: "rtt_ms", value: .double(rounded(rtt)))) }
-        if let setup = s.setupMilliseconds { object.entries.append((key: "setup_ms", value: .double(rounded(setup)))) }
-        if let first = s.firstRTPMilliseconds {
-            object.entries.append((key: "first_rtp_ms", value: .double(rounded(first))))
-        }
-        return object
     }
 
     /// Adds `since_answer_ms` (milliseconds from the answer sent or received) when known.
     static func since(_ milliseconds: Double?, _ fields: JSONObject) -> JSONObject {
         var fields = fields
-        if let milliseconds { fields.entries.append((key: "since_answer_ms", value: .double(rounded(milliseconds)))) }
+        if let milliseconds { fields.entries.append((key: "since_answer_ms", value: .double(CallFigures.rounded(milliseconds)))) }
         return fields
     }
 
-    static func rounded(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }

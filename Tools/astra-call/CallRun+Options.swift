@@ -1,3 +1,4 @@
+import CallLoad
 import CallSession
 import LineRunner
 import Media

@@ -1,3 +1,4 @@
+import CallLoad
 import CallSession
 import Capture
 import LineRunner
@@ -81,22 +82,12 @@ struct CallRun {
         let clock = ContinuousClock()
         let ids: any IdentifierSource =
             options.seed.map { SeededIdentifierSource(seed: $0) } ?? SystemIdentifierSource()
-        let flow = SIPFlow(
-            target: setup.target,
-            options: setup.connectionOptions(
-                trace: options.capture?.sipTrace, verbosity: options.verbosity,
-                diagnostics: context.diagnostics),
+        let line = CallLines.Entry(
+            setup, capture: options.capture, verbosity: options.verbosity, diagnostics: context.diagnostics,
             clock: clock, ids: ids)
-        var endpointSettings = EndpointSettings()
-        endpointSettings.userAgent = AstraVersion.product("astra-call")
-        let endpoint = SIPEndpoint(channel: flow, clock: clock, ids: ids, settings: endpointSettings)
-        let client = RegistrationClient(
-            aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
-            credentials: setup.credentials,
-            settings: setup.registrationSettings(expires: nil, keep: true, ids: ids, userAgent: "astra-call"), ids: ids)
+        let (flow, endpoint, registration, callTraffic, callFeed) =
+            (line.flow, line.endpoint, line.registration, line.callTraffic, line.callFeed)
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
-        let (callTraffic, callFeed) = AsyncStream.makeStream(of: EndpointEvent.self)
-        let registration = LineRegistration(endpoint: endpoint, client: client, clock: clock, calls: callFeed)
         // Interactive: SIGHUP (the terminal closed) hangs up like SIGINT.
         let signals: [ToolSignal] = options.interactive ? [.interrupt, .terminate, .hangup] : [.interrupt, .terminate]
         var tasks = [
@@ -152,7 +143,7 @@ struct CallRun {
                     callOptions.invite.noAnswerTimeout = max(.milliseconds(1), setUpBound - (clock.now - startedAt))
                 }
                 let flowLocal = await flow.info?.local?.uriHost
-                callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(local: flowLocal)
+                callOptions.mediaHost = options.mediaAddress ?? CallFigures.mediaHost(local: flowLocal)
                 switch options.mode {
                 case .dial(let target):
                     do {
@@ -196,7 +187,7 @@ struct CallRun {
                     }
                     var callOptions = options.call
                     let flowLocal = await flow.info?.local?.uriHost
-                    callOptions.mediaHost = options.mediaAddress ?? Self.mediaHost(local: flowLocal)
+                    callOptions.mediaHost = options.mediaAddress ?? CallFigures.mediaHost(local: flowLocal)
                     do {
                         let taken = try Call(
                             incoming: incoming, endpoint: endpoint, binding: binding,
@@ -262,7 +253,7 @@ struct CallRun {
                 }
             case .deadline("set-up"):
                 guard !answered, !interrupted, !setUpTimedOut else { continue }
-                let waited = Self.milliseconds(clock.now - startedAt)
+                let waited = CallFigures.milliseconds(clock.now - startedAt)
                 if call != nil {
                     // The INVITE's own no-answer timer ends it now (reason no_answer); this is the
                     // backstop for what came before the INVITE left (ICE gathering).
@@ -276,14 +267,14 @@ struct CallRun {
             case .deadline("set-up backstop"):
                 guard !answered, !interrupted, !setUpTimedOut, let call else { continue }
                 setUpTimedOut = true
-                report.timeout(waitingFor: "answer", afterMilliseconds: Self.milliseconds(clock.now - startedAt))
+                report.timeout(waitingFor: "answer", afterMilliseconds: CallFigures.milliseconds(clock.now - startedAt))
                 await call.hangUp()  // CANCEL; its `ended` follows, then exit 3
                 schedule(.deadline("hang-up"), after: .seconds(5))
             case .deadline(let what):
                 if what == "registration" && registered { continue }
                 if call != nil && what != "hang-up" { continue }
                 if what == "registration" {
-                    report.timeout(waitingFor: "registration", afterMilliseconds: Self.milliseconds(clock.now - startedAt))
+                    report.timeout(waitingFor: "registration", afterMilliseconds: CallFigures.milliseconds(clock.now - startedAt))
                 }
                 outcome = (.network, "timeout waiting for \(what)")
                 break loop
@@ -377,19 +368,5 @@ struct CallRun {
             context.diagnostics.warning("\(option) \(host): \(error); no candidates from it")
             return nil
         }
-    }
-
-    /// An IPv4 literal for SDP and the RTP socket: the signalling socket's local address (the
-    /// interface that reaches the server, also under WS/WSS whose Contact host is `.invalid`),
-    /// else loopback. `--media-address` overrides it.
-    static func mediaHost(local: String?) -> String {
-        guard let host = local else { return "127.0.0.1" }
-        let parts = host.split(separator: ".")
-        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }), host != "0.0.0.0" { return host }
-        return "127.0.0.1"
-    }
-
-    static func milliseconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 }

@@ -160,12 +160,7 @@ extension LoadRun {
     }
 
     /// User + system CPU of this process so far, seconds (getrusage).
-    static func cpuTime() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
+    static func cpuTime() -> Double { LoadReport.cpuSeconds() }
 
     static func seconds(_ d: Duration) -> Double { StreamLoadLoop.ms(d) / 1000 }
 }

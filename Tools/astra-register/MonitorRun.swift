@@ -17,6 +17,8 @@ struct MonitorRun {
     let context: ToolContext
     /// `--insecure`: the lines' `tls_verify: false` is allowed (refused without it, as everywhere).
     var insecure = false
+    /// Every line's ping timers, on one sleeping task.
+    let timers = LineTimers(clock: ContinuousClock())
 
     /// Lines start this far apart, so a large file does not hit the server as one burst of
     /// connections and TLS handshakes.
@@ -79,7 +81,7 @@ struct MonitorRun {
         switch request.path {
         case "/metrics":
             let format = ExpositionFormat.negotiate(accept: request.header("accept"))
-            let body = request.method == "HEAD" ? [] : Array(store.render(format).utf8)
+            let body = request.method == "HEAD" ? [] : store.renderBytes(format)
             return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", format.contentType)], body: body)
         case "/":
             return .text(200, "astra-register --monitor: metrics at /metrics")
@@ -93,10 +95,12 @@ struct MonitorRun {
         store: MetricsStore
     ) async {
         let output = context.output
+        let timers = self.timers
         for (index, (entry, setup)) in lines.enumerated() {
             if index > 0 { try? await Task.sleep(for: Self.startSpacing) }
             let monitor = LineMonitor(
-                name: entry.name, setup: setup, settings: settings, metrics: store, diagnostics: context.diagnostics
+                name: entry.name, setup: setup, settings: settings, metrics: store, diagnostics: context.diagnostics,
+                timers: timers
             ) { name, up, registered in
                 output.emit("line_state", ["line": .string(name), "up": .bool(up), "registered": .bool(registered)])
             }

@@ -1,4 +1,5 @@
 import AstraJSON
+import LineRunner
 import ToolSupport
 
 /// The figures of a connection-oriented load run (storm or fleet), gathered on the loop's
@@ -39,15 +40,7 @@ struct StreamLoadStats {
         dropCauses[cause, default: 0] += 1
     }
 
-    static func percentiles(_ values: [Double]) -> JSONValue {
-        guard !values.isEmpty else { return .null }
-        let sorted = values.sorted()
-        func at(_ p: Double) -> JSONValue {
-            let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
-            return .double(rounded(sorted[index]))
-        }
-        return .object(["p50": at(50), "p90": at(90), "p99": at(99), "max": .double(rounded(sorted.last!))])
-    }
+    static func percentiles(_ values: [Double]) -> JSONValue { LoadReport.percentiles(values) }
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 

@@ -42,10 +42,28 @@ extension WakeGatewayConfiguration {
         apnsDeviceLimits.maxPerPeer = apnsDeviceLimits.maxConnections
         apnsDeviceLimits.headerTimeoutMs = Int64(try Self.int(a, "apns-hello-timeout-ms"))
         failoverURI = a.string("failover-uri")
+        try gateways(a)
         goneNotice = a.flag("gone-notice")
         pnEnvironment = a.choice("pn-environment", as: APNsEnvironment.self) ?? .sandbox
         auth = try Self.auth(a)
         try providers(a)
+    }
+
+    /// `--gateway-id` and `--peer ID=IP:PORT`: several gateways, each ack forwarded to the holder.
+    mutating func gateways(_ a: ParsedArguments) throws(ToolError) {
+        if let id = a.string("gateway-id") {
+            guard GatewayID.isValid(id) else {
+                throw ToolError(.usage, "--gateway-id must be 1-16 of a-z, 0-9, _, got '\(Redaction.untrusted(id, limit: 40))'")
+            }
+            gatewayID = id
+        }
+        for text in a.strings("peer") {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, GatewayID.isValid(parts[0]), parts[0] != gatewayID else {
+                throw ToolError(.usage, "--peer must be ID=IPv4:PORT (another gateway's id), got '\(Redaction.untrusted(text, limit: 60))'")
+            }
+            peers[parts[0]] = try Self.address(parts[1], "peer")
+        }
     }
 
     /// The push provider flags: hosts, credentials, the emulator's listeners.

@@ -49,7 +49,8 @@ await ToolMain.run(ToolSpecs.wakegw) { context in
         state = try await StateStores.open(stateURL)
     } catch {
         diagnostics.error(error.message)
-        return .usage
+        // A store to fix (bad URL, corrupt or newer schema) is 64; a database down now is 3.
+        return error.kind == .refused ? .usage : .network
     }
     if state.location == "memory" {
         diagnostics.warning("--state memory: push registrations last only as long as this process (sqlite:PATH keeps them)")

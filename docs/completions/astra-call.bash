@@ -7,8 +7,10 @@ _astra_call() {
         case "$path $word" in
             ' dial') path='dial' ;;
             ' answer') path='answer' ;;
+            ' load') path='load' ;;
             'dial --line'|'dial --user'|'dial --auth-user'|'dial --password'|'dial --password-file'|'dial --domain'|'dial --server'|'dial --transport'|'dial --ws-path'|'dial --ca-file'|'dial --expires'|'dial --display-name'|'dial --timeout'|'dial --play'|'dial --tone'|'dial --record'|'dial --expect-tone'|'dial --expect-tone-share'|'dial --dtmf'|'dial --dtmf-after'|'dial --duration'|'dial --hold-after'|'dial --resume-after'|'dial --media-address'|'dial --rtp-port'|'dial --sdp-port'|'dial --rtp-timeout'|'dial --media'|'dial --srtp'|'dial --stun'|'dial --stun-timeout'|'dial --turn'|'dial --turn-user'|'dial --turn-password-file'|'dial --ice-policy'|'dial --ice-restart-after'|'dial --format'|'dial --sip-trace-file'|'dial --pcap'|'dial --hep'|'dial --hep-id'|'dial --hep-password-file'|'dial --seed') ((i++)) ;;
-            'answer --line'|'answer --user'|'answer --auth-user'|'answer --password'|'answer --password-file'|'answer --domain'|'answer --server'|'answer --transport'|'answer --ws-path'|'answer --ca-file'|'answer --expires'|'answer --display-name'|'answer --after'|'answer --reject'|'answer --timeout'|'answer --play'|'answer --tone'|'answer --record'|'answer --expect-tone'|'answer --expect-tone-share'|'answer --dtmf'|'answer --dtmf-after'|'answer --duration'|'answer --hold-after'|'answer --resume-after'|'answer --media-address'|'answer --rtp-port'|'answer --sdp-port'|'answer --rtp-timeout'|'answer --media'|'answer --srtp'|'answer --stun'|'answer --stun-timeout'|'answer --turn'|'answer --turn-user'|'answer --turn-password-file'|'answer --ice-policy'|'answer --ice-restart-after'|'answer --format'|'answer --sip-trace-file'|'answer --pcap'|'answer --hep'|'answer --hep-id'|'answer --hep-password-file'|'answer --seed') ((i++)) ;;
+            'answer --line'|'answer --user'|'answer --auth-user'|'answer --password'|'answer --password-file'|'answer --domain'|'answer --server'|'answer --transport'|'answer --ws-path'|'answer --ca-file'|'answer --expires'|'answer --display-name'|'answer --after'|'answer --reject'|'answer --timeout'|'answer --load'|'answer --play'|'answer --tone'|'answer --record'|'answer --expect-tone'|'answer --expect-tone-share'|'answer --dtmf'|'answer --dtmf-after'|'answer --duration'|'answer --hold-after'|'answer --resume-after'|'answer --media-address'|'answer --rtp-port'|'answer --sdp-port'|'answer --rtp-timeout'|'answer --media'|'answer --srtp'|'answer --stun'|'answer --stun-timeout'|'answer --turn'|'answer --turn-user'|'answer --turn-password-file'|'answer --ice-policy'|'answer --ice-restart-after'|'answer --format'|'answer --sip-trace-file'|'answer --pcap'|'answer --hep'|'answer --hep-id'|'answer --hep-password-file'|'answer --seed') ((i++)) ;;
+            'load --line'|'load --user'|'load --auth-user'|'load --password'|'load --password-file'|'load --domain'|'load --server'|'load --transport'|'load --ws-path'|'load --ca-file'|'load --expires'|'load --display-name'|'load --lines'|'load --targets'|'load --concurrency'|'load --rate'|'load --calls'|'load --duration'|'load --hold'|'load --timeout'|'load --run-timeout'|'load --media'|'load --tone'|'load --expect-tone'|'load --expect-tone-share'|'load --rtp-timeout'|'load --media-address'|'load --format'|'load --sip-trace-file'|'load --pcap'|'load --hep'|'load --hep-id'|'load --hep-password-file'|'load --seed') ((i++)) ;;
         esac
     done
     if [[ $cur == = ]]; then option="$prev=" cur=
@@ -75,6 +77,7 @@ _astra_call() {
         'answer --after'|'answer --after=') COMPREPLY=(); return ;;
         'answer --reject'|'answer --reject=') COMPREPLY=(); return ;;
         'answer --timeout'|'answer --timeout=') COMPREPLY=(); return ;;
+        'answer --load'|'answer --load=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'answer --play'|'answer --play=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'answer --tone'|'answer --tone=') COMPREPLY=(); return ;;
         'answer --record'|'answer --record=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -106,11 +109,47 @@ _astra_call() {
         'answer --hep-id'|'answer --hep-id=') COMPREPLY=(); return ;;
         'answer --hep-password-file'|'answer --hep-password-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'answer --seed'|'answer --seed=') COMPREPLY=(); return ;;
+        'load --line'|'load --line=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --user'|'load --user=') COMPREPLY=(); return ;;
+        'load --auth-user'|'load --auth-user=') COMPREPLY=(); return ;;
+        'load --password'|'load --password=') COMPREPLY=(); return ;;
+        'load --password-file'|'load --password-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --domain'|'load --domain=') COMPREPLY=(); return ;;
+        'load --server'|'load --server=') COMPREPLY=(); return ;;
+        'load --transport'|'load --transport=') COMPREPLY=($(compgen -W 'udp tcp tls ws wss' -- "$cur")); return ;;
+        'load --ws-path'|'load --ws-path=') COMPREPLY=(); return ;;
+        'load --ca-file'|'load --ca-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --expires'|'load --expires=') COMPREPLY=(); return ;;
+        'load --display-name'|'load --display-name=') COMPREPLY=(); return ;;
+        'load --lines'|'load --lines=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --targets'|'load --targets=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --concurrency'|'load --concurrency=') COMPREPLY=(); return ;;
+        'load --rate'|'load --rate=') COMPREPLY=(); return ;;
+        'load --calls'|'load --calls=') COMPREPLY=(); return ;;
+        'load --duration'|'load --duration=') COMPREPLY=(); return ;;
+        'load --hold'|'load --hold=') COMPREPLY=(); return ;;
+        'load --timeout'|'load --timeout=') COMPREPLY=(); return ;;
+        'load --run-timeout'|'load --run-timeout=') COMPREPLY=(); return ;;
+        'load --media'|'load --media=') COMPREPLY=($(compgen -W 'rtp srtp webrtc' -- "$cur")); return ;;
+        'load --tone'|'load --tone=') COMPREPLY=(); return ;;
+        'load --expect-tone'|'load --expect-tone=') COMPREPLY=(); return ;;
+        'load --expect-tone-share'|'load --expect-tone-share=') COMPREPLY=(); return ;;
+        'load --rtp-timeout'|'load --rtp-timeout=') COMPREPLY=(); return ;;
+        'load --media-address'|'load --media-address=') COMPREPLY=(); return ;;
+        'load --format'|'load --format=') COMPREPLY=($(compgen -W 'json text' -- "$cur")); return ;;
+        'load --sip-trace=') COMPREPLY=($(compgen -W 'full ladder' -- "$cur")); return ;;
+        'load --sip-trace-file'|'load --sip-trace-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --pcap'|'load --pcap=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --hep'|'load --hep=') COMPREPLY=(); return ;;
+        'load --hep-id'|'load --hep-id=') COMPREPLY=(); return ;;
+        'load --hep-password-file'|'load --hep-password-file=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'load --seed'|'load --seed=') COMPREPLY=(); return ;;
     esac
     case "$path" in
-        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--version --help -h' -- "$cur")); else COMPREPLY=($(compgen -W 'dial answer help' -- "$cur")); fi ;;
+        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--version --help -h' -- "$cur")); else COMPREPLY=($(compgen -W 'dial answer load help' -- "$cur")); fi ;;
         'dial') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --timeout --play --tone --record --echo --expect-tone --expect-tone-share --dtmf --dtmf-after --duration --hold-after --resume-after --media-address --rtp-port --sdp-port --rtp-timeout --media --srtp --ice --stun --stun-timeout --turn --turn-user --turn-password-file --ice-policy --ice-restart-after --interactive --no-interactive --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
-        'answer') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --after --reject --timeout --auto --play --tone --record --echo --expect-tone --expect-tone-share --dtmf --dtmf-after --duration --hold-after --resume-after --media-address --rtp-port --sdp-port --rtp-timeout --media --srtp --ice --stun --stun-timeout --turn --turn-user --turn-password-file --ice-policy --ice-restart-after --interactive --no-interactive --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
+        'answer') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --after --reject --timeout --auto --load --play --tone --record --echo --expect-tone --expect-tone-share --dtmf --dtmf-after --duration --hold-after --resume-after --media-address --rtp-port --sdp-port --rtp-timeout --media --srtp --ice --stun --stun-timeout --turn --turn-user --turn-password-file --ice-policy --ice-restart-after --interactive --no-interactive --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
+        'load') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--line --user --auth-user --password --password-file --domain --server --transport --ws-path --ca-file --expires --display-name --insecure --lines --targets --concurrency --rate --calls --duration --hold --timeout --run-timeout --media --tone --expect-tone --expect-tone-share --rtp-timeout --media-address --json --format --verbose -v --sip-trace --sip-trace-file --pcap --pcap-rtp-payload --hep --hep-id --hep-password-file --seed --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
     esac
 }
 complete -F _astra_call astra-call

@@ -5,7 +5,7 @@ _astra_wakegw() {
         word=${COMP_WORDS[i]}
         if [[ ${COMP_WORDS[i+1]} == = ]]; then ((i += 2)); continue; fi
         case "$path $word" in
-            ' --state'|' --sip'|' --kamailio'|' --trust'|' --http-host'|' --http-port'|' --apns-device-host'|' --apns-device-port'|' --apns-url'|' --apns-production-url'|' --fcm-url'|' --apns-key-file'|' --apns-key-id'|' --apns-team-id'|' --fcm-service-account'|' --provider-ca-file'|' --provider-timeout-ms'|' --fcm-ttl-s'|' --emulator-host'|' --apns-emulator-port'|' --apns-emulator-production-port'|' --fcm-emulator-port'|' --emulator-cert-file'|' --emulator-key-file'|' --jwt-hs256-secret-file'|' --jwt-public-key-file'|' --jwt-issuer'|' --jwt-audience'|' --jwt-org'|' --jwt-clock-skew-s'|' --jwt-max-lifetime-s'|' --push-burst'|' --push-per-minute'|' --apns-backoff-ms'|' --http-max-connections'|' --http-header-timeout-ms'|' --http-idle-timeout-ms'|' --apns-device-max-connections'|' --apns-hello-timeout-ms'|' --sip-t1-ms'|' --stats-interval-s'|' --drain-timeout-ms'|' --heap-trim-interval-s'|' --apns-delay-ms'|' --ack-window-ms'|' --register-wait-ms'|' --qualify-timeout-ms'|' --ring-timeout-ms'|' --failover-uri'|' --pn-environment'|' --format') ((i++)) ;;
+            ' --state'|' --sip'|' --kamailio'|' --gateway-id'|' --peer'|' --trust'|' --http-host'|' --http-port'|' --apns-device-host'|' --apns-device-port'|' --apns-url'|' --apns-production-url'|' --fcm-url'|' --apns-key-file'|' --apns-key-id'|' --apns-team-id'|' --fcm-service-account'|' --provider-ca-file'|' --provider-timeout-ms'|' --fcm-ttl-s'|' --emulator-host'|' --apns-emulator-port'|' --apns-emulator-production-port'|' --fcm-emulator-port'|' --emulator-cert-file'|' --emulator-key-file'|' --jwt-hs256-secret-file'|' --jwt-public-key-file'|' --jwt-issuer'|' --jwt-audience'|' --jwt-org'|' --jwt-clock-skew-s'|' --jwt-max-lifetime-s'|' --push-burst'|' --push-per-minute'|' --apns-backoff-ms'|' --http-max-connections'|' --http-header-timeout-ms'|' --http-idle-timeout-ms'|' --apns-device-max-connections'|' --apns-hello-timeout-ms'|' --sip-t1-ms'|' --stats-interval-s'|' --drain-timeout-ms'|' --heap-trim-interval-s'|' --apns-delay-ms'|' --ack-window-ms'|' --register-wait-ms'|' --qualify-timeout-ms'|' --ring-timeout-ms'|' --failover-uri'|' --pn-environment'|' --format') ((i++)) ;;
         esac
     done
     if [[ $cur == = ]]; then option="$prev=" cur=
@@ -16,6 +16,8 @@ _astra_wakegw() {
         ' --state'|' --state=') COMPREPLY=(); return ;;
         ' --sip'|' --sip=') COMPREPLY=(); return ;;
         ' --kamailio'|' --kamailio=') COMPREPLY=(); return ;;
+        ' --gateway-id'|' --gateway-id=') COMPREPLY=(); return ;;
+        ' --peer'|' --peer=') COMPREPLY=(); return ;;
         ' --trust'|' --trust=') COMPREPLY=(); return ;;
         ' --http-host'|' --http-host=') COMPREPLY=(); return ;;
         ' --http-port'|' --http-port=') COMPREPLY=(); return ;;
@@ -66,7 +68,7 @@ _astra_wakegw() {
         ' --format'|' --format=') COMPREPLY=($(compgen -W 'json text' -- "$cur")); return ;;
     esac
     case "$path" in
-        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--state --sip --kamailio --trust --http-host --http-port --apns-device-host --apns-device-port --apns-url --apns-production-url --fcm-url --apns-key-file --apns-key-id --apns-team-id --fcm-service-account --provider-ca-file --provider-timeout-ms --fcm-ttl-s --emulator-host --apns-emulator-port --apns-emulator-production-port --fcm-emulator-port --emulator-cert-file --emulator-key-file --jwt-hs256-secret-file --jwt-public-key-file --jwt-issuer --jwt-audience --jwt-org --jwt-clock-skew-s --jwt-max-lifetime-s --push-burst --push-per-minute --apns-backoff-ms --http-max-connections --http-header-timeout-ms --http-idle-timeout-ms --apns-device-max-connections --apns-hello-timeout-ms --sip-t1-ms --stats-interval-s --drain-timeout-ms --heap-trim-interval-s --apns-delay-ms --ack-window-ms --register-wait-ms --qualify-timeout-ms --ring-timeout-ms --failover-uri --gone-notice --pn-environment --json --format --verbose -v --version --help -h' -- "$cur")); fi ;;
+        '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--state --sip --kamailio --gateway-id --peer --trust --http-host --http-port --apns-device-host --apns-device-port --apns-url --apns-production-url --fcm-url --apns-key-file --apns-key-id --apns-team-id --fcm-service-account --provider-ca-file --provider-timeout-ms --fcm-ttl-s --emulator-host --apns-emulator-port --apns-emulator-production-port --fcm-emulator-port --emulator-cert-file --emulator-key-file --jwt-hs256-secret-file --jwt-public-key-file --jwt-issuer --jwt-audience --jwt-org --jwt-clock-skew-s --jwt-max-lifetime-s --push-burst --push-per-minute --apns-backoff-ms --http-max-connections --http-header-timeout-ms --http-idle-timeout-ms --apns-device-max-connections --apns-hello-timeout-ms --sip-t1-ms --stats-interval-s --drain-timeout-ms --heap-trim-interval-s --apns-delay-ms --ack-window-ms --register-wait-ms --qualify-timeout-ms --ring-timeout-ms --failover-uri --gone-notice --pn-environment --json --format --verbose -v --version --help -h' -- "$cur")); fi ;;
     esac
 }
 complete -F _astra_wakegw astra-wakegw

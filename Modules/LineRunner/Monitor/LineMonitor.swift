@@ -7,7 +7,8 @@ import ToolSupport
 /// The actor shell of one monitored line: the line registered as a phone keeps it (a
 /// ``SIPFlow`` with its reconnect back-off and keep-alive, a ``SIPEndpoint``, the one
 /// ``LineRegistration`` path in keep mode), OPTIONS pings on the flow, and ``LineHealth``
-/// deciding what that means; every change lands in the shared ``MetricsStore``.
+/// deciding what that means; every change lands in the shared ``MetricsStore``. Its ping and
+/// ping-timeout timers run on the process's shared ``LineTimers`` (no sleeping task per line).
 public actor LineMonitor {
     public nonisolated let name: String
     public nonisolated let labels: MetricLabels
@@ -23,17 +24,20 @@ public actor LineMonitor {
     private var health: LineHealth
     private var ping: OptionsPing
     private var binding: LocalBinding?
-    private var pingTimer: Task<Void, Never>?
-    private var timeoutTimer: Task<Void, Never>?
+    private let timers: LineTimers<ContinuousClock>
+    private let pingTimer: LineTimers<ContinuousClock>.Key
+    private let timeoutTimer: LineTimers<ContinuousClock>.Key
     private var pump: Task<Void, Never>?
     private var reported: (up: Bool, registered: Bool)?
 
     /// - Parameters:
+    ///   - timers: where the ping timers run; the monitor passes one for all its lines.
     ///   - onChange: called when `sip_line_up` or `sip_line_registered` of the line changes
     ///     (the tool's `line_state` event).
     public init(
         name: String, setup: LineSetup, settings: LineHealth.Settings, metrics: MetricsStore,
         diagnostics: Diagnostics, ids: any IdentifierSource = SystemIdentifierSource(),
+        timers: LineTimers<ContinuousClock> = LineTimers(clock: ContinuousClock()),
         onChange: @escaping @Sendable (String, Bool, Bool) -> Void = { _, _, _ in }
     ) {
         self.name = name
@@ -41,6 +45,10 @@ public actor LineMonitor {
         self.metrics = metrics
         self.ids = ids
         self.onChange = onChange
+        self.timers = timers
+        let owner = timers.newOwner()
+        pingTimer = .init(owner: owner, slot: 0)
+        timeoutTimer = .init(owner: owner, slot: 1)
         origin = clock.now
         labels = MonitorMetrics.labels(
             line: name, transport: setup.transport.rawValue, server: "\(setup.target.host):\(setup.line.effectivePort)")
@@ -73,8 +81,7 @@ public actor LineMonitor {
 
     /// Stops pinging, unregisters (bounded by `within`) and removes the line's series.
     public func stop(within bound: Duration = .seconds(3)) async {
-        pingTimer?.cancel()
-        timeoutTimer?.cancel()
+        timers.cancelAll(of: pingTimer.owner)
         await registration.stop(within: health.registered ? bound : .zero)
         pump?.cancel()
         let labels = labels
@@ -117,22 +124,18 @@ public actor LineMonitor {
                     self.pingFinished(id, outcome)
                 }
             case .schedulePing(let after):
-                pingTimer?.cancel()
-                pingTimer = Task { [weak self, clock] in
-                    do { try await clock.sleep(for: after) } catch { return }
-                    await self?.pingDue()
+                timers.start(pingTimer, after: after) { [weak self] in
+                    Task { await self?.pingDue() }
                 }
             case .schedulePingTimeout(let id, let after):
-                timeoutTimer?.cancel()
-                timeoutTimer = Task { [weak self, clock] in
-                    do { try await clock.sleep(for: after) } catch { return }
-                    await self?.pingTimedOut(id)
+                timers.start(timeoutTimer, after: after) { [weak self] in
+                    Task { await self?.pingTimedOut(id) }
                 }
             case .cancelPingTimeout:
-                timeoutTimer?.cancel()
+                timers.cancel(timeoutTimer)
             case .cancelPings:
-                pingTimer?.cancel()
-                timeoutTimer?.cancel()
+                timers.cancel(pingTimer)
+                timers.cancel(timeoutTimer)
             case .keepAliveFailed:
                 let registration = registration
                 Task { await registration.keepAliveFailed() }

@@ -18,4 +18,9 @@ public final class MetricsStore: Sendable {
     public func render(_ format: ExpositionFormat) -> String {
         set.withLock { $0.render(format) }
     }
+
+    /// The exposition in `format` as the bytes of a response body.
+    public func renderBytes(_ format: ExpositionFormat) -> [UInt8] {
+        set.withLock { $0.renderBytes(format) }
+    }
 }

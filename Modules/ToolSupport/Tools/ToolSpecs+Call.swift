@@ -141,7 +141,7 @@ extension ToolSpecs {
                         "timeout", valueName: "seconds", kind: .seconds(),
                         help: "Give up (exit 3) if no call arrives in time (default: wait until interrupted)."),
                     .flag("auto", help: "Keep answering calls until interrupted."),
-                ] + callMediaOptions + callInteractiveOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true)
+                ] + callFleetOptions + callMediaOptions + callInteractiveOptions + CommonOptions.output + CommonOptions.diagnostics(sipTrace: true)
                     + CommonOptions.capture + [
                     CommonOptions.seed
                 ],
@@ -150,6 +150,7 @@ extension ToolSpecs {
                         "Answer after two seconds and echo the audio:",
                         "astra-call answer --line line.json --after 2 --echo")
                 ]),
+            callLoadCommand,
         ],
         exitStatuses: [
             ExitStatusDoc(.success, "The call completed as asked (answer --reject: the call was rejected with that status)."),

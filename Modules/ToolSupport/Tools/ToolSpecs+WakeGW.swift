@@ -54,13 +54,19 @@ extension ToolSpecs {
             .value(
                 "state", valueName: "url",
                 help:
-                    "Where push registrations and push limits persist: sqlite:PATH (default astra-wakegw.sqlite3 in $STATE_DIRECTORY when set, else the working directory; WAL, mode 0600) or memory (lost at exit). A corrupt file or one of a newer schema is refused (exit 64), never replaced."),
+                    "Where push registrations and push limits persist: sqlite:PATH (default astra-wakegw.sqlite3 in $STATE_DIRECTORY when set, else the working directory; WAL, mode 0600), postgresql://… or postgres://… (a libpq connection URI: one database shared by several gateways; every write committed with synchronous_commit on before its 200; the password is never printed), or memory (lost at exit). A corrupt file or a file or database of a newer schema is refused (exit 64), never replaced."),
             .value(
                 "sip", valueName: "ip:port", default: "127.0.0.1:5070",
                 help: "The gateway's SIP address (UDP); Kamailio's KAMAILIO_WAKE_GATEWAY."),
             .value(
                 "kamailio", valueName: "ip:port", default: "127.0.0.1:5060",
                 help: "Kamailio's UDP address: released INVITEs, qualifies and CANCELs go there."),
+            .value(
+                "gateway-id", valueName: "id",
+                help: "This gateway's id among several (1-16 of a-z, 0-9, _): the suffix of its push-ids, so an ack reaching another gateway is forwarded here."),
+            .value(
+                "peer", valueName: "id=ip:port", repeating: true,
+                help: "Another gateway's id and HTTP API address (repeatable): acks for its push-ids are forwarded there and its answer relayed."),
             .value(
                 "trust", valueName: "ip[:port]", repeating: true,
                 help: "A source allowed to send SIP to the gateway (repeatable; default: the --kamailio address)."),
@@ -222,10 +228,10 @@ extension ToolSpecs {
         ],
         exitStatuses: [
             ExitStatusDoc(.success, "Stopped by SIGINT or SIGTERM."),
-            ExitStatusDoc(.network, "A port could not be bound."),
+            ExitStatusDoc(.network, "A port could not be bound, or the PostgreSQL server of --state could not be reached."),
             ExitStatusDoc(
                 .usage,
-                "Bad arguments, no JWT key, a key, certificate or service-account file that is unreadable or unusable, a real provider host without its credentials, a --state that cannot be used (not an astra-wakegw state file, corrupt, a newer schema, in use by another gateway)."),
+                "Bad arguments, no JWT key, a key, certificate or service-account file that is unreadable or unusable, a real provider host without its credentials, a --state that cannot be used (not an astra-wakegw state file, corrupt, a newer schema, in use by another gateway, a database of a newer schema)."),
             softwareStatus,
         ],
         seeAlso: ["astra-pushsim(1)", "astra-call(1)", "astra-register(1)"])

@@ -3,13 +3,13 @@ import Synchronization
 
 /// `--expect-tone HZ`: measures how long a tone was heard in the received audio, in 100 ms
 /// blocks (Goertzel power at HZ against the block's energy: a clean sine gives ≈ 0.5).
-final class ToneMeter: AudioSink {
-    let frequency: Double
+package final class ToneMeter: AudioSink {
+    package let frequency: Double
     private let state = Mutex<(pending: [Int16], blocks: Int, toneBlocks: Int)>(([], 0, 0))
 
-    init(frequency: Double) { self.frequency = frequency }
+    package init(frequency: Double) { self.frequency = frequency }
 
-    func write(_ frame: [Int16]) {
+    package func write(_ frame: [Int16]) {
         state.withLock { state in
             state.pending += frame
             while state.pending.count >= 800 {
@@ -25,7 +25,7 @@ final class ToneMeter: AudioSink {
     }
 
     /// Seconds of audio played out, and seconds of it that carried the tone.
-    var seconds: (heard: Double, tone: Double) {
+    package var seconds: (heard: Double, tone: Double) {
         state.withLock { (Double($0.blocks) / 10, Double($0.toneBlocks) / 10) }
     }
 }

@@ -3,16 +3,16 @@ import Synchronization
 import ToolSupport
 
 /// The audio a call sends and where the received audio goes (--tone, --play, --echo, --record).
-struct CallAudio {
-    var source: any AudioSource = SilenceSource()
-    var sink: any AudioSink = NullSink()
+package struct CallAudio {
+    package var source: any AudioSource = SilenceSource()
+    package var sink: any AudioSink = NullSink()
     /// Kept to write the recording at the end (--record).
-    var recording: RecordingSink?
-    var recordPath: String?
+    package var recording: RecordingSink?
+    package var recordPath: String?
     /// --expect-tone: the meter on the received audio.
-    var toneMeter: ToneMeter?
+    package var toneMeter: ToneMeter?
 
-    init(tone: Double?, play: String?, echo: Bool, record: String?, expectTone: Double? = nil) throws(ToolError) {
+    package init(tone: Double?, play: String?, echo: Bool, record: String?, expectTone: Double? = nil) throws(ToolError) {
         let bridge = echo ? EchoBridge() : nil
         if let tone {
             guard tone > 0 && tone < 4000 else { throw ToolError(.usage, "--tone must be between 0 and 4000 Hz") }
@@ -50,7 +50,7 @@ struct CallAudio {
     }
 
     /// Writes the recording (16-bit PCM, 8 kHz mono WAV).
-    func finish() throws(ToolError) {
+    package func finish() throws(ToolError) {
         guard let recording, let recordPath else { return }
         do {
             try WAVFile(sampleRate: 8000, samples: recording.samples).write(path: recordPath)
