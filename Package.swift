@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
 // Layers (dependencies point down only; the whole picture is in docs/architecture.md):
-//   Tools → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
+//   Tools → RegisterCommand / CallCommand → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
 //   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
 //   TLSMemory → SIPCore → AstraJSON → C libraries
 import PackageDescription
@@ -107,6 +107,10 @@ let package = Package(
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
         // Many calls with media over many lines on the one-call engine: astra-call load, answer --load.
         module("CallLoad", ["ToolSupport", "LineRunner", "CallSession", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
+        // astra-register's command (one line, monitor, load, merge) as a library: the tool's main only calls it.
+        module("RegisterCommand", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics", "AstraJSON", "SIPCore"]),
+        // astra-call's command (one call, load, answer --load) as a library.
+        module("CallCommand", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
@@ -138,12 +142,14 @@ let package = Package(
         tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
         tests("CallLoadTests", ["CallLoad", "CallSession", "SIPDialog", "AstraJSON"]),
+        tests("RegisterCommandTests", ["RegisterCommand", "ToolSupport", "LineRunner", "SIPCore"]),
+        tests("CallCommandTests", ["CallCommand", "CallSession", "Media", "ToolSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
         // Command-line tools: thin mains over ToolSupport (docs/tools.md).
-        tool("astra-register", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics"]),
-        tool("astra-call", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture"]),
+        tool("astra-register", ["RegisterCommand"]),
+        tool("astra-call", ["CallCommand"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
         tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),

@@ -13,12 +13,6 @@ public struct IndependentJWT: Sendable {
     public var rsaPrivate: String { directory.appendingPathComponent("rsa.pem").path }
     public var rsaPublic: String { directory.appendingPathComponent("rsa.pub.pem").path }
 
-    /// The repository root (this file is Modules/AstraTestSupport/IndependentJWT.swift).
-    public static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-    }
-
     /// Makes an HS256 secret, a P-256 key pair and an RSA-2048 key pair with `openssl`.
     public static func make() async throws -> IndependentJWT {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -47,7 +41,7 @@ public struct IndependentJWT: Sendable {
         -> String
     {
         let key = keyFile ?? (alg == "RS256" ? rsaPrivate : alg == "ES256" ? ecPrivate : secretFile)
-        let script = Self.repositoryRoot.appendingPathComponent("scripts/mint-jwt.py").path
+        let script = RepositoryRoot.appending("scripts/mint-jwt.py").path
         let result = try await ChildProcess.run(
             command: "python3", [script, alg, key, claims] + (header.map { [$0] } ?? []))
         guard result.status == 0 else {

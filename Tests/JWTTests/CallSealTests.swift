@@ -155,8 +155,7 @@ import Testing
         }
         return nil
     }()
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/interop/sealed_push.py").path
+    static let script = RepositoryRoot.appending("scripts/interop/sealed_push.py").path
 
     @Test(.enabled(if: python != nil, "no interop venv with cryptography (scripts/install-interop.sh)"))
     func pythonVerifiesOurs() async throws {

@@ -35,11 +35,7 @@ final class KamailioServer: Sendable {
     var wsBackendPort: UInt16 { sipPort + 4 }
     var caFile: String { runDir + "/ca.crt" }
 
-    static let repoRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
+    static var repoRoot: String { RepositoryRoot.path }
 
     private init(
         base: UInt16, natping: Int, wakeGateway: String? = nil, rtpengine: String? = nil, rtpengineFlags: String? = nil,

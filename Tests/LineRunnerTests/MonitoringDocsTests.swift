@@ -6,15 +6,9 @@ import Testing
 /// them, through Prometheus's own checker: `promtool check config` (which also loads the rule
 /// file it names) and `promtool check rules`.
 @Suite struct MonitoringDocsTests {
-    static let repoRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url
-    }()
-
     /// The ```yaml blocks of docs/monitoring.md: the scrape configuration, then the rules.
     static func yamlBlocks() throws -> [String] {
-        let text = try String(contentsOf: repoRoot.appendingPathComponent("docs/monitoring.md"), encoding: .utf8)
+        let text = try String(contentsOf: RepositoryRoot.appending("docs/monitoring.md"), encoding: .utf8)
         var blocks: [String] = []
         var current: [Substring]?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -32,8 +32,7 @@ import Testing
         static let lineBound: Duration = .seconds(50)
 
         init(mode: String, seconds: Int) throws {
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("scripts/interop/aiortc_peer.py")
+            let script = RepositoryRoot.appending("scripts/interop/aiortc_peer.py")
             child = try ChildProcess.startConversation(
                 URL(fileURLWithPath: python ?? "/usr/bin/python3"), [script.path, mode, String(seconds)])
         }

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import SIPCore
 import Testing
@@ -103,8 +104,7 @@ import Testing
 
     // MARK: RFC 4475 torture messages
 
-    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("SIPCoreTests/Vectors")
+    static let vectors = RepositoryRoot.appending(SIPCorpus.repositoryDirectory)
 
     static func vector(_ name: String) throws -> SIPRequest {
         let bytes = Array(try Data(contentsOf: vectors.appendingPathComponent(name + ".dat")))

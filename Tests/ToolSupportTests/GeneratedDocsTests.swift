@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import SIPCore
 import Testing
@@ -6,17 +7,8 @@ import ToolSupport
 /// `docs/man/*.1`, `docs/man/*.md` and `docs/completions/*` must be what the specs generate
 /// (run scripts/gen-man.sh); `make install` installs them.
 @Suite struct GeneratedDocsTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/"
-            && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
-        {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
-    static let manDirectory = root.appendingPathComponent("docs/man")
-    static let completionDirectory = root.appendingPathComponent("docs/completions")
+    static let manDirectory = RepositoryRoot.appending("docs/man")
+    static let completionDirectory = RepositoryRoot.appending("docs/completions")
 
     @Test(arguments: ToolSpecs.all.map(\.name))
     func manualPageIsUpToDate(_ name: String) throws {
@@ -44,7 +36,7 @@ import ToolSupport
 
     /// scripts/tools.sh (gen-man, make install, the install test) lists exactly ``ToolSpecs/all``.
     @Test func installedToolsAreTheSpecs() throws {
-        let script = try String(contentsOf: Self.root.appendingPathComponent("scripts/tools.sh"), encoding: .utf8)
+        let script = try String(contentsOf: RepositoryRoot.appending("scripts/tools.sh"), encoding: .utf8)
         let line = try #require(script.split(separator: "\n").first { $0.hasPrefix("astra_tools=(") })
         let names = line.dropFirst("astra_tools=(".count).dropLast().split(separator: " ").map(String.init)
         #expect(names == ToolSpecs.all.map(\.name))
@@ -52,7 +44,7 @@ import ToolSupport
 
     /// CHANGELOG.md's newest release heading is the version the tools print (``AstraVersion``).
     @Test func changelogNamesTheCurrentVersion() throws {
-        let changelog = try String(contentsOf: Self.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let changelog = try String(contentsOf: RepositoryRoot.appending("CHANGELOG.md"), encoding: .utf8)
         let release = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
         #expect(release?.hasPrefix("## [\(AstraVersion.current)]") == true, "CHANGELOG.md: newest release is not \(AstraVersion.current)")
     }

@@ -116,7 +116,7 @@ import Testing
     /// CONTRACT TEST through the binary: `astra-qr lines` against the platform contract server
     /// (Tests/ProvisioningTests/Fixtures/platform_contract_server.py) → encode → decode.
     @Test func linesFromTheContractServerPipeIntoEncode() async throws {
-        let script = BuiltTool.packageRoot.appendingPathComponent(
+        let script = RepositoryRoot.appending(
             "Tests/ProvisioningTests/Fixtures/platform_contract_server.py")
         let portFile = dir.appendingPathComponent("port")
         // Its output goes to ChildProcess's files, not the runner's pipes (a server holding the

@@ -14,15 +14,6 @@ struct BuiltTool {
         var stderr: String
     }
 
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/"
-            && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
-        {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
 
     /// Candidate directories holding the built executables, best first.
     static let binDirectories: [URL] = {
@@ -31,7 +22,7 @@ struct BuiltTool {
             candidates.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
         }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        candidates.append(packageRoot.appendingPathComponent(".build/debug"))
+        candidates.append(RepositoryRoot.appending(".build/debug"))
         return candidates
     }()
 

@@ -5,7 +5,7 @@ import Testing
 /// scripts/check-test-secrets.sh, the last step of `make test`: it must find a planted secret of
 /// every kind (without printing it) and pass the redacted forms.
 @Suite struct SecretCheckTests {
-    static let script = BuiltTool.packageRoot.appendingPathComponent("scripts/check-test-secrets.sh")
+    static let script = RepositoryRoot.appending("scripts/check-test-secrets.sh")
 
     func check(_ text: String) async throws -> ChildProcess.Result {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("astra-log-\(UInt32.random(in: 0...UInt32.max))")

@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -204,7 +205,7 @@ import enum SIPCore.AstraVersion
             stderr: "astra-pushsim: option --count: expected an integer in 0…1000000, got 'many'\n"),
     ]
 
-    static let goldenDirectory = BuiltTool.packageRoot.appendingPathComponent("Tests/ToolsTests/Golden")
+    static let goldenDirectory = RepositoryRoot.appending("Tests/ToolsTests/Golden")
     static let updating = ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1"
 
     @Test(arguments: common + register + call + qr + pushsim)
@@ -224,7 +225,7 @@ import enum SIPCore.AstraVersion
             let expected = try String(contentsOf: url, encoding: .utf8)
             #expect(result.stdout == expected, "stdout differs from Golden/\(name) (UPDATE_GOLDEN=1 rewrites it)")
         case .doc(let name):
-            let url = BuiltTool.packageRoot.appendingPathComponent("docs/man").appendingPathComponent(name)
+            let url = RepositoryRoot.appending("docs/man").appendingPathComponent(name)
             let expected = try String(contentsOf: url, encoding: .utf8)
             #expect(result.stdout == expected, "docs/man/\(name) is stale: run scripts/gen-man.sh")
         }

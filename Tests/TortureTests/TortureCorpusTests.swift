@@ -8,8 +8,7 @@ import Testing
 /// has one row per message with a section.
 @Suite struct TortureCorpusTests {
     static let vectors = SIPCorpus.load(
-        String(#filePath.prefix(upTo: #filePath.range(of: "/Tests/TortureTests/")!.lowerBound))
-            + "/" + SIPCorpus.repositoryDirectory)
+        RepositoryRoot.appending(SIPCorpus.repositoryDirectory).path)
 
     static func file(_ name: String) -> [UInt8]? { vectors.first { $0.name == name + ".dat" }?.bytes }
 

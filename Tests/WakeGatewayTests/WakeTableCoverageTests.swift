@@ -1,3 +1,4 @@
+import AstraTestSupport
 import Foundation
 import Testing
 
@@ -6,15 +7,6 @@ import Testing
 /// id (`func w1…`), so a row added to the docs without a test, or a test renamed away from its
 /// row, fails here.
 @Suite struct WakeTableCoverageTests {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/"
-            && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path)
-        {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
 
     /// The row ids of the wake table, ranges ("G1–G5") expanded.
     static func rowIDs(_ doc: String) -> [String] {
@@ -43,11 +35,11 @@ import Testing
     }
 
     @Test func everyRowHasAVirtualTimeTest() throws {
-        let doc = try String(contentsOf: Self.root.appendingPathComponent("docs/wake-gateway.md"), encoding: .utf8)
+        let doc = try String(contentsOf: RepositoryRoot.appending("docs/wake-gateway.md"), encoding: .utf8)
         let ids = Self.rowIDs(doc)
         #expect(ids.count >= 30, "the wake table was not found or lost rows")
         let tests = try ["HeldCallMachineTests.swift", "HeldCallCancelTests.swift"].map {
-            try String(contentsOf: Self.root.appendingPathComponent("Tests/WakeGatewayTests/\($0)"), encoding: .utf8)
+            try String(contentsOf: RepositoryRoot.appending("Tests/WakeGatewayTests/\($0)"), encoding: .utf8)
         }.joined()
         for id in ids {
             #expect(Self.hasTest(named: id, in: tests), "wake table row \(id) has no test named after it")
