@@ -78,10 +78,17 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Room made at the first parameter of a parsed list: an array grown one append at a time
+    /// reallocates at the second and third parameter, and a parsed From, Contact, Via or URI
+    /// seldom has more than four (`tag`; `expires`, `+sip.instance`, `reg-id`; `branch`,
+    /// `rport`, `received`; `transport`, `lr`, `ob`).
+    static let firstCapacity = 4
+
     /// Builds the list from `;`-separated ranges found by ``ByteCursor/parameters(_:)``.
     init(_ p: UnsafeBufferPointer<UInt8>, cursor: inout ByteCursor) throws(SIPParseError) {
         var elements = [SIPParameter]()
         try cursor.parameters { name, value in
+            if elements.isEmpty { elements.reserveCapacity(Self.firstCapacity) }
             elements.append(SIPParameter(name: p.string(name), value: value.map { p.unfoldedString($0) }))
         }
         self.elements = elements
@@ -98,6 +105,7 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
             }
             let start = i
             while i < range.upperBound && p[i] != separator { i += 1 }
+            if elements.isEmpty { elements.reserveCapacity(Self.firstCapacity) }
             var eq: Int? = nil
             for j in start..<i where p[j] == ByteClass.equals {
                 eq = j

@@ -24,6 +24,12 @@ struct GatewayMetrics: Sendable {
             name: "wakegw_failover_seconds", help: "From the INVITE held to its failover, by reason.",
             kind: .histogram(bounds: failoverBounds), unit: "seconds"),
         MetricFamily(name: "wakegw_auth_refusals", help: "Token API requests refused, by reason.", kind: .counter),
+        MetricFamily(
+            name: "wakegw_grant_refusals", help: "Call grants refused (token API and RFC 8599), by reason.",
+            kind: .counter),
+        MetricFamily(
+            name: "wakegw_push_payloads", help: "Pushes sent by payload (sealed: the caller under the call key; clear).",
+            kind: .counter),
     ])
 
     mutating func pushed(provider: String, outcome: String) {
@@ -40,6 +46,14 @@ struct GatewayMetrics: Sendable {
 
     mutating func refused(reason: String) {
         set.update("wakegw_auth_refusals") { $0.increment(["reason": reason]) }
+    }
+
+    mutating func grantRefused(reason: String) {
+        set.update("wakegw_grant_refusals") { $0.increment(["reason": reason]) }
+    }
+
+    mutating func payload(sealed: Bool) {
+        set.update("wakegw_push_payloads") { $0.increment(["payload": sealed ? "sealed" : "clear"]) }
     }
 
     /// The gauges of this moment, added to a copy of the counters and histograms.

@@ -6,7 +6,7 @@ import PushKitEmu
 /// - Durable before the answer: the session runs with `synchronous_commit = on` (whatever the
 ///   server's default), so ``commit(_:)`` returns only once the server has flushed the commit
 ///   to its WAL; the token API answers its 200 after that.
-/// - The schema of ``SQLiteStateStore`` (the same three tables), versioned by a `schema_version`
+/// - The schema of ``SQLiteStateStore`` (the same three tables and migrations), versioned by a `schema_version`
 ///   table (one row per numbered migration applied). Migrations run in one transaction under an
 ///   advisory lock, so gateways starting together migrate once. A database whose schema is newer
 ///   than this gateway knows is refused (exit 64), never touched.
@@ -52,7 +52,13 @@ public actor PostgreSQLStateStore: StateStore {
             token TEXT PRIMARY KEY,
             until_ms BIGINT NOT NULL
         );
+        """,
+        // 2: sealed push (ADR 0152): the device key, call grant, call key and grant expiry a
+        // registration brought; all NULL for a registration with clear pushes.
         """
+        ALTER TABLE push_registration ADD COLUMN device_key TEXT, ADD COLUMN call_grant TEXT,
+            ADD COLUMN call_key TEXT, ADD COLUMN grant_expires_s BIGINT;
+        """,
     ]
 
     /// Connects to `url` and migrates its schema. A database that cannot be reached throws
@@ -144,7 +150,10 @@ public actor PostgreSQLStateStore: StateStore {
     }
 
     private func readRegistrations(_ endpoint: String?) throws(StateStoreError) -> [PushRegistration] {
-        let columns = "SELECT endpoint, source, token, environment, bundle_id, platform, updated_at_ms FROM push_registration"
+        let columns = """
+            SELECT endpoint, source, token, environment, bundle_id, platform, updated_at_ms,
+            device_key, call_grant, call_key, grant_expires_s FROM push_registration
+            """
         var rows: [[String?]] = []
         try read(retry: true) { conn throws(StateStoreError) in
             if let endpoint {
@@ -157,9 +166,11 @@ public actor PostgreSQLStateStore: StateStore {
             guard let source = PushRegistration.Source(rawValue: row[1] ?? ""),
                 let environment = APNsEnvironment(rawValue: row[3] ?? "")
             else { return nil }
+            let sealing = PushSealing.stored(
+                deviceKey: row[7], grant: row[8], callKey: row[9], grantExpiresAt: row[10].flatMap { Int64($0) })
             return PushRegistration(
                 endpoint: row[0] ?? "", token: row[2] ?? "", environment: environment, bundleID: row[4] ?? "",
-                platform: row[5] ?? "", updatedAt: Int64(row[6] ?? "") ?? 0, source: source)
+                platform: row[5] ?? "", updatedAt: Int64(row[6] ?? "") ?? 0, source: source, sealing: sealing)
         }
     }
 
@@ -206,13 +217,20 @@ public actor PostgreSQLStateStore: StateStore {
             try conn.query(
                 """
                 INSERT INTO push_registration
-                (endpoint, source, token, environment, bundle_id, platform, updated_at_ms)
-                VALUES ($1, $2, $3, $4, $5, $6, $7::bigint)
+                (endpoint, source, token, environment, bundle_id, platform, updated_at_ms,
+                device_key, call_grant, call_key, grant_expires_s)
+                VALUES ($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9, $10, $11::bigint)
                 ON CONFLICT (endpoint, source) DO UPDATE SET token = EXCLUDED.token,
                 environment = EXCLUDED.environment, bundle_id = EXCLUDED.bundle_id,
-                platform = EXCLUDED.platform, updated_at_ms = EXCLUDED.updated_at_ms
+                platform = EXCLUDED.platform, updated_at_ms = EXCLUDED.updated_at_ms,
+                device_key = EXCLUDED.device_key, call_grant = EXCLUDED.call_grant,
+                call_key = EXCLUDED.call_key, grant_expires_s = EXCLUDED.grant_expires_s
                 """,
-                [r.endpoint, r.source.rawValue, r.token, r.environment.rawValue, r.bundleID, r.platform, String(r.updatedAt)])
+                [
+                    r.endpoint, r.source.rawValue, r.token, r.environment.rawValue, r.bundleID, r.platform,
+                    String(r.updatedAt), r.sealing?.deviceKey, r.sealing?.grant, r.sealing?.callKeyText,
+                    r.sealing.map { String($0.grantExpiresAt) },
+                ])
         case .deleteRegistration(let endpoint, let source):
             try conn.query("DELETE FROM push_registration WHERE endpoint = $1 AND source = $2", [endpoint, source.rawValue])
         case .saveRateBucket(let endpoint, let milli, let at):

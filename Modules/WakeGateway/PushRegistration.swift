@@ -22,10 +22,13 @@ public struct PushRegistration: Sendable, Hashable {
     /// Wall-clock ms since 1970 of the last change.
     public var updatedAt: Int64
     public var source: Source
+    /// The device key, call grant and call key the phone gave (ADR 0152): its pushes carry the
+    /// caller sealed. nil: clear pushes (`--sealed optional`) or none (`required`).
+    public var sealing: PushSealing?
 
     public init(
         endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String,
-        updatedAt: Int64, source: Source = .api
+        updatedAt: Int64, source: Source = .api, sealing: PushSealing? = nil
     ) {
         self.endpoint = endpoint
         self.token = platform == "android" ? token : token.lowercased()
@@ -34,6 +37,7 @@ public struct PushRegistration: Sendable, Hashable {
         self.platform = platform
         self.updatedAt = updatedAt
         self.source = source
+        self.sealing = sealing
     }
 
     /// The VoIP topic (`apns-topic`).

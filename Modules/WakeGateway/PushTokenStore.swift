@@ -31,16 +31,17 @@ public struct PushTokenStore: Sendable {
         rfc8599[endpoint] = stored.first { $0.endpoint == endpoint && $0.source == .rfc8599 }
     }
 
-    /// What `request` changes in the durable state, for ``apply(_:nowMs:)`` with the same `nowMs`
-    /// to answer only once it is committed: a registration saved, or one deleted.
-    public func changes(for request: WakeAPIRequest, nowMs: Int64) -> [StateChange] {
+    /// What `request` changes in the durable state, for ``apply(_:sealing:nowMs:)`` with the same
+    /// `sealing` and `nowMs` to answer only once it is committed: a registration saved (with the
+    /// checked `sealing` of a register), or one deleted.
+    public func changes(for request: WakeAPIRequest, sealing: PushSealing? = nil, nowMs: Int64) -> [StateChange] {
         switch request {
-        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform):
+        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform, _):
             return [
                 .saveRegistration(
                     PushRegistration(
                         endpoint: endpoint, token: token, environment: environment, bundleID: bundleID,
-                        platform: platform, updatedAt: nowMs))
+                        platform: platform, updatedAt: nowMs, sealing: sealing))
             ]
         case .deleteToken(let endpoint):
             return api[endpoint] == nil ? [] : [.deleteRegistration(endpoint: endpoint, source: .api)]
@@ -71,12 +72,12 @@ public struct PushTokenStore: Sendable {
 
     /// Applies a token request (`registerToken`, `status`, `deleteToken`) and returns the
     /// response; `ack` is the gateway's and is answered 500 here.
-    public mutating func apply(_ request: WakeAPIRequest, nowMs: Int64) -> HTTPResponse {
+    public mutating func apply(_ request: WakeAPIRequest, sealing: PushSealing? = nil, nowMs: Int64) -> HTTPResponse {
         switch request {
-        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform):
+        case .registerToken(let endpoint, let token, let environment, let bundleID, let platform, _):
             let registration = PushRegistration(
                 endpoint: endpoint, token: token, environment: environment, bundleID: bundleID, platform: platform,
-                updatedAt: nowMs)
+                updatedAt: nowMs, sealing: sealing)
             setAPI(registration)
             return .json(200, Self.statusJSON(registration, tokenMatches: true))
         case .status(let endpoint, let token):
@@ -96,14 +97,25 @@ public struct PushTokenStore: Sendable {
         }
     }
 
-    /// `{registered, token_matches, environment, platform, updated_at}` — never the raw token.
+    /// `{registered, token_matches, environment, platform, updated_at}`, and `sealed: true` with
+    /// `grant_expires_at` for a sealed registration — never the raw token, grant or key.
     static func statusJSON(_ registration: PushRegistration, tokenMatches: Bool) -> String {
-        JSONValue.object([
+        var fields: JSONObject = [
             "registered": .bool(true),
             "token_matches": .bool(tokenMatches),
             "environment": .string(registration.environment.rawValue),
             "platform": .string(registration.platform),
             "updated_at": .string(WallClock.iso8601(ms: registration.updatedAt)),
-        ]).jsonText
+        ]
+        if let sealing = registration.sealing {
+            fields["sealed"] = .bool(true)
+            fields["grant_expires_at"] = .string(WallClock.iso8601(ms: sealing.grantExpiresAt * 1_000))
+        }
+        return JSONValue.object(fields).jsonText
+    }
+
+    /// The device key `endpoint` has bound (ADR 0152): the one of its sealed registrations.
+    public func boundDeviceKey(_ endpoint: String) -> String? {
+        api[endpoint]?.sealing?.deviceKey ?? rfc8599[endpoint]?.sealing?.deviceKey
     }
 }

@@ -74,6 +74,7 @@ final class SQLiteDatabase {
             let rc: Int32
             switch value {
             case .int(let number): rc = sqlite3_bind_int64(statement, position, number)
+            case .null: rc = sqlite3_bind_null(statement, position)
             case .text(let text):
                 rc = text.withCString { astra_sqlite3_bind_text(statement, position, $0, Int32(text.utf8.count)) }
             }
@@ -112,4 +113,5 @@ final class SQLiteDatabase {
 enum SQLiteValue {
     case int(Int64)
     case text(String)
+    case null
 }

@@ -49,7 +49,15 @@ public actor SQLiteStateStore: StateStore {
             token TEXT PRIMARY KEY,
             until_ms INTEGER NOT NULL
         ) WITHOUT ROWID;
+        """,
+        // 2: sealed push (ADR 0152): the device key, call grant, call key and grant expiry a
+        // registration brought; all NULL for a registration with clear pushes.
         """
+        ALTER TABLE push_registration ADD COLUMN device_key TEXT;
+        ALTER TABLE push_registration ADD COLUMN call_grant TEXT;
+        ALTER TABLE push_registration ADD COLUMN call_key TEXT;
+        ALTER TABLE push_registration ADD COLUMN grant_expires_s INTEGER;
+        """,
     ]
 
     /// Opens (creating when absent) and migrates the file at `path`.
@@ -153,16 +161,21 @@ public actor SQLiteStateStore: StateStore {
     public func load() async throws(StateStoreError) -> StateSnapshot {
         var snapshot = StateSnapshot()
         try db.run(
-            "SELECT endpoint, source, token, environment, bundle_id, platform, updated_at_ms FROM push_registration", []
+            """
+            SELECT endpoint, source, token, environment, bundle_id, platform, updated_at_ms,
+            device_key, call_grant, call_key, grant_expires_s FROM push_registration
+            """, []
         ) { row in
             let text = { (column: Int32) in sqlite3_column_text(row, column).map { String(cString: $0) } ?? "" }
             guard let source = PushRegistration.Source(rawValue: text(1)),
                 let environment = APNsEnvironment(rawValue: text(3))
             else { return }
+            let sealing = PushSealing.stored(
+                deviceKey: text(7), grant: text(8), callKey: text(9), grantExpiresAt: sqlite3_column_int64(row, 10))
             snapshot.registrations.append(
                 PushRegistration(
                     endpoint: text(0), token: text(2), environment: environment, bundleID: text(4), platform: text(5),
-                    updatedAt: sqlite3_column_int64(row, 6), source: source))
+                    updatedAt: sqlite3_column_int64(row, 6), source: source, sealing: sealing))
         }
         try db.run("SELECT endpoint, milli, at_ms FROM push_rate_bucket", []) { row in
             snapshot.rateBuckets.append(
@@ -195,11 +208,14 @@ public actor SQLiteStateStore: StateStore {
             try db.run(
                 """
                 INSERT OR REPLACE INTO push_registration
-                (endpoint, source, token, environment, bundle_id, platform, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+                (endpoint, source, token, environment, bundle_id, platform, updated_at_ms,
+                device_key, call_grant, call_key, grant_expires_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     .text(r.endpoint), .text(r.source.rawValue), .text(r.token), .text(r.environment.rawValue),
                     .text(r.bundleID), .text(r.platform), .int(r.updatedAt),
+                    r.sealing.map { .text($0.deviceKey) } ?? .null, r.sealing.map { .text($0.grant) } ?? .null,
+                    r.sealing.map { .text($0.callKeyText) } ?? .null, r.sealing.map { .int($0.grantExpiresAt) } ?? .null,
                 ])
         case .deleteRegistration(let endpoint, let source):
             try db.run(

@@ -8,7 +8,7 @@ import SIPCore
 ///
 /// | Method | Path | Body / query |
 /// |---|---|---|
-/// | POST | `/api/v1/users/voip-push-token` | `{asterisk_endpoint, token, environment, bundle_id, platform}` |
+/// | POST | `/api/v1/users/voip-push-token` | `{asterisk_endpoint, token, environment, bundle_id, platform}`, optionally `device_key`, `grant`, `call_key` (sealed push) |
 /// | GET | `/api/v1/users/voip-push-status` | `?asterisk_endpoint=&token=` |
 /// | DELETE | `/api/v1/users/voip-push-token` | `?asterisk_endpoint=` |
 /// | POST | `/api/v1/users/voip-push-ack` | `{push_id}` (no auth: the push-id is the capability) |
@@ -16,7 +16,8 @@ import SIPCore
 /// All but the ack need `Authorization: Bearer <jwt>` (``TokenAPIAuth``).
 public enum WakeAPIRequest: Sendable, Hashable {
     case registerToken(
-        endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String)
+        endpoint: String, token: String, environment: APNsEnvironment, bundleID: String, platform: String,
+        sealing: SealingOffer?)
     case status(endpoint: String, token: String?)
     case deleteToken(endpoint: String)
     case ack(pushID: String)
@@ -24,6 +25,8 @@ public enum WakeAPIRequest: Sendable, Hashable {
     public static let tokenPath = "/api/v1/users/voip-push-token"
     public static let statusPath = "/api/v1/users/voip-push-status"
     public static let ackPath = "/api/v1/users/voip-push-ack"
+    /// The longest `device_key`, `grant` or `call_key` accepted (a grant is about 350 bytes).
+    public static let sealingFieldBytes = 4_096
 
     /// Whether requests to `path` must carry a valid bearer token (every token endpoint; not the ack).
     public static func requiresAuthentication(_ path: String) -> Bool { path == tokenPath || path == statusPath }
@@ -31,7 +34,7 @@ public enum WakeAPIRequest: Sendable, Hashable {
     /// The `asterisk_endpoint` the request is about (nil for the ack).
     public var endpoint: String? {
         switch self {
-        case .registerToken(let endpoint, _, _, _, _), .status(let endpoint, _), .deleteToken(let endpoint): endpoint
+        case .registerToken(let endpoint, _, _, _, _, _), .status(let endpoint, _), .deleteToken(let endpoint): endpoint
         case .ack: nil
         }
     }
@@ -102,10 +105,37 @@ public enum WakeAPIRequest: Sendable, Hashable {
         guard let environment = APNsEnvironment(rawValue: fields["environment"]!) else {
             return .reject(.text(400, "environment must be \"sandbox\" or \"production\""))
         }
+        let sealing: SealingOffer?
+        switch sealingOffer(json) {
+        case .failure(let refusal): return .reject(refusal.response)
+        case .success(let offer): sealing = offer
+        }
         return .request(
             .registerToken(
                 endpoint: fields["asterisk_endpoint"]!, token: token, environment: environment,
-                bundleID: fields["bundle_id"]!, platform: platform))
+                bundleID: fields["bundle_id"]!, platform: platform, sealing: sealing))
+    }
+
+    /// The sealed-push fields of a registration (docs/wake-gateway.md "Sealed push"): `grant` (the
+    /// compact JWS) and `call_key` (base64url, 32 bytes) together, `device_key` (base64url SPKI
+    /// DER) with the first of them or when it changes. None of them: nil (clear pushes). Their
+    /// content is checked by ``SealingOffer/checked(bound:gatewayID:nowSeconds:)``; a refusal
+    /// here never echoes a value.
+    static func sealingOffer(_ json: JSONValue) -> Result<SealingOffer?, Refusal> {
+        let keys = ["device_key", "grant", "call_key"]
+        var values: [String: String] = [:]
+        for key in keys {
+            guard let value = json[key], value != .null else { continue }
+            guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= sealingFieldBytes else {
+                return .failure(Refusal(.text(400, "field \(key) must be a non-empty string of at most \(sealingFieldBytes) bytes")))
+            }
+            values[key] = text
+        }
+        if values.isEmpty { return .success(nil) }
+        guard let grant = values["grant"], let callKey = values["call_key"] else {
+            return .failure(Refusal(.text(400, "fields grant and call_key go together (sealed push)")))
+        }
+        return .success(SealingOffer(deviceKey: values["device_key"], grant: grant, callKey: callKey))
     }
 
     private static func object(_ request: HTTPRequest) -> Result<JSONValue, Refusal> {

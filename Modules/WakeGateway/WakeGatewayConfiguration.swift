@@ -56,6 +56,14 @@ public struct WakeGatewayConfiguration: Sendable {
     /// This gateway's id among several (`--gateway-id`, ``GatewayID``): the suffix of its
     /// push-ids. nil: one gateway, push-ids without a suffix.
     public var gatewayID: String?
+    /// `--sealed`: whether pushes carry the caller sealed under the phone's call key
+    /// (docs/wake-gateway.md "Sealed push", ADR 0152).
+    public var sealed = SealedMode.optional
+    /// The name a call grant's `aud` must carry: ``gatewayID``, or ``defaultGrantAudience`` for a
+    /// gateway without one.
+    public var grantAudience: String { gatewayID ?? Self.defaultGrantAudience }
+    /// The grant audience of a gateway started without `--gateway-id`.
+    public static let defaultGrantAudience = "astra-wakegw"
     /// The other gateways' HTTP API addresses by id (`--peer ID=IP:PORT`): an ack for one of
     /// their push-ids is forwarded there, so a phone's ack reaches the gateway holding its call.
     public var peers: [String: SocketAddress] = [:]

@@ -272,7 +272,7 @@ extension WakeGatewayServer {
         let contacts = (try? register.headers.contacts()) ?? []
         let headerExpires = (try? register.headers.expires()).flatMap { $0 }
         var maxExpires: UInt32 = 0
-        var pn: (provider: String, prid: String?, param: String?)?
+        var pn: (provider: String, prid: String?, param: String?, contact: SIPContact)?
         for contact in contacts {
             if contact.address == nil {  // "*": remove every binding
                 maxExpires = 0
@@ -280,7 +280,7 @@ extension WakeGatewayServer {
             }
             let expires = contact.expires ?? headerExpires ?? 120
             maxExpires = max(maxExpires, expires == 0 ? 0 : min(max(expires, 30), 300))
-            if let provider = contact.pushProvider { pn = (provider, contact.pushPRID, contact.pushParam) }
+            if let provider = contact.pushProvider { pn = (provider, contact.pushPRID, contact.pushParam, contact) }
         }
         let now = nowMs
         let fresh = maxExpires > 0
@@ -292,10 +292,12 @@ extension WakeGatewayServer {
         }
         var pnUsed = false
         if let pn,
-            let registration = PushRegistration.rfc8599(
+            var registration = PushRegistration.rfc8599(
                 endpoint: user, provider: pn.provider, prid: pn.prid, param: pn.param,
-                environment: configuration.pnEnvironment, nowMs: WallClock.nowMs())
+                environment: configuration.pnEnvironment, nowMs: WallClock.nowMs()),
+            case .success(let sealing) = rfc8599Sealing(user, pn.contact)
         {
+            registration.sealing = sealing
             await saveRFC8599(registration)
             pnUsed = true
         }

@@ -45,14 +45,16 @@ extension WakeGatewayServer {
 
     /// A token request that changes the state (register, delete): committed first, answered
     /// after. A store that fails answers 503 and changes nothing, in memory or on disk.
-    func applyDurably(_ request: WakeAPIRequest) async -> HTTPResponse {
-        // A status or a delete reads what the shared store holds (a register replaces it anyway).
+    /// `sealing`: the checked sealing of a register (``checkSealing(_:_:)``).
+    func applyDurably(_ request: WakeAPIRequest, sealing: PushSealing? = nil) async -> HTTPResponse {
+        // A status or a delete reads what the shared store holds (a register replaces it anyway;
+        // a sealed one has read it for the bound device key).
         switch request {
         case .status(let endpoint, _), .deleteToken(let endpoint): await refreshRegistrations(endpoint)
         case .registerToken, .ack: break
         }
         let now = WallClock.nowMs()
-        let changes = store.changes(for: request, nowMs: now)
+        let changes = store.changes(for: request, sealing: sealing, nowMs: now)
         if !changes.isEmpty {
             do {
                 try await writer.commit(changes)
@@ -61,7 +63,7 @@ extension WakeGatewayServer {
                 return .json(503, JSONValue.object(["error": .string("state store unavailable")]).jsonText)
             }
         }
-        return store.apply(request, nowMs: now)
+        return store.apply(request, sealing: sealing, nowMs: now)
     }
 
     /// With a store other gateways write too (``StateStore/isShared``: PostgreSQL), `user`'s
@@ -84,7 +86,8 @@ extension WakeGatewayServer {
         let known = store.rfc8599[registration.endpoint]
         store.setRFC8599(registration)
         if let known, known.token == registration.token, known.environment == registration.environment,
-            known.bundleID == registration.bundleID, known.platform == registration.platform
+            known.bundleID == registration.bundleID, known.platform == registration.platform,
+            known.sealing == registration.sealing
         {
             return
         }

@@ -243,8 +243,15 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
             guard let principal, let endpoint = other.endpoint, principal.may(manage: endpoint) else {
                 return refuse(.otherEndpoint, request)
             }
-            let response = await applyDurably(other)
-            if case .registerToken(let endpoint, let token, let environment, _, _) = other, response.status == 200 {
+            var sealing: PushSealing?
+            if case .registerToken(let endpoint, _, _, _, _, let offer) = other {
+                switch await checkSealing(endpoint, offer) {
+                case .failure(let refused): return refused.response
+                case .success(let checked): sealing = checked
+                }
+            }
+            let response = await applyDurably(other, sealing: sealing)
+            if case .registerToken(let endpoint, let token, let environment, _, _, _) = other, response.status == 200 {
                 emit(
                     WakeEvent(
                         "token_registered",
@@ -252,6 +259,7 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                             ("user", .string(endpoint)), ("token", .string(TokenText.redact(token))),
                             ("environment", .string(environment.rawValue)),
                             ("by", .string(principal.orgAdmin ? "org_admin" : "user")),
+                            ("sealed", .bool(sealing != nil)),
                         ]))
             } else if case .deleteToken(let endpoint) = other, response.status == 200 {
                 emit(WakeEvent("token_deleted", [("user", .string(endpoint))]))

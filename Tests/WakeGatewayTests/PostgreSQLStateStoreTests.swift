@@ -34,7 +34,7 @@ struct PostgreSQLStateStoreTests {
             try await Cases.exercise(store)
             await store.close()
             await #expect(throws: StateStoreError.self) { try await store.load() }
-            #expect(try await cluster.psql("SELECT string_agg(version::text, ',') FROM schema_version", database: "gw") == "1")
+            #expect(try await cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_version", database: "gw") == "1,2")
             // Reopened through the factory and the other scheme name: the migration is not run twice.
             let reopened = try await StateStores.open(cluster.url(database: "gw", scheme: "postgres"))
             let snapshot = try await reopened.load()
@@ -43,7 +43,30 @@ struct PostgreSQLStateStoreTests {
             ])
             #expect(snapshot.rateBuckets == [StateRateBucket(endpoint: "1001", milli: 3_000, atWallMs: 77)])
             await reopened.close()
-            #expect(try await cluster.psql("SELECT count(*) FROM schema_version", database: "gw") == "1")
+            #expect(try await cluster.psql("SELECT count(*) FROM schema_version", database: "gw") == "2")
+        }
+    }
+
+    /// A database of schema 1 (before sealed push) is migrated in place: its registrations load
+    /// with no sealing, and a sealed one saved after the migration comes back whole.
+    @Test func aSchemaOneDatabaseIsMigratedAndKeepsItsRegistrations() async throws {
+        try await Self.withCluster { cluster in
+            try await cluster.createDatabase("gw")
+            try await cluster.psql(
+                """
+                CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
+                \(PostgreSQLStateStore.migrations[0])
+                INSERT INTO schema_version (version) VALUES (1);
+                INSERT INTO push_registration VALUES ('1001', 'api', '\(Cases.token)', 'production', 'com.example.astra', 'ios', 5);
+                """, database: "gw")
+            let store = try await PostgreSQLStateStore(url: cluster.url(database: "gw"))
+            #expect(try await store.load().registrations == [Cases.registration("1001", at: 5)])
+            try await store.commit([.saveRegistration(Cases.registration("1001", source: .rfc8599))])
+            #expect(try await store.registrations(endpoint: "1001").contains { $0.sealing == Cases.sealing })
+            await store.close()
+            #expect(
+                try await cluster.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_version", database: "gw")
+                    == "1,2")
         }
     }
 
@@ -73,7 +96,7 @@ struct PostgreSQLStateStoreTests {
             async let openA = PostgreSQLStateStore(url: url)
             async let openB = PostgreSQLStateStore(url: url)
             let (a, b) = try await (openA, openB)
-            #expect(try await cluster.psql("SELECT count(*) FROM schema_version", database: "gw") == "1")
+            #expect(try await cluster.psql("SELECT count(*) FROM schema_version", database: "gw") == "2")
             try await a.commit([.saveRegistration(Cases.registration("2001"))])
             #expect(try await b.registrations(endpoint: "2001") == [Cases.registration("2001")])
             try await b.commit([.deleteRegistration(endpoint: "2001", source: .api)])

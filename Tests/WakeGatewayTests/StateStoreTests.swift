@@ -17,13 +17,19 @@ import Testing
         return url
     }
 
+    /// RFC 8599 registrations of the contract carry a sealing (migration 2), API ones do not.
     static func registration(_ endpoint: String, source: PushRegistration.Source = .api, at: Int64 = 1_000)
         -> PushRegistration
     {
         PushRegistration(
             endpoint: endpoint, token: token, environment: .production, bundleID: "com.example.astra", platform: "ios",
-            updatedAt: at, source: source)
+            updatedAt: at, source: source, sealing: source == .rfc8599 ? sealing : nil)
     }
+
+    /// A sealing as stored (the values need not verify: the store keeps what the gateway checked).
+    static let sealing = PushSealing(
+        deviceKey: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE-device-key", grant: "eyJhbGciOiJFUzI1NiJ9.e30.c2ln",
+        callKey: (0..<32).map { UInt8($0 &* 7 &+ 1) }, grantExpiresAt: 1_900_000_000)
 
     static func mode(_ path: String) -> UInt16 {
         ((try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions]) as? NSNumber)?.uint16Value ?? 0
@@ -126,6 +132,36 @@ import Testing
         try db.exec("PRAGMA application_id=\(SQLiteStateStore.applicationID); PRAGMA user_version=99; CREATE TABLE later(x)")
         db.close()
         try Self.refused(path, "schema version 99, this astra-wakegw knows up to \(SQLiteStateStore.migrations.count)")
+    }
+
+    /// A file of schema 1 (before sealed push) is migrated in place: its registrations load with
+    /// no sealing, and a sealed one saved after the migration comes back whole.
+    @Test func aSchemaOneFileIsMigratedAndKeepsItsRegistrations() async throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s.sqlite3").path
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let db = try SQLiteDatabase(path: path)
+        try db.exec(SQLiteStateStore.migrations[0])
+        try db.exec("PRAGMA application_id=\(SQLiteStateStore.applicationID); PRAGMA user_version=1")
+        try db.exec(
+            """
+            INSERT INTO push_registration VALUES ('1001', 'api', '\(Self.token)', 'production', 'com.example.astra', 'ios', 5)
+            """)
+        db.close()
+        let store = try SQLiteStateStore(path: path)
+        #expect(try await store.load().registrations == [Self.registration("1001", at: 5)])
+        try await store.commit([.saveRegistration(Self.registration("1001", source: .rfc8599))])
+        await store.close()
+        let check = try SQLiteDatabase(path: path)
+        #expect(try check.scalar("PRAGMA user_version") == "\(SQLiteStateStore.migrations.count)")
+        check.close()
+        let reopened = try SQLiteStateStore(path: path)
+        #expect(Set(try await reopened.load().registrations) == [
+            Self.registration("1001", at: 5), Self.registration("1001", source: .rfc8599),
+        ])
+        #expect(try await reopened.load().registrations.contains { $0.sealing == Self.sealing })
+        await reopened.close()
     }
 
     @Test func anotherProgramsDatabaseIsRefused() throws {

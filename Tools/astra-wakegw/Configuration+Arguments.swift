@@ -45,6 +45,7 @@ extension WakeGatewayConfiguration {
         try gateways(a)
         goneNotice = a.flag("gone-notice")
         pnEnvironment = a.choice("pn-environment", as: APNsEnvironment.self) ?? .sandbox
+        sealed = a.choice("sealed", as: SealedMode.self) ?? .optional
         auth = try Self.auth(a)
         try providers(a)
     }

@@ -43,7 +43,7 @@ extension ToolSpecs {
             Standard output: JSON Lines events with "event" and "t" (ms since start): listening, call_held, \
             qualify, qualify_result, push_sent, ack, register_seen, released, ringing, answered, failover, \
             cancelled, cancel_sent, gone_notice, gone_notice_done, call_ended, token_registered, token_deleted, \
-            device_connected, device_disconnected, auth_refused, push_limited, token_dropped, provider_request \
+            device_connected, device_disconnected, auth_refused, grant_refused, push_limited, token_dropped, provider_request \
             (the emulator's view of each provider request), stats (every --stats-interval-s and \
             at the end: counters, held state, rss_kb, heap_in_use_kb, heap_trims, heap_trim_max_us). Tokens appear only redacted (first 4 hex digits and the length), push-ids only by their \
             selector; JWTs never. GET /metrics on the API listener: Prometheus text 0.0.4, or OpenMetrics 1.0 when \
@@ -200,6 +200,10 @@ extension ToolSpecs {
                 help:
                     "A caller who hangs up after the phone's ack, before the release: send the INVITE to the freshly registered phone and CANCEL it at once, so its CallKit placeholder ends now (extension to v2; off by default)."
             ),
+            .value(
+                "sealed", valueName: "mode", kind: .choice(["required", "optional", "off"]), default: "optional",
+                help:
+                    "Sealed push: a registration that brings device_key, grant and call_key (token API) or pn-astra-device-key, pn-astra-grant and pn-astra-call-key (RFC 8599) gets pushes whose caller is sealed with AES-256-GCM under its call key; its grant must be ES256, signed by the endpoint's device key, name this gateway (--gateway-id, else astra-wakegw), be unexpired (60 s skew) and last at most 15 days, else 403 with the reason. required: a registration without them is refused and never pushed in clear; optional: it gets clear pushes; off: the fields are ignored."),
             .value(
                 "pn-environment", valueName: "env", kind: .choice(["sandbox", "production"]), default: "sandbox",
                 help: "APNs environment of RFC 8599 registrations (the Contact does not say)."),
