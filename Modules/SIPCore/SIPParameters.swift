@@ -24,8 +24,21 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
     public subscript(position: Int) -> SIPParameter { elements[position] }
 
     private func index(of name: String) -> Int? {
-        elements.firstIndex {
-            $0.name.utf8.elementsEqual(name.utf8, by: { ByteClass.lower($0) == ByteClass.lower($1) })
+        var name = name
+        return name.withUTF8 { wanted in elements.firstIndex { Self.named($0.name, wanted) } }
+    }
+
+    /// Whether `name` is `wanted` ignoring ASCII case, on the contiguous UTF-8 of both: lengths
+    /// first (most misses end there), then byte by byte. Comparing the two `UTF8View`s with
+    /// `elementsEqual(_:by:)` went through generic iterators and cost ~500 instructions per
+    /// lookup of `tag` or `branch`.
+    @inline(__always)
+    private static func named(_ name: String, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.utf8.count == wanted.count else { return false }
+        var name = name
+        return name.withUTF8 { have in
+            for i in 0..<have.count where ByteClass.lower(have[i]) != ByteClass.lower(wanted[i]) { return false }
+            return true
         }
     }
 
