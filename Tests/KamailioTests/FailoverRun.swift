@@ -28,6 +28,8 @@ final class FailoverRun: Sendable {
         var firstHeldAfterKillMs: Int64 = -1, maxHeldAfterKillMs: Int64 = -1
         /// Dial → final response of the calls in flight at the kill, worst, ms.
         var maxInFlightFinalMs: Int64 = -1
+        /// Dial → held by a second gateway, worst of the calls the killed one held, ms.
+        var maxReheldMs: Int64 = -1
         var failovers = 0
         var lostRegistrations = 0
         var heldAtEnd = 0
@@ -47,7 +49,7 @@ final class FailoverRun: Sendable {
                 ("calls", Int64(calls)), ("final_responses", Int64(finals)), ("connected", Int64(connected)),
                 ("before_kill", Int64(beforeKill)), ("before_kill_connected", Int64(beforeKillConnected)),
                 ("in_flight_at_kill", Int64(inFlight)), ("in_flight_connected", Int64(inFlightConnected)),
-                ("in_flight_max_final_ms", maxInFlightFinalMs), ("after_kill", Int64(afterKill)),
+                ("in_flight_max_final_ms", maxInFlightFinalMs), ("in_flight_max_reheld_ms", maxReheldMs), ("after_kill", Int64(afterKill)),
                 ("after_kill_connected", Int64(afterKillConnected)), ("after_kill_by_killed", Int64(afterKillByDead)),
                 ("after_kill_by_survivor", Int64(afterKillBySurvivor)),
                 ("after_kill_by_restarted", Int64(afterKillByRestarted)),
@@ -215,6 +217,7 @@ final class FailoverRun: Sendable {
                 figures.inFlight += 1
                 if connected { figures.inFlightConnected += 1 }
                 if ended { figures.maxInFlightFinalMs = max(figures.maxInFlightFinalMs, p.endedAt - p.startedAt) }
+                if holds.count > 1 { figures.maxReheldMs = max(figures.maxReheldMs, holds[1].t - p.startedAt) }
                 let by = holds.map { rig.started.withLock { $0 }[$0.process].gateway.sip.description }
                 figures.inFlightEnds.append(
                     "\(p.endReason.map { "\($0)" } ?? "none") after \(p.endedAt - p.startedAt) ms, held by \(by)")

@@ -76,6 +76,7 @@ extension KamailioPeer {
             // Kamailio's 408 at the ringing timeout. No caller is left to its own Timer B (32 s).
             #expect(figures.inFlight > 0, "\(figures.line)")
             #expect(figures.maxInFlightFinalMs <= max(Self.holdMs, Self.ringMs) + 8_000, "\(figures.line)")
+            #expect(figures.maxReheldMs <= Self.holdMs + 3_000, "held again only at the ringing timeout: \(figures.line)")
             // The first INVITE after the kill that went to the dead gateway reached the survivor
             // within the dispatcher timeout (plus the time a held call takes to be seen here,
             // generous beside stress-ng); no post-kill call waited for more than that.
