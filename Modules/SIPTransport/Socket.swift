@@ -34,18 +34,36 @@ enum Socket {
             }
             let writable = await withTaskGroup(of: Bool?.self) { group -> Bool in
                 group.addTask { await channel.waitWritable() }
+                // A backstop beside the write source: the kernel's own answer, asked every
+                // `recheck`, so a wake-up the event source does not deliver costs at most that
+                // much, never the whole timeout. (A connect to a local Kamailio was once reported
+                // timed out after 10 s on a loaded machine; with this, a timeout means the kernel
+                // itself saw no answer to the SYN.)
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.recheck)
+                        if Task.isCancelled { return nil }
+                        if Self.connectFinished(fd) { return true }
+                    }
+                    return nil
+                }
                 group.addTask {
                     try? await Task.sleep(for: timeout)
                     return nil
                 }
                 let first = await group.next() ?? nil
-                if first == nil { channel.close() }
                 group.cancelAll()
+                if first == nil {
+                    channel.close()  // resumes the write waiter with false
+                } else {
+                    channel.wakeWriteWaiters()  // the backstop won: the waiter must not hang the group
+                }
                 return first ?? false
             }
             guard writable else {
                 throw TransportError(
-                    .connectTimeout, transport: transport, peer: peer, "no connection within \(timeout)")
+                    .connectTimeout, transport: transport, peer: peer,
+                    "no connection within \(timeout) (no answer to the TCP handshake)")
             }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
@@ -57,6 +75,17 @@ enum Socket {
             }
         }
         return channel
+    }
+
+    /// How often a pending connect asks the kernel whether it finished (the backstop beside the
+    /// write source in ``connectStream(to:timeout:transport:)``).
+    static let recheck: Duration = .milliseconds(250)
+
+    /// True when a non-blocking connect on `fd` has finished, well or not (`poll` reports it
+    /// writable or in error; RFC-free: connect(2)'s EINPROGRESS contract).
+    static func connectFinished(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLOUT | POLLERR | POLLHUP) != 0
     }
 
     /// A UDP socket bound to `local` (port 0 = any), ready for many peers.

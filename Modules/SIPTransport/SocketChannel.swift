@@ -36,6 +36,8 @@ final class SocketChannel: @unchecked Sendable {
     private var closeRequested = false
     private var fdClosed = false
     private var writeWaiters: [CheckedContinuation<Bool, Never>] = []
+    /// A ``wakeWriteWaiters()`` that found no waiter, for the next ``waitWritable()``.
+    private var keptWake = false
 
     init(fd: Int32, datagram: Bool) {
         self.fd = fd
@@ -133,12 +135,33 @@ final class SocketChannel: @unchecked Sendable {
                     continuation.resume(returning: false)
                     return
                 }
+                if keptWake {
+                    keptWake = false
+                    continuation.resume(returning: true)
+                    return
+                }
                 writeWaiters.append(continuation)
                 if writeSuspended {
                     writeSuspended = false
                     writeSource.resume()
                 }
             }
+        }
+    }
+
+    /// Resumes every ``waitWritable()`` caller with true (its caller learnt writability another
+    /// way: the connect backstop's `poll`).
+    /// A waiter that has not parked yet (its task had not run) finds the wake-up kept for it.
+    func wakeWriteWaiters() {
+        queue.async { [self] in
+            let waiters = writeWaiters
+            writeWaiters = []
+            if waiters.isEmpty { keptWake = true }
+            if !writeSuspended, !closeRequested {
+                writeSuspended = true
+                writeSource.suspend()
+            }
+            for waiter in waiters { waiter.resume(returning: true) }
         }
     }
 

@@ -108,17 +108,19 @@ extension KamailioPeer {
                 .write(toFile: base + ".in", atomically: true, encoding: .utf8)
             let pid = try ProcessSpawn.spawn(
                 [ToolProcess.binDirectory + "/astra-register", "--load", base + ".in", "--concurrency", "4",
-                 "--rate", "20/s", "--sip-trace-file", base + ".jsonl"],
+                 "--rate", "20/s", "--timeout", "30", "--sip-trace-file", base + ".jsonl"],
                 environment: ProcessInfo.processInfo.environment, stdin: .null,
                 stdout: .file(base + ".out", truncate: false), stderr: .file(terminal.slavePath, truncate: false))
             var raw: Int32 = 0
             defer { if waitpid(pid, &raw, WNOHANG) == 0 { kill(pid, SIGKILL); waitpid(pid, &raw, 0) } }
             func output() -> String { (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? "" }
-            let going = await eventually(timeout: .seconds(20), every: .milliseconds(50)) {
+            // Generous: 20 lines take one second at 20/s, but a busy CPU beside the run may hold
+            // the connect or the first answers back for seconds.
+            let going = await eventually(timeout: .seconds(60), every: .milliseconds(50)) {
                 terminal.drain()
                 return Self.events("line_result", output()).count >= 20 && terminal.text.contains("/200 done")
             }
-            try #require(going, "\(output().suffix(500)) \(terminal.text.suffix(300))")
+            try #require(going, "stdout: \(output().suffix(1500)) terminal: \(terminal.text.suffix(1500))")
             kill(pid, SIGTERM)
             let ended = await eventually(timeout: .seconds(15), every: .milliseconds(50)) {
                 terminal.drain()
