@@ -38,9 +38,12 @@
 #   KAMAILIO_WAKE_GATEWAY  one IP:PORT: the same as KAMAILIO_WAKE_GATEWAYS with one gateway
 #   KAMAILIO_WAKE_FR_MS [1500] how long a gateway may take to answer an INVITE (100 Trying)
 #                       before the next one is tried
-#   KAMAILIO_WAKE_FR_INV_MS [120000] after a gateway's provisional reply, how long the caller
-#                       waits for the next reply before the gateway is given up (a held call
-#                       whose gateway died: then the next gateway is tried)
+#   KAMAILIO_WAKE_HOLD_MS [10000] how long a gateway may hold an INVITE (its 100 Trying, no
+#                       18x yet) before it is given up and the next gateway is tried: a gateway
+#                       that died holding a call says nothing more. Keep it above the gateways'
+#                       qualify timeout + ack window + register wait (8.5 s with their defaults)
+#   KAMAILIO_WAKE_FR_INV_MS [120000] once the phone rings (an 18x through the gateway), how
+#                       long the caller waits for the answer
 #   KAMAILIO_WAKE_PING_S [1] seconds between OPTIONS probes of each gateway
 #   KAMAILIO_WAKE_PROBE_MS [3000] how long an unanswered probe takes to mark its gateway down
 #                       (tm's fr_timer: also every other non-INVITE transaction's, and an
@@ -100,6 +103,7 @@ run_dir=${KAMAILIO_RUN_DIR:-${TMPDIR:-/tmp}/astra-kamailio-$sip_port}
 kamailio_bin=${KAMAILIO_BIN:-kamailio}
 wake_gateway=${KAMAILIO_WAKE_GATEWAYS:-${KAMAILIO_WAKE_GATEWAY:-}}
 wake_fr=${KAMAILIO_WAKE_FR_MS:-1500}
+wake_hold=${KAMAILIO_WAKE_HOLD_MS:-10000}
 wake_fr_inv=${KAMAILIO_WAKE_FR_INV_MS:-120000}
 wake_ping=${KAMAILIO_WAKE_PING_S:-1}
 wake_probe=${KAMAILIO_WAKE_PROBE_MS:-3000}
@@ -110,13 +114,13 @@ if [[ -n "$wake_gateway" ]]; then
         echo "kamailio.sh: KAMAILIO_WAKE_GATEWAYS must be IPv4:PORT[,IPv4:PORT...], got '$wake_gateway'" >&2
         exit 64
     fi
-    for value in "$wake_fr" "$wake_fr_inv" "$wake_ping" "$wake_probe"; do
+    for value in "$wake_fr" "$wake_hold" "$wake_fr_inv" "$wake_ping" "$wake_probe"; do
         if [[ ! "$value" =~ ^[1-9][0-9]{0,6}$ ]]; then
-            echo "kamailio.sh: KAMAILIO_WAKE_FR_MS, KAMAILIO_WAKE_FR_INV_MS, KAMAILIO_WAKE_PING_S and KAMAILIO_WAKE_PROBE_MS must be positive integers" >&2
+            echo "kamailio.sh: KAMAILIO_WAKE_FR_MS, KAMAILIO_WAKE_HOLD_MS, KAMAILIO_WAKE_FR_INV_MS, KAMAILIO_WAKE_PING_S and KAMAILIO_WAKE_PROBE_MS must be positive integers" >&2
             exit 64
         fi
     done
-    wake_args=(-A WITH_WAKEGW -A "WAKEGW_LIST=\"$wake_list\"" -A "WAKEGW_FR=$wake_fr"
+    wake_args=(-A WITH_WAKEGW -A "WAKEGW_LIST=\"$wake_list\"" -A "WAKEGW_FR=$wake_fr" -A "WAKEGW_HOLD=$wake_hold"
         -A "WAKEGW_FR_INV=$wake_fr_inv" -A "WAKEGW_PING=$wake_ping" -A "WAKEGW_PROBE_FR=$wake_probe")
 fi
 rtpengine=${KAMAILIO_RTPENGINE:-}
@@ -312,7 +316,7 @@ case "${1:-}" in
         echo "KAMAILIO_CERT_KEY=$cert_key"; echo "KAMAILIO_TLS_FRONT=$tls_front"
         echo "KAMAILIO_WS_BACKEND_PORT=$ws_backend_port"
         echo "KAMAILIO_CA_FILE=$run_dir/ca.crt"; echo "KAMAILIO_WAKE_GATEWAYS=$wake_gateway"
-        echo "KAMAILIO_WAKE_FR_MS=$wake_fr"; echo "KAMAILIO_WAKE_FR_INV_MS=$wake_fr_inv"; echo "KAMAILIO_WAKE_PING_S=$wake_ping"; echo "KAMAILIO_WAKE_PROBE_MS=$wake_probe"
+        echo "KAMAILIO_WAKE_FR_MS=$wake_fr"; echo "KAMAILIO_WAKE_HOLD_MS=$wake_hold"; echo "KAMAILIO_WAKE_FR_INV_MS=$wake_fr_inv"; echo "KAMAILIO_WAKE_PING_S=$wake_ping"; echo "KAMAILIO_WAKE_PROBE_MS=$wake_probe"
         echo "KAMAILIO_RTPENGINE=$rtpengine"; echo "KAMAILIO_RTPENGINE_FLAGS=${KAMAILIO_RTPENGINE_FLAGS:-}" ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 64 ;;
 esac

@@ -20,6 +20,11 @@ public struct GatewayClient: Sendable {
     public var host: String
     /// Gateway HTTP port.
     public var port: UInt16
+    /// Other gateways' HTTP ports on the same host, tried in turn when a port refuses the
+    /// connection: what one API name in front of several gateways does for the phone when one
+    /// of them is down (docs/wake-gateway.md "Two or more gateways"). An answer, whatever its
+    /// status, is never retried elsewhere.
+    public var fallbackPorts: [UInt16] = []
     /// Per-request timeout.
     public var timeoutMs: Int
     /// The JWT sent as `Authorization: Bearer` on the token endpoints (never on the ack: the
@@ -63,7 +68,21 @@ public struct GatewayClient: Sendable {
 
     /// One request; the answer is read until the server closes or Content-Length is met.
     public func request(_ method: String, _ path: String, json: String? = nil) async throws(LiveError) -> Response {
-        let host = host, port = port, timeoutMs = timeoutMs
+        var last = LiveError(.network, "\(method) \(path): no gateway")
+        for port in [port] + fallbackPorts {
+            let (result, connected) = await attempt(method, path, json: json, port: port)
+            if connected { return try result.get() }
+            if case .failure(let error) = result { last = error }
+        }
+        throw last
+    }
+
+    /// One request to `port`; `connected` is false when the connection could not be made (the
+    /// next port may be tried: nothing reached that gateway).
+    func attempt(_ method: String, _ path: String, json: String?, port: UInt16) async
+        -> (Result<Response, LiveError>, connected: Bool)
+    {
+        let host = host, timeoutMs = timeoutMs
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         head += "User-Agent: astra-pushsim-live\r\nAccept: application/json\r\n"
         let body = Array((json ?? "").utf8)
@@ -71,27 +90,31 @@ public struct GatewayClient: Sendable {
         if let bearer, !path.hasPrefix("/api/v1/users/voip-push-ack") { head += "Authorization: Bearer \(bearer)\r\n" }
         head += "Content-Length: \(body.count)\r\n\r\n"
         let bytes = Array(head.utf8) + body
-        let result: Result<Response, LiveError> = await offPool {
+        return await offPool {
             do throws(LiveError) {
-                let socket = try LoopbackSocket.connect(host: host, port: port, timeoutMs: timeoutMs)
+                let socket: LoopbackSocket
+                do throws(LiveError) {
+                    socket = try LoopbackSocket.connect(host: host, port: port, timeoutMs: timeoutMs)
+                } catch {
+                    return (.failure(error), false)
+                }
                 socket.setReceiveTimeout(ms: timeoutMs)
                 try socket.writeAll(bytes)
                 var received: [UInt8] = []
                 while true {
-                    if let response = Self.parse(received, complete: false) { return .success(response) }
+                    if let response = Self.parse(received, complete: false) { return (.success(response), true) }
                     let chunk = try socket.readSome()
                     if chunk.isEmpty { break }
                     received += chunk
                 }
                 guard let response = Self.parse(received, complete: true) else {
-                    return .failure(LiveError(.network, "\(method) \(path): no HTTP response"))
+                    return (.failure(LiveError(.network, "\(method) \(path): no HTTP response")), true)
                 }
-                return .success(response)
+                return (.success(response), true)
             } catch {
-                return .failure(error)
+                return (.failure(error), true)
             }
         }
-        return try result.get()
     }
 
     /// Parses a whole response; `nil` while incomplete.

@@ -4,6 +4,31 @@ import PushKitEmu
 /// Executing what the policy recorded, for real: HTTP to the gateway, REGISTER, the emulated
 /// CallKit provider, 180/200/603 on the SIP call, timers.
 extension LivePhone {
+    /// What the user will do with a call's first ring (scenario step `answer_after_ms`…), or
+    /// with each of its rings (`everyRing`).
+    struct UserPlan: Sendable {
+        var answerAfterMs: Int64 = -1
+        var declineAfterMs: Int64 = -1
+        var everyRing = false
+        var scheduled = false
+        var tappedAt: Int64 = -1
+    }
+
+    /// The user (or a test) plans what to do when call `call` first rings. `everyRing`: the
+    /// same again each time the call rings anew, on another CallKit call (a call whose wake
+    /// gateway died is pushed again by the next one: its first ring vanished, the user answers
+    /// the second).
+    public func plan(call: Int32, answerAfterMs: Int64?, declineAfterMs: Int64?, everyRing: Bool = false) {
+        var plan = plans[call] ?? UserPlan()
+        plan.answerAfterMs = answerAfterMs ?? -1
+        plan.declineAfterMs = declineAfterMs ?? -1
+        plan.everyRing = everyRing
+        plans[call] = plan
+    }
+
+    /// When the user tapped Answer for `call` (-1 if never).
+    public func answerTappedAt(call: Int32) -> Int64 { plans[call]?.tappedAt ?? -1 }
+
     /// Applies the current callback's ops in order (the ops stay in `ctx` for the R1 check). A
     /// callback the client process could not answer is one `CLIENT` violation; the app is dead
     /// from then on (its process is gone) and the runner stops the scenario.
@@ -109,6 +134,10 @@ extension LivePhone {
         }
     }
 
+    /// No call on the phone: no SIP call and no CallKit call still up. A run that reuses one
+    /// phone for many calls waits for this before it kills the app for the next one.
+    public var isIdle: Bool { sipCalls.isEmpty && !callkit.contains { $0.active } }
+
     /// Queues real IO behind what earlier ops asked for.
     func perform(_ work: @escaping @Sendable () async -> Void) { io.yield(work) }
 
@@ -169,7 +198,7 @@ extension LivePhone {
             checker.record(Violation(.rangAfterDecline, t: now, call: c, push: validPush ? p : -1, uuid: uuid))
         }
         var plan = plans[c] ?? UserPlan()
-        if !plan.scheduled {
+        if !plan.scheduled || plan.everyRing {
             plan.scheduled = true
             if plan.answerAfterMs >= 0 { later(plan.answerAfterMs) { $0.userAnswered(uuid) } }
             if plan.declineAfterMs >= 0 { later(plan.declineAfterMs) { $0.userDeclined(uuid) } }

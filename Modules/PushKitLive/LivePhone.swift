@@ -15,14 +15,6 @@ import SIPDialog
 /// below, claim → 180 Ringing, 200 OK / 603 → the `Call`. Files: this one (device and process
 /// life cycle, pushes), `LivePhone+Ops.swift` (ops and CallKit), `LivePhone+SIP.swift` (SIP).
 public actor LivePhone<Policy: PushClientPolicy> {
-    /// What the user will do with a call's first ring (scenario step `answer_after_ms`…).
-    struct UserPlan: Sendable {
-        var answerAfterMs: Int64 = -1
-        var declineAfterMs: Int64 = -1
-        var scheduled = false
-        var tappedAt: Int64 = -1
-    }
-
     /// The device and line; `token` changes when PushKit rotates it (``rotateToken()``).
     var config: LivePhoneConfig
     /// The clock of the phone's policy timers: the policy's own (`startTimer`), the emulated
@@ -148,17 +140,6 @@ public actor LivePhone<Policy: PushClientPolicy> {
             }
         }
     }
-
-    /// The user (or a test) plans what to do when call `call` first rings.
-    public func plan(call: Int32, answerAfterMs: Int64?, declineAfterMs: Int64?) {
-        var plan = plans[call] ?? UserPlan()
-        plan.answerAfterMs = answerAfterMs ?? -1
-        plan.declineAfterMs = declineAfterMs ?? -1
-        plans[call] = plan
-    }
-
-    /// When the user tapped Answer for `call` (-1 if never).
-    public func answerTappedAt(call: Int32) -> Int64 { plans[call]?.tappedAt ?? -1 }
 
     /// The device loses the network: APNs connection and SIP transports close.
     public func goOffline() async {

@@ -39,7 +39,7 @@ public enum LiveRunner {
     }
 
     /// The rule settings of a live run: the gateway's timing, the live WAKE bound.
-    static func liveSettings(_ env: LiveEnvironment) -> EmulatorSettings {
+    public static func liveSettings(_ env: LiveEnvironment) -> EmulatorSettings {
         var settings = EmulatorSettings()
         settings.ackWindowMs = env.ackWindowMs
         settings.qualifyTimeoutMs = env.qualifyTimeoutMs

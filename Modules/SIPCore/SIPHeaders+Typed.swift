@@ -12,8 +12,10 @@ extension SIPHeaders {
     @inline(__always)
     private func slot(_ number: Int16) -> HeaderSlot? { number >= 0 ? slots[Int(number)] : nil }
 
+    /// Runs `body` on every line with this name from slot `start` on (a hot header's first line
+    /// per the index: no line before it has the name).
     private func withValues<T>(
-        _ name: SIPHeaderName,
+        _ name: SIPHeaderName, from start: Int = 0,
         _ body: (UnsafeBufferPointer<UInt8>, HeaderSlot) throws(SIPParseError) -> T?
     )
         throws(SIPParseError) -> [T]
@@ -21,7 +23,7 @@ extension SIPHeaders {
         var out = [T]()
         let result: Result<Void, SIPParseError> = storage.withUnsafeBufferPointer { p in
             do throws(SIPParseError) {
-                for slot in slots where name.matches(slot.known, p, slot.nameRange) {
+                for slot in slots[start...] where name.matches(slot.known, p, slot.nameRange) {
                     if let value = try body(p, slot) { out.append(value) }
                 }
                 return .success(())
@@ -87,7 +89,7 @@ extension SIPHeaders {
     private func singleAddress(_ name: SIPHeaderName, indexed: Int16?) throws(SIPParseError) -> SIPNameAddress? {
         func build(_ p: UnsafeBufferPointer<UInt8>, _ slot: HeaderSlot) throws(SIPParseError) -> SIPNameAddress {
             var c = ByteCursor(p, slot.valueRange, header: slot.known)
-            return try SIPNameAddress(p, try SIPNameAddress.scan(&c), header: slot.known)
+            return try SIPNameAddress.parse(p, &c, header: slot.known)
         }
         if let indexed {
             guard let slot = slot(indexed) else { return nil }
@@ -155,15 +157,17 @@ extension SIPHeaders {
 
     /// Every Contact value in order; `[.wildcard]` for `Contact: *` (RFC 3261 §20.10).
     public func contacts() throws(SIPParseError) -> [SIPContact] {
-        if let index = parsedIndex, index.contact < 0 { return [] }
+        var first = 0
+        if let index = parsedIndex {
+            guard index.contact >= 0 else { return [] }
+            first = Int(index.contact)
+        }
         var all = [SIPContact]()
-        _ = try withValues(.contact) { (p, slot) throws(SIPParseError) -> Void? in
+        _ = try withValues(.contact, from: first) { (p, slot) throws(SIPParseError) -> Void? in
             if SIPContact.isWildcard(p, slot.valueRange) {
                 all.append(.wildcard)
             } else {
-                var addresses = [SIPNameAddress]()
-                try SIPNameAddress.parseList(p, slot.valueRange, header: .contact, into: &addresses)
-                all.append(contentsOf: addresses.map(SIPContact.address))
+                try SIPNameAddress.parseList(p, slot.valueRange, header: .contact, into: &all, SIPContact.address)
             }
             return nil
         }
@@ -173,7 +177,7 @@ extension SIPHeaders {
     private func addressList(_ name: SIPHeaderName) throws(SIPParseError) -> [SIPNameAddress] {
         var all = [SIPNameAddress]()
         _ = try withValues(name) { (p, slot) throws(SIPParseError) -> Void? in
-            try SIPNameAddress.parseList(p, slot.valueRange, header: slot.known, into: &all)
+            try SIPNameAddress.parseList(p, slot.valueRange, header: slot.known, into: &all) { $0 }
             return nil
         }
         return all

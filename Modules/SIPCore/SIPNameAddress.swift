@@ -45,9 +45,37 @@ struct NameAddressRanges {
     var parameters: Range<Int>
 }
 
+/// Where a name-addr scan puts what its URI scan found. Building a typed address keeps it
+/// (``SIPURI`` is then made from it, no second scan); the parse's validation drops it, so the
+/// lazy parse does not carry a URI's ranges it never reads.
+protocol URIPartsSink {
+    mutating func take(_ parts: URIRanges)
+}
+
+/// Drops the URI's ranges (validation).
+struct DroppedURIParts: URIPartsSink {
+    @inline(__always) mutating func take(_ parts: URIRanges) {}
+}
+
+/// Keeps the URI's ranges (building the value).
+struct KeptURIParts: URIPartsSink {
+    var parts: URIRanges?
+    @inline(__always) mutating func take(_ parts: URIRanges) { self.parts = parts }
+}
+
 extension SIPNameAddress {
-    /// Scans `( name-addr / addr-spec ) *( SEMI generic-param )` at the cursor.
+    /// Scans `( name-addr / addr-spec ) *( SEMI generic-param )` at the cursor (validation: the
+    /// URI's ranges are dropped).
     static func scan(_ c: inout ByteCursor) throws(SIPParseError) -> NameAddressRanges {
+        var dropped = DroppedURIParts()
+        return try scan(&c, uri: &dropped)
+    }
+
+    /// Scans `( name-addr / addr-spec ) *( SEMI generic-param )` at the cursor; what the URI scan
+    /// found goes to `sink`.
+    static func scan<Sink: URIPartsSink>(_ c: inout ByteCursor, uri sink: inout Sink) throws(SIPParseError)
+        -> NameAddressRanges
+    {
         c.skipLWS()
         var display: Range<Int>? = nil
         var quoted = false
@@ -56,9 +84,9 @@ extension SIPNameAddress {
             display = try c.quotedString()
             quoted = true
             c.skipLWS()
-            uri = try bracketed(&c)
+            uri = try bracketed(&c, &sink)
         } else if c.peek == ByteClass.lessThan {
-            uri = try bracketed(&c)
+            uri = try bracketed(&c, &sink)
         } else {
             let start = c.i
             var lastWordEnd = start
@@ -74,7 +102,7 @@ extension SIPNameAddress {
                         !ByteClass.isLinearWhitespace(b)
                     { c.i += 1 }
                     let range = start..<c.i
-                    _ = try URIScanner.scan(c.p, range, base: c.base)
+                    sink.take(try URIScanner.scan(c.p, range, base: c.base))
                     let parametersStart = c.i
                     try c.parameters { _, _ in }
                     return NameAddressRanges(
@@ -89,7 +117,7 @@ extension SIPNameAddress {
                 throw c.error(.invalidHeaderValue, "expected name-addr or addr-spec")
             }
             display = start..<lastWordEnd
-            uri = try bracketed(&c)
+            uri = try bracketed(&c, &sink)
         }
         let parametersStart = c.i
         try c.parameters { _, _ in }
@@ -98,8 +126,10 @@ extension SIPNameAddress {
             parameters: parametersStart..<c.i)
     }
 
-    /// `LAQUOT addr-spec RAQUOT`; returns the URI range after validating it.
-    private static func bracketed(_ c: inout ByteCursor) throws(SIPParseError) -> Range<Int> {
+    /// `LAQUOT addr-spec RAQUOT`; returns the URI range, what scanning it found goes to `sink`.
+    private static func bracketed<Sink: URIPartsSink>(_ c: inout ByteCursor, _ sink: inout Sink)
+        throws(SIPParseError) -> Range<Int>
+    {
         guard c.peek == ByteClass.lessThan else { throw c.error(.invalidHeaderValue, "expected '<'") }
         c.i += 1
         let start = c.i
@@ -107,19 +137,34 @@ extension SIPNameAddress {
         guard c.peek == ByteClass.greaterThan else { throw c.error(.invalidHeaderValue, "expected '>'") }
         let range = start..<c.i
         c.i += 1
-        _ = try URIScanner.scan(c.p, range, base: c.base)
+        sink.take(try URIScanner.scan(c.p, range, base: c.base))
         return range
     }
 
+    /// Scans one name-addr / addr-spec at the cursor and builds it, its URI from the ranges the
+    /// scan found (scanned once).
+    static func parse(_ p: UnsafeBufferPointer<UInt8>, _ c: inout ByteCursor, header: KnownHeader?)
+        throws(SIPParseError) -> SIPNameAddress
+    {
+        var kept = KeptURIParts()
+        let r = try scan(&c, uri: &kept)
+        // Every path of a successful scan scans the URI; no parts would be a scanner bug, and a
+        // parse error is the safe answer to it.
+        guard let parts = kept.parts else { throw c.error(.invalidHeaderValue, "expected a URI") }
+        return try SIPNameAddress(p, r, uri: parts, header: header)
+    }
+
     /// Builds the value from scanned ranges.
-    init(_ p: UnsafeBufferPointer<UInt8>, _ r: NameAddressRanges, header: KnownHeader?) throws(SIPParseError) {
+    init(_ p: UnsafeBufferPointer<UInt8>, _ r: NameAddressRanges, uri: URIRanges, header: KnownHeader?)
+        throws(SIPParseError)
+    {
         if let display = r.displayName {
             let text = p.unfoldedString(display)
             self.displayName = r.displayNameQuoted ? SIPParameters.unquoted(text) : text
         } else {
             self.displayName = nil
         }
-        self.uri = try SIPURI(p, r.uri)
+        self.uri = SIPURI(p, parts: uri)
         var pc = ByteCursor(p, r.parameters, header: header)
         self.parameters = try SIPParameters(p, cursor: &pc)
     }
@@ -138,15 +183,17 @@ extension SIPNameAddress {
         return parameters
     }
 
-    /// Parses a comma-separated list of addresses (Route, Record-Route, Contact without `*`).
-    static func parseList(
+    /// Parses a comma-separated list of addresses (Route, Record-Route, Contact without `*`),
+    /// appending each as `wrap` makes it (Contact appends `SIPContact.address` values straight
+    /// into its list, with no array of addresses in between).
+    @inline(__always)
+    static func parseList<Element>(
         _ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, header: KnownHeader?,
-        into out: inout [SIPNameAddress]
+        into out: inout [Element], _ wrap: (SIPNameAddress) -> Element
     ) throws(SIPParseError) {
         var c = ByteCursor(p, range, header: header)
         repeat {
-            let r = try scan(&c)
-            out.append(try SIPNameAddress(p, r, header: header))
+            out.append(wrap(try parse(p, &c, header: header)))
         } while try c.nextListElement()
     }
 }

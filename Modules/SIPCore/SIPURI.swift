@@ -75,7 +75,12 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
     }
 
     init(_ p: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, base: Int = 0) throws(SIPParseError) {
-        let r = try URIScanner.scan(p, range, base: base)
+        self.init(p, parts: try URIScanner.scan(p, range, base: base))
+    }
+
+    /// Builds the value from the ranges ``URIScanner`` found. The name-addr scan of From, To and
+    /// Contact carries them here, so building one of those URIs scans it once, not twice.
+    init(_ p: UnsafeBufferPointer<UInt8>, parts r: URIRanges) {
         self.scheme =
             r.scheme == .other
             ? Scheme(kind: .other, name: p.string(r.schemeRange).lowercasedASCII)

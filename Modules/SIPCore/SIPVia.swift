@@ -165,9 +165,11 @@ extension SIPVia {
     /// Builds the value from one scanned via-parm.
     private init(_ p: UnsafeBufferPointer<UInt8>, _ r: ViaRanges) throws(SIPParseError) {
         var pc = ByteCursor(p, r.parameters, header: .via)
-        let parameters = try SIPParameters(p, cursor: &pc)
-        self.init(
-            transport: SIPTransportProtocol(p, r.transport), host: "", port: r.port, parameters: parameters)
+        // Each field once, from its range (the public initializer would make and classify a
+        // placeholder host and the default protocol strings first).
+        parameters = try SIPParameters(p, cursor: &pc)
+        transport = SIPTransportProtocol(p, r.transport)
+        port = r.port
         protocolName = p.string(r.protocolName)
         protocolVersion = p.string(r.protocolVersion)
         host = SIPHost(p, r.host, kind: r.hostKind)

@@ -77,7 +77,7 @@ package struct RegistrationLoad: Sendable {
         var expiresAt: Duration?
     }
 
-    private enum TimerKind: UInt8, Sendable {
+    enum TimerKind: UInt8, Sendable {
         case e, f
         /// The line's phase bound (`lineTimeout`).
         case line
@@ -85,36 +85,36 @@ package struct RegistrationLoad: Sendable {
         case refresh
     }
 
-    private struct TimerEntry: Sendable {
+    struct TimerEntry: Sendable {
         var slot: Int32
         var kind: TimerKind
         var stamp: UInt32
     }
 
-    private var slots: [Slot]
-    private let binding: LocalBinding
+    var slots: [Slot]
+    let binding: LocalBinding
     /// The sent-by every REGISTER carries in its Via (RFC 3261 §18.1.2).
-    private let sentBy: ViaSentBy
-    private let reliable: Bool
-    private let timers: TransactionTimers
-    private let concurrency: Int
-    private let lineTimeout: Duration?
+    let sentBy: ViaSentBy
+    let reliable: Bool
+    let timers: TransactionTimers
+    let concurrency: Int
+    let lineTimeout: Duration?
     /// Lines start only through ``startNext(now:)`` (the shell paces them).
     public let paced: Bool
     /// With ``paced``: after the last queued line, start again from the first (`--duration`).
     public let cycles: Bool
-    private var phase: Phase = .register
-    private var queue: [Int] = []
-    private var nextInQueue = 0
-    private var running = 0
-    private var byBranch: [String: Int] = [:]
-    private var heap = DeadlineHeap<TimerEntry>()
-    private var compactAt = 256
-    private var outgoing: [[UInt8]] = []
+    var phase: Phase = .register
+    var queue: [Int] = []
+    var nextInQueue = 0
+    var running = 0
+    var byBranch: [String: Int] = [:]
+    var heap = DeadlineHeap<TimerEntry>()
+    var compactAt = 256
+    var outgoing: [[UInt8]] = []
     /// The line of each ``outgoing`` message (line-driven engines send each on its line's flow).
-    private var outgoingLines: [Int32] = []
-    private var outcomes: [Outcome] = []
-    private var events: [(index: Int, event: RegistrationEvent)] = []
+    var outgoingLines: [Int32] = []
+    var outcomes: [Outcome] = []
+    var events: [(index: Int, event: RegistrationEvent)] = []
 
     /// Keep every registration event (registering, challenged, …) for ``takeEvents()``: a
     /// one-shot registration reports them; load mode does not pay for them.
@@ -198,7 +198,7 @@ package struct RegistrationLoad: Sendable {
         return false
     }
 
-    private func startable(_ index: Int) -> Bool {
+    func startable(_ index: Int) -> Bool {
         guard !slots[index].active else { return false }
         guard phase == .register else { return true }
         switch slots[index].client.state {
@@ -219,8 +219,8 @@ package struct RegistrationLoad: Sendable {
         for index in slots.indices where slots[index].active { finish(index, .abandoned, now: now) }
     }
 
-    private var cycling: Bool { cycles && phase == .register }
-    private var stoppedStarting = false
+    var cycling: Bool { cycles && phase == .register }
+    var stoppedStarting = false
 
     /// The registration of line `index` (its state after the phases run so far).
     public func client(_ index: Int) -> RegistrationClient { slots[index].client }
@@ -228,81 +228,7 @@ package struct RegistrationLoad: Sendable {
     /// Lines in the engine.
     public var lineCount: Int { slots.count }
 
-    // MARK: - Lines driven one by one (a flow per line)
-
-    /// Line `index` has a flow of its own (the connection-oriented load engine: one TCP, TLS
-    /// or WebSocket connection per line, as each phone has): `binding` is its Via sent-by and
-    /// Contact from now on (RFC 3261 §18.1.1; RFC 7118 §5.2 for WebSocket). Responses to it are
-    /// checked against that sent-by.
-    public mutating func bind(_ index: Int, to binding: LocalBinding) {
-        slots[index].ownBinding = binding
-        slots[index].ownSentBy = ViaSentBy(host: binding.host, port: binding.port)
-    }
-
-    /// Line `index` registers now on its binding: a first registration, a re-registration
-    /// after its flow came back (RFC 5626 §4.4.1), or a refresh of a held binding. False when
-    /// it is in flight already or cannot register (stopped, failed). For a paced engine whose
-    /// shell drives lines itself (no ``begin(_:now:)`` queue).
-    @discardableResult
-    public mutating func startLine(_ index: Int, now: Duration) -> Bool {
-        guard !slots[index].active else { return false }
-        let binding = slots[index].ownBinding ?? self.binding
-        let actions: [RegistrationClient.Action]
-        switch slots[index].client.state {
-        case .idle:
-            activate(index, now: now)
-            actions = slots[index].client.start(binding: binding)
-        case .waitingForFlow:
-            activate(index, now: now)
-            actions = slots[index].client.flowRecovered(binding: binding)
-        case .registered:
-            slots[index].stampRefresh &+= 1
-            slots[index].refreshDue = now
-            activate(index, now: now)
-            actions = slots[index].client.timerFired(.refresh)
-        default:
-            return false
-        }
-        apply(actions, slot: index, now: now)
-        return true
-    }
-
-    /// Line `index` unregisters now (REGISTER with expiry 0 for its Contact); false when it has
-    /// nothing to remove or is in flight.
-    @discardableResult
-    public mutating func unregisterLine(_ index: Int, now: Duration) -> Bool {
-        guard !slots[index].active else { return false }
-        switch slots[index].client.state {
-        case .registered: break
-        default: return false
-        }
-        slots[index].stampRefresh &+= 1
-        activate(index, now: now)
-        apply(slots[index].client.stop(), slot: index, now: now)
-        return true
-    }
-
-    /// Line `index`'s flow died (RFC 5626 §4.4): the REGISTER in flight is forgotten (no
-    /// outcome: the line is not finished, it re-registers on its next flow through
-    /// ``startLine(_:now:)``), the refresh timer stops. Returns whether a REGISTER was in flight.
-    @discardableResult
-    public mutating func lineLost(_ index: Int, now: Duration) -> Bool {
-        let wasActive = slots[index].active
-        forgetTransaction(index)
-        if wasActive {
-            slots[index].active = false
-            slots[index].request = []
-            slots[index].stampLine &+= 1
-            running -= 1
-        }
-        slots[index].stampRefresh &+= 1
-        slots[index].refreshDue = nil
-        _ = slots[index].client.flowLost()
-        return wasActive
-    }
-
-    /// Whether line `index` has a REGISTER in flight.
-    public func isInFlight(_ index: Int) -> Bool { slots[index].active }
+    // Lines driven one by one: RegistrationLoad+Lines.swift.
 
     /// Messages to send, in order (whole SIP messages); empties the list.
     public mutating func takeOutgoing() -> [[UInt8]] {
@@ -389,178 +315,5 @@ package struct RegistrationLoad: Sendable {
         }
     }
 
-    // MARK: - Stepping
-
-    private mutating func launchWhileRoom(now: Duration) {
-        while running < concurrency, !stoppedStarting, launchNext(now: now) {}
-    }
-
-    private mutating func activate(_ index: Int, now: Duration) {
-        running += 1
-        slots[index].active = true
-        slots[index].started = now
-        if let lineTimeout { scheduleLineDeadline(slot: index, at: now + lineTimeout) }
-    }
-
-    private mutating func launchNext(now: Duration) -> Bool {
-        guard nextInQueue < queue.count else { return false }
-        let index = queue[nextInQueue]
-        nextInQueue += 1
-        activate(index, now: now)
-        let actions: [RegistrationClient.Action]
-        switch phase {
-        case .register where slots[index].registered:
-            actions = slots[index].client.timerFired(.refresh)  // a cycle of --duration
-        case .register: actions = slots[index].client.start(binding: binding)
-        case .unregister: actions = slots[index].client.stop()
-        }
-        apply(actions, slot: index, now: now)
-        return true
-    }
-
-    /// Executes a transaction's actions for line `index`.
-    private mutating func perform(_ actions: [NonInviteClientTransaction<SIPResponse>.Action], slot index: Int,
-                                  now: Duration) {
-        for action in actions {
-            switch action {
-            case .sendRequest:
-                outgoing.append(slots[index].request)
-                outgoingLines.append(Int32(index))
-            case .startTimer(let timer, let after):
-                schedule(timer, after: after, slot: index, now: now)
-            case .cancelTimer(let timer):
-                if timer == .E { slots[index].stampE &+= 1 } else if timer == .F { slots[index].stampF &+= 1 }
-            case .deliver(let response):
-                guard response.statusCode >= 200 else { continue }
-                forgetTransaction(index)
-                apply(slots[index].client.receive(response), slot: index, now: now)
-                // The rest (Timer K, termination) belongs to the finished transaction; the line
-                // may already have started its next one.
-                return
-            case .terminate(let end):
-                guard slots[index].branch != nil else { continue }
-                forgetTransaction(index)
-                let cseq = slots[index].client.builder.cseq
-                apply(slots[index].client.transactionFailed(end, cseq: cseq), slot: index, now: now)
-            case .sendACK:
-                continue
-            }
-        }
-    }
-
-    /// Executes a registration's actions for line `index`: a REGISTER starts a transaction; the
-    /// registered / unregistered / failed events end the line's phase.
-    private mutating func apply(_ actions: [RegistrationClient.Action], slot index: Int, now: Duration) {
-        // The clients render their REGISTERs as bytes (wire mode): a request made by the step
-        // that returned `actions` waits in the client, not in a `.send` action.
-        if let wire = slots[index].client.wireRequest {
-            slots[index].client.wireRequest = nil
-            startTransaction(wire, slot: index, now: now)
-        }
-        for action in actions {
-            if recordsEvents, case .event(let event) = action { events.append((index, event)) }
-            switch action {
-            case .send(let request):
-                startTransaction(request.serialized(), slot: index, now: now)
-            case .event(.registered(let result)):
-                slots[index].registered = true
-                var refresh: Outcome.Refresh?
-                if let due = slots[index].refreshDue {
-                    let expiry = slots[index].expiresAt ?? .zero
-                    refresh = Outcome.Refresh(lateness: max(.zero, slots[index].started - due), beforeExpiry: now <= expiry)
-                }
-                slots[index].refreshDue = nil
-                slots[index].expiresAt = now + .seconds(Int(result.grantedExpires))
-                finish(index, .registered(result), now: now, refresh: refresh)
-            case .event(.unregistered):
-                slots[index].registered = false
-                finish(index, .unregistered, now: now)
-            case .event(.failed(let failure)):
-                finish(index, .failed(failure), now: now)
-            case .startTimer(.refresh, let after) where holdsBindings:
-                scheduleRefresh(slot: index, at: now + after)
-            case .cancelTimer(.refresh):
-                slots[index].stampRefresh &+= 1
-            case .event, .startTimer, .cancelTimer:
-                // Without holdsBindings no binding is kept alive; retry timers are never run.
-                continue
-            }
-        }
-    }
-
-    private mutating func startTransaction(_ request: [UInt8], slot index: Int, now: Duration) {
-        // The builder made the branch (RFC 3261 §8.1.1.7): no need to parse our own Via back.
-        let branch = slots[index].client.builder.lastBranch
-        slots[index].request = request
-        slots[index].branch = branch
-        slots[index].transaction = NonInviteClientTransaction(reliable: reliable, timers: timers)
-        byBranch[branch] = index
-        perform(slots[index].transaction.start(), slot: index, now: now)
-    }
-
-    private mutating func forgetTransaction(_ index: Int) {
-        if let branch = slots[index].branch { byBranch[branch] = nil }
-        slots[index].branch = nil
-        slots[index].stampE &+= 1
-        slots[index].stampF &+= 1
-    }
-
-    private mutating func finish(_ index: Int, _ result: Outcome.Result, now: Duration,
-                                 refresh: Outcome.Refresh? = nil) {
-        guard slots[index].active else { return }
-        if case .registered = result {} else { slots[index].refreshDue = nil }
-        forgetTransaction(index)
-        slots[index].active = false
-        slots[index].request = []
-        running -= 1
-        slots[index].stampLine &+= 1
-        outcomes.append(Outcome(index: index, latency: now - slots[index].started, result: result, refresh: refresh))
-        if !paced || phase == .unregister { launchWhileRoom(now: now) }
-    }
-
-    // MARK: - Timer heap (lazy cancellation by stamp)
-
-    private func isLive(_ entry: TimerEntry) -> Bool {
-        let slot = slots[Int(entry.slot)]
-        switch entry.kind {
-        case .e: return entry.stamp == slot.stampE
-        case .f: return entry.stamp == slot.stampF
-        case .line: return entry.stamp == slot.stampLine && slot.active
-        case .refresh: return entry.stamp == slot.stampRefresh
-        }
-    }
-
-    private mutating func schedule(_ timer: TransactionTimer, after: Duration, slot index: Int, now: Duration) {
-        let kind: TimerKind
-        switch timer {
-        case .E: kind = .e
-        case .F: kind = .f
-        default: return  // K is not kept (see the type's documentation)
-        }
-        if kind == .e { slots[index].stampE &+= 1 } else { slots[index].stampF &+= 1 }
-        push(now + after, TimerEntry(slot: Int32(index), kind: kind,
-                                     stamp: kind == .e ? slots[index].stampE : slots[index].stampF))
-    }
-
-    private mutating func scheduleLineDeadline(slot index: Int, at deadline: Duration) {
-        slots[index].stampLine &+= 1
-        push(deadline, TimerEntry(slot: Int32(index), kind: .line, stamp: slots[index].stampLine))
-    }
-
-    private mutating func scheduleRefresh(slot index: Int, at deadline: Duration) {
-        slots[index].stampRefresh &+= 1
-        push(deadline, TimerEntry(slot: Int32(index), kind: .refresh, stamp: slots[index].stampRefresh))
-    }
-
-    private mutating func push(_ deadline: Duration, _ entry: TimerEntry) {
-        if heap.count >= compactAt && heap.count > 8 * running { compactHeap() }
-        heap.push(deadline, entry)
-    }
-
-    /// Drops cancelled entries (most Timer F entries are: their transaction ended long before).
-    private mutating func compactHeap() {
-        heap.retain(where: isLive)
-        // Held lines keep a live refresh timer each: compact again only once the heap doubled.
-        compactAt = max(256, 2 * heap.count)
-    }
+    // Stepping and the timer heap: RegistrationLoad+Stepping.swift.
 }
