@@ -141,7 +141,7 @@ let package = Package(
         tests("CaptureTests", ["Capture", "AstraTestSupport"]),
         tests("TortureTests", ["Torture", "SIPCore", "SIPTransport", "ToolSupport", "AstraTestSupport"]),
         tests("LineRunnerTests", ["LineRunner", "SIPCore", "SIPTransport", "SIPDialog", "Metrics", "AstraTestSupport"]),
-        tests("CallLoadTests", ["CallLoad", "CallSession", "SIPDialog", "AstraJSON"]),
+        tests("CallLoadTests", ["CallLoad", "CallSession", "SIPDialog", "AstraJSON", "LineRunner"]),
         tests("RegisterCommandTests", ["RegisterCommand", "ToolSupport", "LineRunner", "SIPCore"]),
         tests("CallCommandTests", ["CallCommand", "CallSession", "Media", "ToolSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),

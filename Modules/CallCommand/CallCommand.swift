@@ -12,6 +12,9 @@ public enum CallCommand {
     /// Parses the process's command line, runs the subcommand and exits with its code.
     public static func run() async -> Never {
         await ToolMain.run(ToolSpecs.call) { context in
+            if context.subcommand == "load", let path = context.arguments.string("merge") {
+                return CallLoadOptions.merge(context, path: path)
+            }
             if context.subcommand == "load" {
                 var (setups, options) = try CallLoadOptions.load(context)
                 options.capture = try await CaptureHub.make(context)

@@ -42,11 +42,19 @@ enum CallLoadOptions {
     static func load(_ context: ToolContext) throws(ToolError) -> ([LineSetup], CallLoadRun.Options) {
         let arguments = context.arguments
         let insecure = arguments.flag(CommonOptions.Key.insecure)
-        let setups: [LineSetup]
+        var setups: [LineSetup]
         if let path = arguments.string("lines") {
             setups = try CallLines.read(path, insecure: insecure)
         } else {
             setups = [try LineSetup(line: try LineOptions.resolve(arguments), insecure: insecure)]
+        }
+        if let text = arguments.string("shard") {
+            guard arguments.string("lines") != nil else {
+                throw ToolError(.usage, "--shard divides the lines of --lines FILE: give --lines")
+            }
+            let shard = try LoadShard(parsing: text)
+            setups = setups.enumerated().filter { shard.takes($0.offset) }.map(\.element)
+            guard !setups.isEmpty else { throw ToolError(.usage, "--lines: no lines in shard \(shard)") }
         }
         if arguments.string("calls") != nil && arguments.string("duration") != nil {
             throw ToolError(.usage, "--calls and --duration both end the run: pick one")

@@ -38,7 +38,7 @@ public struct MetricSet: Sendable, Equatable {
     }
 
     /// The exposition body in `format` as the UTF-8 bytes a response carries (no `String` in
-    /// between: a thousand monitored lines are ~4 MB per scrape, see ``ExpositionWriter``).
+    /// between: a thousand monitored lines are ~4 MB per scrape, see `ExpositionWriter`).
     public func renderBytes(_ format: ExpositionFormat) -> [UInt8] {
         var writer = ExpositionWriter(reserving: ExpositionWriter.estimate(families))
         for family in families { writer.write(family, format) }

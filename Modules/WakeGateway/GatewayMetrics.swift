@@ -15,7 +15,8 @@ struct GatewayMetrics: Sendable {
 
     private(set) var set = MetricSet([
         MetricFamily(
-            name: "wakegw_pushes", help: "Pushes by provider (apns, fcm) and outcome (accepted, rejected, rate_limited, backoff).",
+            name: "wakegw_pushes", help:
+                "Pushes by provider (apns, fcm) and outcome (accepted, rejected, rate_limited, backoff, not_sealed, grant_expired, seal_failed).",
             kind: .counter),
         MetricFamily(
             name: "wakegw_push_to_ring_seconds", help: "From the push sent to the woken phone's 180/183.",

@@ -60,6 +60,8 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
     private var apnsAPI: APNsProviderAPI
     private var fcmAPI: FCMProviderAPI?
     private var faults: [Fault] = []
+    /// `--provider-capture`: every accepted push request, as the provider saw it.
+    private let capture: ProviderCapture?
     private var startedAt: [Int: Int64] = [:]
 
     /// The service account whose assertions and project the FCM listener accepts.
@@ -73,9 +75,10 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
         fcmPort: UInt16 = 0, identity: TLSServerIdentity, teamID: String, apnsKeys: [JWTKey],
         fcmAccount: ((UInt16) throws(WakeGatewayError) -> FCMServiceAccount)?, topics: Set<String>? = nil,
         devices: PushEmulator<C>, wallClockMs: @escaping @Sendable () -> Int64 = WallClock.nowMs,
-        emit: @escaping Emit = { _ in }
+        capture: ProviderCapture? = nil, emit: @escaping Emit = { _ in }
     ) throws(WakeGatewayError) {
         self.host = host
+        self.capture = capture
         self.devices = devices
         self.wallClockMs = wallClockMs
         self.emit = emit
@@ -131,7 +134,11 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
         await sandbox.stop()
         await production.stop()
         await google?.stop()
+        capture?.close()
     }
+
+    /// Lines written to the capture file so far (0 without one).
+    public var capturedRequests: Int { capture?.lines ?? 0 }
 
     /// `https://host:port` of each API.
     public nonisolated var apnsSandboxURL: String { "https://\(host):\(ports.apnsSandbox)" }
@@ -186,6 +193,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
                     environment: environment, token: submission.token, delivery: nil, started: started,
                     timestampMs: timestamp)
             case .accepted(let id, let delivery):
+                capture?.record(provider: "apns", request)
                 return apnsAnswer(
                     200, reason: nil, apnsID: id, environment: environment, token: submission.token,
                     delivery: delivery, started: started)
@@ -239,6 +247,7 @@ public actor ProviderEmulatorServer<C: Clock<Duration>> {
                 record("fcm", environment: nil, status: code.status, reason: code.rawValue, delivery: nil, token: submission.token, started: started)
                 return FCMProviderAPI.fcmError(code, Self.message(code))
             case .accepted(let name, let delivery):
+                capture?.record(provider: "fcm", request)
                 record("fcm", environment: nil, status: 200, reason: nil, delivery: delivery, token: submission.token, started: started)
                 return .json(200, JSONValue.object(["name": .string(name)]).jsonText)
             }

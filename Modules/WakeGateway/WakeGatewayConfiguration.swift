@@ -101,6 +101,9 @@ public struct WakeGatewayConfiguration: Sendable {
     public var apnsEmulatorPort: UInt16 = 0
     public var apnsEmulatorProductionPort: UInt16 = 0
     public var fcmEmulatorPort: UInt16 = 0
+    /// `--provider-capture`: the emulator writes every push request it accepted here (JSON Lines,
+    /// ``ProviderCapture``); nil = no capture.
+    public var providerCapture: String?
     /// The emulator's TLS certificate chain and key (PEM); nil = a self-signed one made at start.
     public var emulatorCertFile: String?
     public var emulatorKeyFile: String?

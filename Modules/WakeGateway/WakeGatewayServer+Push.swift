@@ -28,6 +28,9 @@ extension WakeGatewayServer {
         guard configuration.fcmAccount != nil || configuration.fcmURL == nil else {
             throw WakeGatewayError("a real FCM host needs the service account (--fcm-service-account)")
         }
+        guard configuration.providerCapture == nil || emulated else {
+            throw WakeGatewayError("--provider-capture needs the emulator (a provider left to it)")
+        }
         var devices: PushEmulator<C>?
         var emulator: ProviderEmulatorServer<C>?
         if emulated {
@@ -58,7 +61,8 @@ extension WakeGatewayServer {
                     if let given { return given }
                     return try Self.devAccount(host: host, port: port)
                 },
-                devices: devices!, emit: emit)
+                devices: devices!, capture: try configuration.providerCapture.map(ProviderCapture.init(path:)),
+                emit: emit)
         }
         var settings = PushProviderSettings(
             apnsSandboxURL: configuration.apnsSandboxURL ?? emulator!.apnsSandboxURL,
@@ -123,6 +127,15 @@ extension WakeGatewayServer {
         if apnsBackoff.removeValue(forKey: registration.token) != nil {
             writer.enqueue(.deleteBackoff(token: registration.token))
         }
+        let sealing = configuration.sealed == .off ? nil : registration.sealing
+        if sealing == nil, configuration.sealed == .required {
+            limited(id, call, why: "not_sealed")
+            return .unregistered
+        }
+        if let sealing, !sealing.grantLive(nowSeconds: WallClock.nowMs() / 1_000) {
+            limited(id, call, why: "grant_expired")
+            return .unregistered
+        }
         guard rateLimiter.allow(call.user, nowMs: now) else {
             limited(id, call, why: "user_rate")
             return .tooManyRequests
@@ -130,12 +143,20 @@ extension WakeGatewayServer {
         saveBucket(call.user)
         if let old = call.pushID { grants.revoke(old) }
         let pushID = grants.issue(call: id, expiresMs: now + configuration.ackWindowMs)
+        guard let payload = payload(call, sealing, pushID: pushID, nowMs: now) else {
+            grants.revoke(pushID)
+            limited(id, call, why: "seal_failed")
+            return .unregistered
+        }
+        count(payload.sealed ? "pushes_sealed" : "pushes_clear")
+        metrics.payload(sealed: payload.sealed)
         call.pushID = pushID
         call.pushSentMs = now
         calls[id] = call
         pushTasks[id]?.cancel()
         pushTasks[id] = Task {
-            let refused = await self.deliver(id, call, registration, pushID: pushID, retryUntil: now + self.configuration.ackWindowMs / 2)
+            let refused = await self.deliver(
+                id, call, registration, pushID: pushID, payload: payload, retryUntil: now + self.configuration.ackWindowMs / 2)
             guard !Task.isCancelled else { return }  // replaced by a newer push, or stopping
             self.pushTasks[id] = nil
             if refused != nil { await self.wake?.pushRejected(id) }
@@ -149,7 +170,8 @@ extension WakeGatewayServer {
     /// `retryUntil` (half the ack window), while the call is not over; a 429 pauses the token.
     /// Returns nil when the provider accepted the push.
     private func deliver(
-        _ id: Int32, _ call: HeldCall, _ registration: PushRegistration, pushID: String, retryUntil: Int64
+        _ id: Int32, _ call: HeldCall, _ registration: PushRegistration, pushID: String, payload: WakePushPayload,
+        retryUntil: Int64
     ) async -> APNsRejection? {
         var attempts = 0
         var renewed = false
@@ -157,7 +179,7 @@ extension WakeGatewayServer {
         var answer: ProviderAnswer
         while true {
             attempts += 1
-            answer = await send(registration, pushID: pushID, call: call)
+            answer = await send(registration, payload)
             switch answer.outcome {
             case .refreshCredentials where !renewed:
                 renewed = true
@@ -205,20 +227,16 @@ extension WakeGatewayServer {
     }
 
     /// One provider request for the push.
-    private func send(_ registration: PushRegistration, pushID: String, call: HeldCall) async -> ProviderAnswer {
+    private func send(_ registration: PushRegistration, _ payload: WakePushPayload) async -> ProviderAnswer {
         let timeout = Int(max(100, min(configuration.providerTimeoutMs, configuration.ackWindowMs)))
         if registration.isAndroid {
             return await providers.sendFCM(
-                token: registration.token,
-                data: [("type", "call"), ("push_id", pushID), ("caller", call.caller), ("call_id", call.callID)],
+                token: registration.token, data: [("type", "call")] + payload.fcmData,
                 ttlSeconds: configuration.fcmTTLSeconds, timeoutMs: timeout)
         }
-        let payload = JSONValue.object([
-            "push_id": .string(pushID), "caller": .string(call.caller), "call_id": .string(call.callID), "aps": [:],
-        ]).jsonText
         return await providers.sendAPNs(
             token: registration.token, environment: registration.environment, topic: registration.topic,
-            payload: payload, timeoutMs: timeout)
+            payload: payload.apnsBody, timeoutMs: timeout)
     }
 
     /// `push_sent`: which provider, its answer (`accepted` or `rejected:<reason>`), status, the
@@ -255,11 +273,17 @@ extension WakeGatewayServer {
                 ]))
     }
 
-    /// A push not sent (rate limit or back-off): counted and told, the call fails over.
+    /// A push not sent (rate limit, back-off; `not_sealed`, `grant_expired`, `seal_failed` for a
+    /// sealed push that cannot go): counted and told, the call fails over.
     func limited(_ id: Int32, _ call: HeldCall, why: String) {
-        count(why == "user_rate" ? "push_rate_limited" : "apns_backoff")
+        switch why {
+        case "user_rate": count("push_rate_limited")
+        case "apns_backoff": count("apns_backoff")
+        default: count("push_refused_" + why)
+        }
         let android = store.registration(for: call.user)?.isAndroid ?? false
-        metrics.pushed(provider: android ? "fcm" : "apns", outcome: why == "user_rate" ? "rate_limited" : "backoff")
+        let outcome = why == "user_rate" ? "rate_limited" : why == "apns_backoff" ? "backoff" : why
+        metrics.pushed(provider: android ? "fcm" : "apns", outcome: outcome)
         emit(
             WakeEvent(
                 "push_limited",

@@ -1,3 +1,4 @@
+import AstraJSON
 import PushKitEmu
 import SIPCore
 import SIPTransport
@@ -131,15 +132,13 @@ extension WakeGatewayServer {
         }
         let live = registrationLive(user)
         let registration = store.registration(for: user)
-        emit(
-            WakeEvent(
-                "call_held",
-                [
-                    ("call", .int(Int64(id))), ("call_id", .string(callID)), ("user", .string(user)),
-                    ("caller", .string(caller)),
-                    ("registration_live", .bool(live)), ("has_token", .bool(registration != nil)),
-                    ("token_source", .string(registration?.source.rawValue ?? "none")),
-                ]))
+        // A sealed registration's caller is for the phone only: not in clear here either.
+        var held: JSONObject = ["call": .int(Int64(id)), "call_id": .string(callID), "user": .string(user)]
+        if seals(registration) { held["sealed"] = .bool(true) } else { held["caller"] = .string(caller) }
+        held["registration_live"] = .bool(live)
+        held["has_token"] = .bool(registration != nil)
+        held["token_source"] = .string(registration?.source.rawValue ?? "none")
+        emit(WakeEvent("call_held", held))
         await wake?.incomingCall(id, registrationLive: live, hasToken: registration != nil)
     }
 

@@ -73,4 +73,28 @@ extension WakeGatewayServer {
         }
         return sealing(endpoint, offer, source: .rfc8599)
     }
+
+    // MARK: The push
+
+    /// The payload of call `call`'s push: sealed under `sealing`'s call key (the caller from the
+    /// INVITE's From: URI, user, display name; the end time the gateway gives up by: the ack
+    /// window, the register wait and the ring timeout from now, wall clock), or clear without
+    /// one. nil when sealing failed (it does not with a checked key; the push is then not sent).
+    func payload(_ call: HeldCall, _ sealing: PushSealing?, pushID: String, nowMs: Int64) -> WakePushPayload? {
+        guard let sealing else { return .clear(pushID: pushID, caller: call.caller, callID: call.callID) }
+        let from = try? call.invite.headers.from()
+        let end = wallMs(
+            nowMs + configuration.ackWindowMs + configuration.registerWaitMs + configuration.ringTimeoutMs)
+        let caller = SealedCaller(
+            uri: from?.uri.description ?? "", user: from?.uri.user ?? call.caller, name: from?.displayName ?? "",
+            endMs: end)
+        return try? WakePushPayload.sealed(
+            pushID: pushID, caller: caller, callID: call.callID, callKey: sealing.callKey,
+            gatewayID: configuration.grantAudience)
+    }
+
+    /// Whether `registration`'s pushes go sealed (then no event may name the caller).
+    func seals(_ registration: PushRegistration?) -> Bool {
+        configuration.sealed != .off && registration?.sealing != nil
+    }
 }

@@ -1,3 +1,4 @@
+import LineRunner
 import Testing
 import ToolSupport
 

@@ -104,6 +104,7 @@ extension WakeGatewayConfiguration {
         apnsEmulatorPort = UInt16(try Self.int(a, "apns-emulator-port"))
         apnsEmulatorProductionPort = UInt16(try Self.int(a, "apns-emulator-production-port"))
         fcmEmulatorPort = UInt16(try Self.int(a, "fcm-emulator-port"))
+        providerCapture = a.string("provider-capture")
         emulatorCertFile = a.string("emulator-cert-file")
         emulatorKeyFile = a.string("emulator-key-file")
         if (emulatorCertFile == nil) != (emulatorKeyFile == nil) {

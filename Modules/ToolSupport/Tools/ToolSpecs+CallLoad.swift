@@ -38,6 +38,15 @@ extension ToolSpecs {
                 help: "Place the calls from every line of this JSON Lines file in turn, instead of one line."),
             .value("targets", valueName: "file", help: "Call the targets of this file (one a row) in turn."),
             .value(
+                "shard", valueName: "I/N",
+                help: "Place calls only from every N-th line of --lines starting at line I (0 ≤ I < N ≤ 10000), "
+                    + "to run one load as N processes; --calls, --rate and --concurrency are each process's."),
+            .value(
+                "merge", valueName: "file",
+                help: "Combine the JSON Lines of several load runs (shards; '-' = standard input) into one "
+                    + "load_summary: counts and failures by cause summed, set-up and MOS percentiles from every "
+                    + "call_result, wall_ms the longest shard's. Places no call."),
+            .value(
                 "concurrency", valueName: "n", kind: .int(1...10_000), default: "10", help: "Calls up at once."),
             .value(
                 "rate", valueName: "n/s", kind: .perSecond(0.01...10_000),
@@ -82,6 +91,10 @@ extension ToolSpecs {
             Example(
                 "20 calls at once, 5 per second, 10 s each, to an answering fleet that echoes:",
                 "astra-call load --lines callers.jsonl --concurrency 20 --rate 5/s --calls 100 --hold 10 "
-                    + "--expect-tone 440 --targets callees.txt")
+                    + "--expect-tone 440 --targets callees.txt"),
+            Example(
+                "The same load as four processes, then one summary:",
+                "for i in 0 1 2 3; do astra-call load --lines callers.jsonl --shard $i/4 --calls 25 "
+                    + "--targets callees.txt > shard-$i.jsonl & done; wait; cat shard-*.jsonl | astra-call load --merge -"),
         ])
 }

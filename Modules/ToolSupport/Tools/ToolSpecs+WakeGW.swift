@@ -123,6 +123,10 @@ extension ToolSpecs {
                 "fcm-emulator-port", valueName: "port", kind: .listenPort, default: "2199",
                 help: "Emulated FCM HTTP v1 host with its OAuth2 token endpoint /token (0 = any)."),
             .value(
+                "provider-capture", valueName: "file",
+                help:
+                    "Write every push request the emulator accepted to this file (created mode 0600), one JSON object a line: provider (apns|fcm), path, headers, body: what Apple or Google would have received, with the authorization header and the device token redacted."),
+            .value(
                 "emulator-cert-file", valueName: "file",
                 help: "PEM certificate chain for the emulator's listeners (with --emulator-key-file; default: self-signed at start)."),
             .value("emulator-key-file", valueName: "file", help: "PEM private key of --emulator-cert-file."),

@@ -3,21 +3,22 @@ import ToolSupport
 /// `--shard I/N`: this process takes every N-th line of the load file starting at line I
 /// (0-based, blank lines not counted), so a fleet larger than one machine runs as N processes
 /// under a scheduler — a Kubernetes Job's completion index, GNU parallel's `{%}` — and
-/// `--merge` combines their JSON Lines (docs/tools.md).
-struct LoadShard: Sendable, Hashable, CustomStringConvertible {
-    let index: Int
-    let count: Int
+/// `--merge` combines their JSON Lines (docs/tools.md). astra-register's load and astra-call's
+/// load both shard this way.
+package struct LoadShard: Sendable, Hashable, CustomStringConvertible {
+    package let index: Int
+    package let count: Int
 
     /// Shards per run at most (a line file holds at most 100,000 lines).
-    static let maxCount = 10_000
+    package static let maxCount = 10_000
 
-    init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
 
     /// Parses `I/N` with 0 ≤ I < N ≤ 10,000.
-    init(parsing text: String) throws(ToolError) {
+    package init(parsing text: String) throws(ToolError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), parts[0].allSatisfy(\.isASCII),
               parts[1].allSatisfy(\.isASCII)
@@ -32,7 +33,7 @@ struct LoadShard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the `position`-th non-blank line (0-based) belongs to this shard.
-    func takes(_ position: Int) -> Bool { position % count == index }
+    package func takes(_ position: Int) -> Bool { position % count == index }
 
-    var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 }
