@@ -60,35 +60,35 @@ public actor PushEmulator<C: Clock<Duration>> {
         var hello: DeviceHello
     }
 
-    private struct Stored {
+    struct Stored {
         var line: String
         var id: String
     }
 
     public nonisolated let devicePort: UInt16
-    private let listener: TCPListener
-    private let settings: EmulatorSettings
-    private let clock: C
-    private let start: C.Instant
-    private let wallClockMs: @Sendable () -> Int64
-    private let log: Log
-    private let emit: Emit
-    private var devices: [String: Device] = [:]
+    let listener: TCPListener
+    let settings: EmulatorSettings
+    let clock: C
+    let start: C.Instant
+    let wallClockMs: @Sendable () -> Int64
+    let log: Log
+    let emit: Emit
+    var devices: [String: Device] = [:]
     /// The last hello of each token ever seen (a push service knows a device's token while it is offline).
-    private var known: [String: DeviceHello] = [:]
-    private var models: [String: APNsModel] = [:]
+    var known: [String: DeviceHello] = [:]
+    var models: [String: APNsModel] = [:]
     /// Tokens rotated away (a hello's `replaces`), with when (wall ms): 410 Unregistered / UNREGISTERED.
-    private var retired: [String: Int64] = [:]
-    private var stored: [Int32: Stored] = [:]
-    private var storedToken: [Int32: String] = [:]
-    private var nextPush: Int32 = 0
-    private var tasks: [Task<Void, Never>] = []
-    private var table: ConnectionTable<ObjectIdentifier>
-    private var open: [ObjectIdentifier: TCPConnection] = [:]
+    var retired: [String: Int64] = [:]
+    var stored: [Int32: Stored] = [:]
+    var storedToken: [Int32: String] = [:]
+    var nextPush: Int32 = 0
+    var tasks: [Task<Void, Never>] = []
+    var table: ConnectionTable<ObjectIdentifier>
+    var open: [ObjectIdentifier: TCPConnection] = [:]
     /// Insertion order of ``known`` tokens, for the cap.
-    private var knownOrder: [String] = []
+    var knownOrder: [String] = []
     /// Recent push times per token (ms), for the rate model.
-    private var recentPushes: [String: [Int64]] = [:]
+    var recentPushes: [String: [Int64]] = [:]
     /// Pushes one device token may get per minute before the service answers 429.
     public private(set) var deviceRateLimit = 60
     /// Offline tokens remembered at most (hello, model, retired).
@@ -154,7 +154,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         ]
     }
 
-    private func sweep() {
+    func sweep() {
         for (id, _) in table.expired(nowMs: nowMs) {
             table.remove(id)
             open.removeValue(forKey: id)?.close()
@@ -166,13 +166,13 @@ public actor PushEmulator<C: Clock<Duration>> {
         }
     }
 
-    private func evictForDescriptor() {
+    func evictForDescriptor() {
         guard let victim = table.evictQuietest() else { return }
         open.removeValue(forKey: victim)?.close()
     }
 
     /// Remembers `token`'s hello; past the cap the oldest offline tokens are forgotten.
-    private func remember(_ hello: DeviceHello) {
+    func remember(_ hello: DeviceHello) {
         let token = hello.token
         if known.updateValue(hello, forKey: token) == nil { knownOrder.append(token) }
         guard known.count > Self.maxRememberedTokens else { return }
@@ -192,13 +192,13 @@ public actor PushEmulator<C: Clock<Duration>> {
     /// Whether a device with this token has its connection open.
     public func isOnline(_ token: String) -> Bool { devices[token] != nil || devices[token.lowercased()] != nil }
 
-    private var nowMs: Int64 {
+    var nowMs: Int64 {
         let elapsed = start.duration(to: clock.now)
         return elapsed.components.seconds * 1_000 + elapsed.components.attoseconds / 1_000_000_000_000_000
     }
 
     /// The per-token rate model: true when one more push this minute is allowed (and counts it).
-    private func allowPush(_ token: String) -> Bool {
+    func allowPush(_ token: String) -> Bool {
         var times = (recentPushes[token] ?? []).filter { $0 > nowMs - 60_000 }
         guard times.count < deviceRateLimit else {
             recentPushes[token] = times
@@ -302,13 +302,13 @@ public actor PushEmulator<C: Clock<Duration>> {
 
     // MARK: Delivery (both services)
 
-    private enum Verdict {
+    enum Verdict {
         case accepted(PushDelivery)
         case rejected(APNsRejection)
     }
 
     /// The delivery model's verdict for `token`: deliver now (after the delay), store or drop.
-    private func judge(
+    func judge(
         _ token: String, _ request: APNsRequest, bundle: String, environment: APNsEnvironment, line: String, id: String
     ) -> Verdict {
         var model = models[token] ?? APNsModel(bundleID: bundle, environment: environment, settings: settings)
@@ -343,7 +343,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         }
     }
 
-    private func deliver(_ line: String, to token: String, afterMs: Int64) {
+    func deliver(_ line: String, to token: String, afterMs: Int64) {
         let clock = clock
         Task {
             if afterMs > 0 { try? await clock.sleep(for: .milliseconds(afterMs)) }
@@ -351,7 +351,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         }
     }
 
-    private func write(_ line: String, to token: String) async {
+    func write(_ line: String, to token: String) async {
         guard let device = devices[token] else {
             log("push service: device \(TokenText.redact(token)) went offline before delivery: push lost")
             return
@@ -359,171 +359,5 @@ public actor PushEmulator<C: Clock<Duration>> {
         if !(await device.connection.write(Array((line + "\n").utf8))) {
             log("push service: write to device \(TokenText.redact(token)) failed")
         }
-    }
-
-
-    // MARK: Device side
-
-    private func adopt(_ connection: TCPConnection) {
-        let id = ObjectIdentifier(connection)
-        switch table.admit(id, peer: connection.remoteIP, nowMs: nowMs) {
-        case .refused:
-            connection.close()
-            return
-        case .accepted(let evicted):
-            if let evicted { open.removeValue(forKey: evicted)?.close() }
-        }
-        open[id] = connection
-        // Until its hello, a device connection is "reading": the header timeout applies.
-        table.update(id, .reading(sinceMs: nowMs), nowMs: nowMs)
-        Task {
-            await self.readHello(connection)
-            self.closed(id)
-        }
-    }
-
-    private func closed(_ id: ObjectIdentifier) {
-        table.remove(id)
-        open.removeValue(forKey: id)?.close()
-    }
-
-    private func readHello(_ connection: TCPConnection) async {
-        var buffer: [UInt8] = []
-        var token: String?
-        for await event in connection.events {
-            guard case .data(let bytes) = event else { break }
-            if token != nil { continue }  // the device sends nothing after its hello
-            buffer += bytes
-            guard let newline = buffer.firstIndex(of: 10) else {
-                if buffer.count > 4_096 { connection.close() }
-                continue
-            }
-            switch Self.parseHello(Array(buffer[0..<newline])) {
-            case .failure(let reason):
-                log("push service: device \(connection.remote) sent a bad hello: \(reason.message)")
-                _ = await connection.write(Array(((["error": .string(reason.message)] as JSONObject).jsonText + "\n").utf8))
-                connection.close()
-                return
-            case .success(let hello):
-                token = hello.token
-                table.update(ObjectIdentifier(connection), .idle, nowMs: nowMs)
-                await online(hello, connection)
-            }
-        }
-        if let token, devices[token]?.connection === connection {
-            devices[token] = nil
-            log("push service: device \(TokenText.redact(token)) disconnected")
-            emit(WakeEvent("device_disconnected", [("token", .string(TokenText.redact(token)))]))
-        }
-    }
-
-    private func online(_ hello: DeviceHello, _ connection: TCPConnection) async {
-        devices[hello.token]?.connection.close()
-        if let old = hello.replaces, old != hello.token {
-            // The token was rotated (PushKit, FCM onNewToken): the old one is dead for good.
-            retired[old] = wallClockMs()
-            if retired.count > Self.maxRememberedTokens, let any = retired.keys.first(where: { $0 != old }) {
-                retired[any] = nil
-            }
-            if let device = devices.removeValue(forKey: old) { device.connection.close() }
-            log("push service: token \(TokenText.redact(old)) retired, replaced by \(TokenText.redact(hello.token))")
-        }
-        retired[hello.token] = nil
-        devices[hello.token] = Device(connection: connection, hello: hello)
-        remember(hello)
-        log("push service: device \(TokenText.redact(hello.token)) online (\(hello.platform.rawValue), \(hello.topic))")
-        var fields: [(String, JSONValue)] = [
-            ("token", .string(TokenText.redact(hello.token))), ("platform", .string(hello.platform.rawValue)),
-            ("topic", .string(hello.topic)),
-        ]
-        fields.append(
-            hello.platform == .ios
-                ? ("environment", .string(hello.environment.rawValue)) : ("project_id", .string(hello.project)))
-        emit(WakeEvent("device_connected", fields))
-        guard var model = models[hello.token] else { return }
-        let action = model.deviceCameOnline(now: nowMs)
-        models[hello.token] = model
-        switch action {
-        case .deliver(let push, let afterMs):
-            if let held = stored.removeValue(forKey: push) {
-                storedToken[push] = nil
-                deliver(held.line, to: hello.token, afterMs: afterMs)
-            }
-        case .drop(let push):
-            stored[push] = nil
-            storedToken[push] = nil
-            log("push service: stored push for \(TokenText.redact(hello.token)) expired")
-        case .reject, .store, .lose, .none:
-            break
-        }
-    }
-
-    /// Which push service a device is a client of.
-    package enum Platform: String, Sendable, Hashable {
-        case ios, android
-    }
-
-    package struct DeviceHello: Sendable, Hashable {
-        package var platform: Platform = .ios
-        /// iOS: the APNs device token (lowercase hex); Android: the FCM registration token (as is).
-        package var token: String
-        /// iOS: the VoIP topic `<bundle>.voip`; Android: the app's package name.
-        package var topic: String
-        /// iOS: the token's APNs environment.
-        package var environment: APNsEnvironment = .sandbox
-        /// Android: the FCM project (sender) the token belongs to.
-        package var project: String = ""
-        /// The token this one replaces (rotation), if any.
-        package var replaces: String? = nil
-    }
-
-    package struct HelloError: Error {
-        package let message: String
-    }
-
-    /// A device's first line (package: the fuzz target reads hellos through it).
-    package static func parseHello(_ bytes: [UInt8]) -> Result<DeviceHello, HelloError> {
-        guard let json = try? JSONValue.parse(bytes), case .object = json else {
-            return .failure(HelloError(message: "hello is not a JSON object"))
-        }
-        var platform = Platform.ios
-        if let value = json["platform"] {
-            guard case .string(let name) = value, let known = Platform(rawValue: name) else {
-                return .failure(HelloError(message: "platform must be ios or android"))
-            }
-            platform = known
-        }
-        let normalize: (String) -> String? = { text in
-            platform == .ios ? TokenText.normalized(text) : FCMTokenText.valid(text)
-        }
-        let tokenRule =
-            platform == .ios ? "token must be hex, even length, 16-512 digits" : FCMTokenText.rule
-        guard case .string(let rawToken)? = json["token"], let token = normalize(rawToken) else {
-            return .failure(HelloError(message: tokenRule))
-        }
-        var replaces: String?
-        if let value = json["replaces"] {
-            guard case .string(let raw) = value, let old = normalize(raw) else {
-                return .failure(HelloError(message: "replaces must be a token: " + tokenRule.dropFirst(14)))
-            }
-            replaces = old
-        }
-        if platform == .android {
-            guard case .string(let package)? = json["package"], FCMTokenText.isName(package) else {
-                return .failure(HelloError(message: "package must be an application id (letters, digits, . _)"))
-            }
-            guard case .string(let project)? = json["project_id"], FCMTokenText.isName(project) else {
-                return .failure(HelloError(message: "project_id must be an FCM project id"))
-            }
-            return .success(
-                DeviceHello(platform: .android, token: token, topic: package, project: project, replaces: replaces))
-        }
-        guard case .string(let topic)? = json["topic"], topic.hasSuffix(".voip"), topic.count > 5 else {
-            return .failure(HelloError(message: "topic must be <bundle id>.voip"))
-        }
-        guard case .string(let env)? = json["environment"], let environment = APNsEnvironment(rawValue: env) else {
-            return .failure(HelloError(message: "environment must be sandbox or production"))
-        }
-        return .success(DeviceHello(token: token, topic: topic, environment: environment, replaces: replaces))
     }
 }
