@@ -92,8 +92,12 @@ extension LoadRun {
             }
             return .failure(LoadError("flow ended"))
         }
+        // Cancels the waiter only when the time is really up: cancelling the bound itself (the
+        // flow answered first) must not cancel the waiter too. It once did (`try?` swallowed the
+        // cancellation and fell through to `waiter.cancel()`), and on a loaded machine a flow that
+        // was up within milliseconds was then reported as "timeout after 10 s connecting".
         let bound = Task {
-            try? await clock.sleep(for: timeout)
+            do { try await clock.sleep(for: timeout) } catch { return }
             waiter.cancel()
         }
         await endpoint.start()
@@ -101,6 +105,7 @@ extension LoadRun {
         bound.cancel()
         // Keep draining events (qualifies, stray responses) so the stream never piles up.
         Task { for await _ in events {} }
+        if case .success = result { return result }  // a flow that came up is up, whatever raced
         return waiter.isCancelled ? .failure(LoadError("timeout after \(timeout) connecting")) : result
     }
 }
