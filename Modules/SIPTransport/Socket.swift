@@ -35,10 +35,9 @@ enum Socket {
             let writable = await withTaskGroup(of: Bool?.self) { group -> Bool in
                 group.addTask { await channel.waitWritable() }
                 // A backstop beside the write source: the kernel's own answer, asked every
-                // `recheck`, so a wake-up the event source does not deliver costs at most that
-                // much, never the whole timeout. (A connect to a local Kamailio was once reported
-                // timed out after 10 s on a loaded machine; with this, a timeout means the kernel
-                // itself saw no answer to the SYN.)
+                // `recheck`, so a wake-up the event source does not deliver would cost at most
+                // that much, never the whole timeout; a connect timeout then always means the
+                // kernel itself saw no answer to the SYN.
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.recheck)
