@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
 // Layers (dependencies point down only; the whole picture is in docs/architecture.md):
-//   Tools → RegisterCommand / CallCommand → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
+//   Tools → RegisterCommand / CallCommand / PushSimCommand → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
 //   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
 //   TLSMemory → SIPCore → AstraJSON → C libraries
 import PackageDescription
@@ -111,6 +111,8 @@ let package = Package(
         module("RegisterCommand", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics", "AstraJSON", "SIPCore"]),
         // astra-call's command (one call, load, answer --load) as a library.
         module("CallCommand", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
+        // astra-pushsim's command: run/check/fuzz in virtual time over PushKitEmu, live mode over PushKitLive.
+        module("PushSimCommand", ["PushKitEmu", "PushKitLive", "ToolSupport", "AstraJSON", "SIPCore"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
@@ -128,7 +130,7 @@ let package = Package(
         tests("CallSessionTests", ["CallSession", "AstraTestSupport"]),
         tests("MediaTests", ["Media", "AstraTestSupport", "COpenSSL"], resources: [.copy("Vectors")]),
         tests("PushKitEmuTests", ["PushKitEmu", "AstraTestSupport"]),
-        tests("PushKitLiveTests", ["PushKitLive", "AstraTestSupport"]),
+        tests("PushKitLiveTests", ["PushKitLive", "PushSimCommand", "AstraTestSupport"]),
         tests("HTTPLiteTests", ["HTTPLite", "AstraTestSupport"]),
         tests("HTTP2Tests", ["HTTP2", "AstraTestSupport"]),
         tests("TLSMemoryTests", ["TLSMemory", "HTTP2", "COpenSSL"]),
@@ -144,6 +146,7 @@ let package = Package(
         tests("CallLoadTests", ["CallLoad", "CallSession", "SIPDialog", "AstraJSON", "LineRunner"]),
         tests("RegisterCommandTests", ["RegisterCommand", "ToolSupport", "LineRunner", "SIPCore"]),
         tests("CallCommandTests", ["CallCommand", "CallSession", "Media", "ToolSupport"]),
+        tests("PushSimCommandTests", ["PushSimCommand", "PushKitEmu", "AstraJSON"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
@@ -151,7 +154,7 @@ let package = Package(
         tool("astra-register", ["RegisterCommand"]),
         tool("astra-call", ["CallCommand"]),
         tool("astra-qr", ["ToolSupport", "Provisioning"]),
-        tool("astra-pushsim", ["ToolSupport", "PushKitEmu", "PushKitLive"]),
+        tool("astra-pushsim", ["PushSimCommand"]),
         tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
         tool("astra-trace", ["ToolSupport", "Capture"]),
         tool("astra-torture", ["ToolSupport", "Torture"]),

@@ -1,5 +1,6 @@
 import Foundation
 import PushKitEmu
+import PushSimCommand
 import Testing
 
 @testable import PushKitLive

@@ -1,3 +1,5 @@
+import PushKitEmu
+
 /// `astra-pushsim check`: every built-in scenario under each delivery model.
 extension PushSimCommand {
     /// `check`: every built-in under each delivery model (ideal: one run each; field: `fieldRuns`

@@ -1,3 +1,5 @@
+import PushKitEmu
+
 /// What `astra-pushsim` produced: stdout lines, stderr lines, exit code. The tool main only
 /// prints them; everything else lives here so it is testable without a process.
 package struct PushSimOutput: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import PushKitEmu
+import PushSimCommand
 import Testing
 
 @Suite struct CommandTests {

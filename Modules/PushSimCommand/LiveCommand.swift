@@ -1,5 +1,6 @@
 import Glibc
 import PushKitEmu
+import PushKitLive
 
 /// `astra-pushsim live SCENARIO`: one live scenario end to end (docs/pushkit-emulator.md,
 /// "Live mode"), independent of argument parsing.

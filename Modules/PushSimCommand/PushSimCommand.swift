@@ -1,3 +1,5 @@
+import PushKitEmu
+
 /// The `astra-pushsim` commands (docs/man/astra-pushsim.md), independent of argument parsing.
 package enum PushSimCommand {
     /// Runs `command` (`run`, `check`, `fuzz`) with the preset policy of `options`; `scenario` is

@@ -1,3 +1,5 @@
+import PushKitEmu
+
 /// `astra-pushsim fuzz`: random scenarios against the invariants.
 extension PushSimCommand {
     /// `fuzz --seed S --count N`: a `fuzz_failure` line per failing case the moment it fails

@@ -1,5 +1,6 @@
 import AstraJSON
 import PushKitEmu
+import PushSimCommand
 import Testing
 
 /// Every seed and replay command the tool prints reproduces what it reported: fuzz case seeds,
