@@ -53,7 +53,7 @@ public enum ProvisioningPayload {
         }
         throw ProvisioningError(
             .notALine,
-            "the code holds \"\(preview(text))\", which is not a line "
+            "the code holds \(describe(text)), which is not a line "
                 + "(expected astra1:…, a line JSON object or a sip: URI)")
     }
 
@@ -75,12 +75,20 @@ public enum ProvisioningPayload {
     /// The associated data a sealed password is bound to: `user@domain`.
     static func sealContext(_ line: Line) -> String { line.user + "@" + line.domain }
 
-    /// The first 40 characters of a non-line payload, for errors (never a whole secret).
-    static func preview(_ text: String) -> String {
-        let head = String(text.prefix(40)).map {
-            $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0 == " ") ? $0 : "?"
+    /// What an error says of a payload that is not a line: its length, and its scheme when it
+    /// starts with one (a word of letters, digits, `+`, `-`, `.` up to 16 long, then `:`), so a
+    /// near miss such as `ASTRA:u=1001;p=…` or `https://…` is recognisable. A code is input from
+    /// outside and may hold a password anywhere, even as its first word: nothing else is shown.
+    static func describe(_ text: String) -> String {
+        var scheme = ""
+        var rest = Substring(text)
+        while let c = rest.first, scheme.count < 16, c.isASCII, c.isLetter || c.isNumber || "+-.".contains(c) {
+            scheme.append(c)
+            rest = rest.dropFirst()
         }
-        return String(head) + (text.count > 40 ? "…" : "")
+        let count = "\(text.count) character" + (text.count == 1 ? "" : "s")
+        guard !scheme.isEmpty, rest.first == ":" else { return "text of \(count)" }
+        return "\"\(scheme):…\" (\(count))"
     }
 }
 

@@ -2,19 +2,13 @@ import SIPCore
 import SIPDialog
 import SIPTransport
 
-/// One INVITE the gateway holds or has released: the upstream transaction (from Kamailio) and,
-/// once released, the downstream one (back to Kamailio, marked). RFC 3261 §16: the gateway is a
-/// transaction-stateful proxy; the upstream server transaction answers 100 at once.
+/// One INVITE the gateway holds or has released, as the actor keeps it: what it needs to build
+/// the call's messages and events, and the call's ``HeldCallMachine`` — which alone decides
+/// (RFC 3261 §16: the gateway is a transaction-stateful proxy). Nothing here is a state flag:
+/// where the call is, whether the caller left, whether a CANCEL went down, all live in the
+/// machine; the fields below are addresses, branches and times for the messages and events.
 struct HeldCall: Sendable {
-    /// Where the call is.
-    enum Phase: Sendable, Hashable {
-        /// RFC 3261 §16.2: received, 100 sent; the wake decision runs.
-        case held
-        /// §16.6: forwarded downstream (released, or to the failover URI).
-        case released
-        /// A final response went upstream (§16.7 step 10, or our own 480/487).
-        case finished
-    }
+    typealias Machine = HeldCallMachine<SIPResponse>
 
     let id: Int32
     /// The R-URI user (`asterisk_endpoint`).
@@ -28,36 +22,24 @@ struct HeldCall: Sendable {
     let upstreamBranch: String
     let toTag: String
     let arrivedMs: Int64
-    var phase: Phase = .held
+    /// The proxy's decisions for this call (events in, actions out).
+    var machine: Machine
     var pushID: String?
     var pushSentMs: Int64?
     var ackMs: Int64?
-    /// The INVITE forwarded downstream, its branch and when.
+    /// The INVITE forwarded downstream, as sent (Timer A resends these bytes), its branch and when.
     var forwarded: SIPRequest?
+    var forwardedBytes: [UInt8] = []
     var downstreamBranch: String?
     var releasedMs: Int64?
-    var gotDownstreamResponse = false
-    var answered = false
-    var rang = false
-    /// Toward Kamailio: SIPDialog's INVITE server transaction (§17.2.1) holds the last response
-    /// we sent (the 100, or our own 480/487/503), answers a retransmitted INVITE with it, and
-    /// runs Timer G (our non-2xx again until the ACK) and H (64·T1). Relayed responses bypass it.
-    var upstreamTransaction = InviteServerTransaction<[UInt8]>(reliable: false)
-    var cancelledByCaller = false
-    /// The decision gave up on the phone (480 upstream, or forwarded to the failover URI).
-    var failedOver = false
-    var cancelSent = false
     var qualifyBranch: String?
     /// Gone notice (option): when the INVITE went to the phone after the caller had left.
     var goneNoticeMs: Int64?
     /// When the caller's CANCEL arrived.
     var cancelledMs: Int64?
-    /// The gone notice's final answer from the phone was seen (487, or a 2xx that raced our CANCEL).
-    var goneNoticeDone = false
-    /// A provisional answer came back on the gone notice's INVITE (Kamailio's own 100 counts).
-    var goneNoticeProvisional = false
-    /// No alerting answer within ``WakeGatewayServer/goneCancelFallbackMs``: CANCEL on any 1xx.
-    var goneNoticeFallbackDue = false
     /// The ACK of a 2xx that raced the gone notice's CANCEL (repeated for 2xx retransmissions).
     var goneNoticeACK: [UInt8]?
+
+    /// Nothing went downstream and no final went upstream (the call counts as held).
+    var isHeld: Bool { machine.isHeld }
 }

@@ -12,8 +12,12 @@ extension HeldCallMachine {
         return clientActions(actions, leg: leg, retransmission: false, status: status)
     }
 
+    /// Timer B bounds only the Calling state (§17.1.1.2: "still in the Calling state when Timer B
+    /// fires"): once the phone's leg has a provisional answer, the decision's ring timer bounds
+    /// the ringing (SIPDialog's client times out in Proceeding too, so it is not fed B there).
     mutating func downstreamTimerFired(_ timer: TransactionTimer) -> [Action] {
         guard var client = downstream, let leg else { return [] }
+        if timer == .B, client.state == .proceeding, case .phone = leg { return [] }
         let actions = client.timerFired(timer)
         downstream = client
         return clientActions(actions, leg: leg, retransmission: true, status: 0)

@@ -95,11 +95,22 @@ public struct HeldCallMachine<R: Sendable>: Sendable {
 
     /// The INVITE arrives: 100 at once (§16.2, §17.2.1), then the decision's first step.
     public mutating func start(registrationLive: Bool, hasToken: Bool) -> [Action] {
+        received() + decide(registrationLive: registrationLive, hasToken: hasToken)
+    }
+
+    /// The INVITE arrives: 100 at once (§16.2, §17.2.1). The decision starts with
+    /// ``decide(registrationLive:hasToken:)`` once the line's registrations are read (from a
+    /// shared store that is an await, and the caller may CANCEL meanwhile).
+    public mutating func received() -> [Action] {
+        serverActions(upstream.send(status: 100, .trying))
+    }
+
+    /// The decision's first step: qualify a live contact (step 1), push (step 2) or fail over.
+    /// Nothing when the caller has already left (its 487 is sent) or the call was drained.
+    public mutating func decide(registrationLive: Bool, hasToken: Bool) -> [Action] {
+        guard case .held = state, !callerLeft, decision.state == .idle else { return [] }
         self.hasToken = hasToken
-        var out = serverActions(upstream.send(status: 100, .trying))
-        out.append(.emit(.held))
-        out += perform(decision.start(registrationLive: registrationLive, hasToken: hasToken))
-        return out
+        return [.emit(.held)] + perform(decision.start(registrationLive: registrationLive, hasToken: hasToken))
     }
 
     /// The INVITE again (same branch): the last response again (§17.2.1), nothing else.

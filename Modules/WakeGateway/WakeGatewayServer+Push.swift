@@ -115,9 +115,9 @@ extension WakeGatewayServer {
     /// back-off (the answer is then non-nil). Otherwise the provider exchange runs in a task of its
     /// own and this returns nil: a provider that takes its time (a TLS handshake, retries) must
     /// never hold the SIP receive loop — the caller's CANCEL, other calls, the REGISTERs — behind
-    /// it. The provider's refusal comes back to the wake decision as an event
-    /// (``WakeServer/pushRejected(_:)``), which fails the call over at once (decision D34).
-    func push(_ id: Int32) async -> APNsRejection? {
+    /// it. The provider's refusal comes back to the call's machine as an event
+    /// (``HeldCallMachine/pushRefused()``), which fails the call over at once (decision D34).
+    func push(_ id: Int32) -> APNsRejection? {
         guard var call = calls[id], let registration = store.registration(for: call.user) else { return .unregistered }
         let now = nowMs
         if let until = apnsBackoff[registration.token], until > now {
@@ -159,7 +159,7 @@ extension WakeGatewayServer {
                 id, call, registration, pushID: pushID, payload: payload, retryUntil: now + self.configuration.ackWindowMs / 2)
             guard !Task.isCancelled else { return }  // replaced by a newer push, or stopping
             self.pushTasks[id] = nil
-            if refused != nil { await self.wake?.pushRejected(id) }
+            if refused != nil { await self.step(id) { $0.pushRefused() } }
         }
         return nil
     }
@@ -185,7 +185,7 @@ extension WakeGatewayServer {
                 renewed = true
                 if registration.isAndroid { await providers.invalidateFCMAccess() } else { await providers.invalidateAPNsToken() }
                 continue
-            case .retry where nowMs + backoffMs < retryUntil && !(calls[id]?.failedOver ?? true) && !Task.isCancelled:
+            case .retry where nowMs + backoffMs < retryUntil && (calls[id]?.machine.isActive ?? false) && !Task.isCancelled:
                 do { try await clock.sleep(for: .milliseconds(backoffMs)) } catch { break }
                 backoffMs *= 2
                 continue

@@ -22,7 +22,7 @@ extension WakeGatewayServer {
                 now.registrations.append((platform, source, byKind[platform + "\u{1}" + source] ?? 0))
             }
         }
-        now.heldCalls = calls.values.filter { $0.phase == .held }.count
+        now.heldCalls = calls.values.filter(\.isHeld).count
         now.draining = draining
         let format = ExpositionFormat.negotiate(accept: request.header("accept"))
         return HTTPResponse(
@@ -37,13 +37,13 @@ extension WakeGatewayServer {
     @discardableResult
     public func drain(within: Duration) async -> Int {
         draining = true
-        let held = calls.values.filter { $0.phase == .held }.count
+        let held = calls.values.filter(\.isHeld).count
         emit(WakeEvent("draining", [("held_calls", .int(Int64(held)))]))
         let deadline = clock.now.advanced(by: within)
-        while calls.values.contains(where: { $0.phase == .held }), clock.now < deadline {
+        while calls.values.contains(where: { $0.isHeld }), clock.now < deadline {
             try? await clock.sleep(for: .milliseconds(20))
         }
-        let left = calls.values.filter { $0.phase == .held }.count
+        let left = calls.values.filter(\.isHeld).count
         await stop()
         return left
     }

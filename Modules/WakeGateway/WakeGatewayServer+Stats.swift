@@ -15,7 +15,6 @@ extension WakeGatewayServer {
         ]
         for (key, value) in counters.sorted(by: { $0.key < $1.key }) { fields.append((key, .int(Int64(value)))) }
         for (key, value) in stateCounts.sorted(by: { $0.key < $1.key }) { fields.append(("held_" + key, .int(Int64(value)))) }
-        fields.append(("held_decisions", .int(Int64(await wake?.trackedCalls ?? 0))))
         for (key, value) in (await devices?.stateCounts ?? [:]).sorted(by: { $0.key < $1.key }) {
             fields.append(("apns_" + key, .int(Int64(value))))
         }

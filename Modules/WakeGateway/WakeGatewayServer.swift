@@ -6,8 +6,8 @@ import PushKitEmu
 import SIPCore
 import SIPTransport
 
-/// The wake gateway: PushKitEmu's ``WakeServer`` (wake decision v2) running for real beside
-/// Kamailio (docs/wake-gateway.md, D12).
+/// The wake gateway: PushKitEmu's wake decision v2 running for real beside Kamailio
+/// (docs/wake-gateway.md, D12).
 ///
 /// - SIP (UDP, one socket): Kamailio relays every INVITE for a local user here; the gateway is a
 ///   transaction-stateful proxy (RFC 3261 §16) that holds it while the decision runs, then
@@ -22,8 +22,10 @@ import SIPTransport
 ///   process (``ProviderEmulatorServer`` on loopback TLS + ``PushEmulator``'s device port for
 ///   phones).
 ///
-/// Timers (ack window, register wait, qualify, ring timeout) run on the injected clock inside
-/// ``WakeServer``; SIP retransmissions (Timer A/G) use the same clock.
+/// Each call is one ``HeldCallMachine`` (the wake decision and SIPDialog's INVITE server and
+/// client transactions); the actor routes messages, acks and timers to it and executes its
+/// actions (`step`). Every timer — the decision's, Timer A/B/G/H, the linger — is armed
+/// on the injected clock.
 public actor WakeGatewayServer<C: Clock<Duration>> {
     public typealias Emit = @Sendable (WakeEvent) -> Void
     public typealias Log = @Sendable (String) -> Void
@@ -52,9 +54,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     let log: Log
     nonisolated let sipAddress: SocketAddress
     var http: HTTPServer?
-    var wake: WakeServer<C, GatewayTransport<C>>?
     var receiveTask: Task<Void, Never>?
-    var retransmissions: [String: Task<Void, Never>] = [:]
+    /// Each call's armed timers, by the machine's kind (``HeldCallMachine/Timer``).
+    var timers: [Int32: [Machine.Timer: ArmedTimer]] = [:]
+    var timerGeneration: UInt64 = 0
 
     var store = PushTokenStore()
     /// Where the registrations and limits persist (``StateStore``), and the one path to it.
@@ -73,7 +76,6 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     var apnsBackoff: [String: Int64] = [:]
     /// The provider exchange of each call's push in flight (``push(_:)``).
     var pushTasks: [Int32: Task<Void, Never>] = [:]
-    var reapTasks: [Int32: Task<Void, Never>] = [:]
     var nextCall: Int32 = 0
     /// What was refused or dropped, by kind (`sip_untrusted`, `auth_refused`, `push_rate_limited`,
     /// `apns_backoff`, …) — bounded: one counter per kind.
@@ -118,9 +120,6 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     /// Starts the HTTP API, the APNs device listener and the SIP receive loop.
     public func start() async throws(WakeGatewayError) -> Ports {
         try await restoreState()
-        wake = WakeServer(
-            settings: configuration.decision, goneNotice: configuration.goneNotice, clock: clock,
-            transport: GatewayTransport(gateway: self))
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -169,14 +168,12 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
 
     /// Stops every listener and timer; held calls are answered 503 first.
     public func stop() async {
-        for (id, call) in calls where call.phase == .held {
-            await finish(id, status: 503, reason: "Service Unavailable", why: "gateway_stopping")
+        for id in calls.values.filter(\.isHeld).map(\.id).sorted() {
+            await step(id) { $0.drain() }
         }
         receiveTask?.cancel()
-        for task in retransmissions.values { task.cancel() }
-        retransmissions.removeAll()
-        for task in reapTasks.values { task.cancel() }
-        reapTasks.removeAll()
+        for armed in timers.values.flatMap(\.values) { armed.task.cancel() }
+        timers.removeAll()
         for task in pushTasks.values { task.cancel() }
         pushTasks.removeAll()
         await http?.stop()
@@ -186,7 +183,6 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
         await providerEmulator?.stop()
         await devices?.stop()
         await udp.close()
-        wake = nil
     }
 
     /// Milliseconds since start on the gateway clock.
@@ -206,11 +202,17 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     func count(_ kind: String) { counters[kind, default: 0] += 1 }
 
     /// Live state held now, by kind — what a long run must keep flat (the soak and RSS tests).
+    /// `retransmissions`: every armed per-call timer; `reap_timers`: the finished calls' lingers;
+    /// `decisions`: the calls whose wake decision is not over yet.
     public var stateCounts: [String: Int] {
-        [
+        let armed = timers.values.reduce(0) { $0 + $1.count }
+        let lingering = timers.values.filter { $0[.linger] != nil }.count
+        let deciding = calls.values.filter { !$0.machine.decision.isOver && $0.machine.decision.state != .answered }
+        return [
             "calls": calls.count, "upstream_branches": byUpstreamBranch.count,
             "downstream_branches": byDownstreamBranch.count, "qualify_branches": byQualifyBranch.count,
-            "push_grants": grants.count, "retransmissions": retransmissions.count, "reap_timers": reapTasks.count,
+            "push_grants": grants.count, "retransmissions": armed, "reap_timers": lingering,
+            "decisions": deciding.count,
             "rate_buckets": rateLimiter.trackedUsers, "apns_backoff": apnsBackoff.count, "bindings": bindings.count,
         ]
     }
@@ -283,7 +285,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
     }
 
     /// `POST /voip-push-ack`: the push-id is redeemed once (``PushGrants``); an unknown, replayed or
-    /// expired id is 404 and releases nothing.
+    /// expired id is 404 and releases nothing. The answer's `call_active` says whether the held
+    /// call is still there for the phone (``HeldCallMachine/isActive``): not cancelled by the
+    /// caller, not failed over, not ended by a final other than the phone's 2xx — so a phone woken
+    /// too late ends its CallKit placeholder at once (docs/push-wake-rules.md R5).
     func acked(_ pushID: String) async -> HTTPResponse {
         guard let id = grants.redeem(pushID, nowMs: nowMs), var call = calls[id] else {
             count("ack_unknown")
@@ -300,36 +305,10 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                     ("user", .string(call.user)), ("since_push_ms", .int(now - (call.pushSentMs ?? now))),
                     ("since_invite_ms", .int(now - call.arrivedMs)),
                 ]))
-        await wake?.ackReceived(id)
-        // The REGISTER may have overtaken the ack (different paths): feed it now.
-        if let seen = lastRegisterMs[call.user], let pushed = call.pushSentMs, seen >= pushed {
-            await wake?.registerReceived(id)
-        }
-        let active = await callActive(id)
+        // The REGISTER may have overtaken the ack (different paths): the machine is fed it now.
+        let overtaken = lastRegisterMs[call.user].map { seen in call.pushSentMs.map { seen >= $0 } ?? false } ?? false
+        await step(id) { $0.pushAcked(registeredSincePush: overtaken) }
+        let active = calls[id]?.machine.isActive ?? false
         return .json(200, (["acked": true, "call_active": .bool(active)] as JSONObject).jsonText)
     }
-
-    /// Whether the held call behind a push is still there for the phone: not cancelled by the
-    /// caller, not failed over (480 or the failover URI), not ended by a final answer other than
-    /// the phone's 2xx. The ack answer carries it as `call_active`, so a phone woken too late ends
-    /// its CallKit placeholder at once (docs/push-wake-rules.md R5: caller hung up before the app woke).
-    func callActive(_ id: Int32) async -> Bool {
-        guard let call = calls[id], !call.cancelledByCaller, !call.failedOver else { return false }
-        if call.phase == .finished && !call.answered { return false }
-        switch await wake?.state(of: id) {
-        case .failedOver, .cancelled, .cancelledNoticeOwed: return false
-        default: return true
-        }
-    }
-}
-
-/// ``WakeTransport`` for ``WakeServer``: every action goes back into the gateway actor.
-struct GatewayTransport<C: Clock<Duration>>: WakeTransport {
-    let gateway: WakeGatewayServer<C>
-    func sendQualify(call: Int32) async { await gateway.sendQualify(call) }
-    func sendInvite(call: Int32, direct: Bool) async { await gateway.release(call, direct: direct) }
-    func sendPush(call: Int32) async -> APNsRejection? { await gateway.push(call) }
-    func sendCancel(call: Int32) async { await gateway.cancelDownstream(call) }
-    func sendGoneNotice(call: Int32) async { await gateway.goneNotice(call) }
-    func failedOver(call: Int32, reason: FailoverReason) async { await gateway.failover(call, reason: reason) }
 }

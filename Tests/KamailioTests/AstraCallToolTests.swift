@@ -53,14 +53,19 @@ extension KamailioPeer {
             let wav = H.temporaryPath("play"), recording = H.temporaryPath("play-rec")
             defer { for p in [wav, recording] { try? FileManager.default.removeItem(atPath: p) } }
             var tone = ToneGenerator(frequencies: [700], sampleRate: 16_000)
-            try WAVFile(sampleRate: 16_000, samples: tone.samples(16_000 * 3)).write(path: wav)
-            let callee = try await H.callee(server, .udp, user: "1004", ["--duration", "1.5", "--record", recording])
+            // The callee hangs up 2.5 s after its answer, before the 4-s file ends. Its recording
+            // starts at the answer, the caller's media only after the 200 OK crossed Kamailio
+            // twice: under a busy CPU that start has taken over 300 ms, so the bound below leaves
+            // 1.3 s for it rather than asking most of a short call to be tone.
+            try WAVFile(sampleRate: 16_000, samples: tone.samples(16_000 * 4)).write(path: wav)
+            let callee = try await H.callee(server, .udp, user: "1004", ["--duration", "2.5", "--record", recording])
             let caller = try H.dial(server, .wss, user: "1003", to: "1004", ["--play", wav])
             #expect(await caller.exitStatus(within: .seconds(15)) == 0, "caller: \(caller.stderr)")
             #expect(await callee.exitStatus(within: .seconds(5)) == 0, "callee: \(callee.stderr)")
             #expect(caller.events("ended").first.flatMap { H.field("reason", in: $0) } == "remote_hangup")
             #expect(callee.events("ended").first.flatMap { H.field("reason", in: $0) } == "local_hangup")
-            #expect(try H.toneSeconds(recording, frequency: 700) >= 1.2)
+            let heard = try H.toneSeconds(recording, frequency: 700)
+            #expect(heard >= 1.2, "tone \(heard) s; callee: \(callee.events("first_rtp")) caller: \(caller.events("first_rtp"))")
         }
 
         /// SIGINT during an answered call: the caller sends BYE and exits 0 (local hang-up).

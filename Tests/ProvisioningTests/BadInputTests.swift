@@ -64,12 +64,29 @@ import Testing
         let result = decode([try file("hello.png", try QRRenderer.render(matrix, format: .png))])
         #expect(result.exit == .invalidLine)
         #expect(result.diagnostics.count == 1)
-        #expect(result.diagnostics[0].contains("hello.png: the code holds \"hello world\", which is not a line"))
+        #expect(result.diagnostics[0].contains("hello.png: the code holds text of 11 characters, which is not a line"))
         let invalid = try QRMatrix.encode("astra1:u=1001;d=example.com;s=pbx:99999")
         let second = decode([try file("port.png", try QRRenderer.render(invalid, format: .png))])
         #expect(second.exit == .invalidLine)
         #expect(
             second.diagnostics == ["astra-qr: \(dir.path)/port.png: line: port 99999 out of range 1…65535 (server)"])
+    }
+
+    /// A near miss of the compact form (a wrong prefix) still holds a password: the error shows
+    /// the code's scheme and length only, never its text.
+    @Test func codeThatIsNotALineShowsOnlyItsSchemeAndLength() throws {
+        let secret = "Pw" + "9f2e" + "Kq71"
+        for text in ["ASTRA:v=1;u=1001;p=\(secret);d=127.0.0.1", "\(secret) 1001", "line u=1001 p=\(secret)"] {
+            let matrix = try QRMatrix.encode(text)
+            let result = decode([try file("near.png", try QRRenderer.render(matrix, format: .png))])
+            #expect(result.exit == .invalidLine)
+            #expect(result.diagnostics.count == 1)
+            #expect(!result.diagnostics[0].contains(secret))
+            #expect(!result.diagnostics[0].contains("1001"))
+        }
+        let near = try QRMatrix.encode("ASTRA:v=1;u=1001;p=\(secret)")
+        let named = decode([try file("near.png", try QRRenderer.render(near, format: .png))])
+        #expect(named.diagnostics.first?.contains("the code holds \"ASTRA:…\" (") == true)
     }
 
     @Test func sealedCodeWithWrongPassphraseExitsOne() throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import WakeGateway
 
 /// The caller's CANCEL in every phase of the wake table (docs/wake-gateway.md "The proxy
-/// machine", rows C1…C8, R1…R3, T1, G1…G5): the ack after a CANCEL, two calls for one line, the gone notice, and
+/// machine", rows C1…C11, R1…R5, T1, G1…G5): the ack after a CANCEL, two calls for one line, the gone notice, and
 /// the CANCEL/failover race: in virtual time, without sockets (``HeldCallRig``).
 @Suite struct HeldCallCancelTests {
     /// C1: CANCEL while the registered contact is qualified (held) → 487, nothing downstream; the
@@ -97,6 +97,40 @@ import Testing
         #expect(rig.downstream == ["INVITE direct", "CANCEL"])
     }
 
+    /// C9: CANCEL after the phone's non-2xx was relayed (the call ended) → nothing more.
+    @Test func c9CancelAfterRelayedFinal() {
+        var rig = HeldCallRig(live: true)
+        rig.on { $0.qualifyAnswered() }
+        rig.on { $0.downstreamResponse(status: 486, 486) }
+        rig.on { $0.cancel() }
+        #expect(rig.finals == ["relay 486"])
+        #expect(rig.downstream == ["INVITE direct", "ACK 486"])
+        #expect(rig.reports.last == .cancelled(phase: "finished"))
+    }
+
+    /// C10: CANCEL after the drain's 503 → nothing more (the push-id was revoked with the 503).
+    @Test func c10CancelAfterDrain() {
+        var rig = HeldCallRig()
+        rig.on { $0.drain() }
+        rig.on { $0.cancel() }
+        #expect(rig.finals == ["503"])
+        #expect(rig.revoked)
+        #expect(rig.reports.last == .cancelled(phase: "finished"))
+    }
+
+    /// C11: CANCEL before the decision's first step (the gateway was still reading the line's
+    /// registrations from a shared store) → 487; the decision then starts nothing.
+    @Test func c11CancelBeforeTheDecision() {
+        var rig = HeldCallRig(decided: false)
+        #expect(rig.sentUpstream == ["100"])
+        rig.on { $0.cancel() }
+        rig.on { $0.decide(registrationLive: true, hasToken: true) }
+        #expect(rig.finals == ["487"])
+        #expect(rig.qualifies == 0 && rig.pushes == 0 && rig.downstream.isEmpty)
+        #expect(!rig.reports.contains(.held))
+        #expect(rig.pendingDecisionTimers.isEmpty)
+    }
+
     // MARK: The CANCEL/failover race
 
     /// The ack window's failover and the CANCEL meet: whichever the machine hears first wins,
@@ -129,6 +163,36 @@ import Testing
         #expect(rig.downstream == ["INVITE failover", "CANCEL"])
         #expect(rig.finals.isEmpty)
         #expect(rig.reports.contains(.cancelled(phase: "released")))
+        rig.on { $0.downstreamResponse(status: 487, 487) }
+        #expect(rig.finals == ["relay 487"])
+    }
+
+    /// The ring timeout's failover (CANCEL down, 480 up), then the caller's CANCEL: nothing more
+    /// goes either way, and the phone's 487 is ACKed, not relayed (the caller has its 480).
+    @Test func r4RingTimeoutThenCancel() {
+        var rig = HeldCallRig(live: true)
+        rig.on { $0.qualifyAnswered() }
+        rig.on { $0.downstreamResponse(status: 180, 180) }
+        rig.advance(by: .seconds(20))
+        #expect(rig.finals == ["480"])
+        rig.on { $0.cancel() }
+        #expect(rig.downstream == ["INVITE direct", "CANCEL"])
+        #expect(rig.reports.last == .cancelled(phase: "finished"))
+        rig.on { $0.downstreamResponse(status: 487, 487) }
+        #expect(rig.finals == ["480"])
+        #expect(rig.downstream.last == "ACK 487")
+    }
+
+    /// The caller's CANCEL while the phone rings, then the (stale) ring timer: one CANCEL down, no
+    /// 480; the phone's 487 is the caller's only final.
+    @Test func r5CancelWhileRingingThenStaleRingTimer() {
+        var rig = HeldCallRig(live: true)
+        rig.on { $0.qualifyAnswered() }
+        rig.on { $0.downstreamResponse(status: 180, 180) }
+        rig.on { $0.cancel() }
+        rig.on { $0.timerFired(.ring) }
+        #expect(rig.downstream == ["INVITE direct", "CANCEL"])
+        #expect(rig.finals.isEmpty)
         rig.on { $0.downstreamResponse(status: 487, 487) }
         #expect(rig.finals == ["relay 487"])
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import WakeGateway
 
 /// The wake table of docs/wake-gateway.md ("The proxy machine"), row by row, in virtual time and
-/// without sockets: each test is named after its row (W1…W14) and drives ``HeldCallMachine``
+/// without sockets: each test is named after its row (W1…W15) and drives ``HeldCallMachine``
 /// through ``HeldCallRig``. The CANCEL rows are in ``HeldCallCancelTests``.
 @Suite struct HeldCallMachineTests {
     /// W1: the registration looks live, OPTIONS answered → the INVITE goes straight to it
@@ -185,6 +185,20 @@ import Testing
         released.on { $0.qualifyAnswered() }
         released.on { $0.drain() }
         #expect(released.finals.isEmpty)
+    }
+
+    /// W15: the phone rings past 64·T1: Timer B bounds only the Calling state (§17.1.1.2), so the
+    /// ring timeout, not Timer B, ends the ringing — and here the phone answers first.
+    @Test func w15RingingOutlivesTimerB() {
+        var rig = HeldCallRig(live: true, ringMs: 60_000)
+        rig.on { $0.qualifyAnswered() }
+        rig.on { $0.downstreamResponse(status: 180, 180) }
+        rig.advance(by: .seconds(40))
+        #expect(rig.finals.isEmpty)
+        #expect(rig.downstream == ["INVITE direct"])
+        rig.on { $0.downstreamResponse(status: 200, 200) }
+        #expect(rig.finals == ["relay 200"])
+        #expect(rig.reports.contains(.answered))
     }
 
     /// Timer A (§17.1.1.2): the released INVITE is sent again at T1, 2·T1, 4·T1 until a 1xx.

@@ -24,20 +24,27 @@ struct HeldCallRig {
     private(set) var freed = false
 
     /// Short timers so the whole call fits in a few virtual seconds; T1 = 500 ms (§17.1.1.1).
-    static func settings(failoverURI: Bool = false, goneNotice: Bool = false) -> Machine.Settings {
+    /// `ringMs`: the decision's ring timeout (20 s, inside Timer B's 64·T1 = 32 s, unless given).
+    static func settings(failoverURI: Bool = false, goneNotice: Bool = false, ringMs: Int64 = 20_000)
+        -> Machine.Settings
+    {
         var decision = EmulatorSettings()
         decision.ackWindowMs = 2_000
         decision.registerWaitMs = 6_000
         decision.qualifyTimeoutMs = 500
-        decision.inviteTimeoutMs = 20_000
+        decision.inviteTimeoutMs = ringMs
         return Machine.Settings(decision: decision, hasFailoverURI: failoverURI, goneNotice: goneNotice)
     }
 
-    /// A call that has just arrived (100 sent, the decision's first step taken).
-    init(live: Bool = false, token: Bool = true, failoverURI: Bool = false, goneNotice: Bool = false) {
-        machine = Machine(settings: Self.settings(failoverURI: failoverURI, goneNotice: goneNotice))
+    /// A call that has just arrived (100 sent, the decision's first step taken; with
+    /// `decided: false` only the 100, as while the gateway reads a shared store).
+    init(
+        live: Bool = false, token: Bool = true, failoverURI: Bool = false, goneNotice: Bool = false,
+        decided: Bool = true, ringMs: Int64 = 20_000
+    ) {
+        machine = Machine(settings: Self.settings(failoverURI: failoverURI, goneNotice: goneNotice, ringMs: ringMs))
         var m = machine
-        let actions = m.start(registrationLive: live, hasToken: token)
+        let actions = decided ? m.start(registrationLive: live, hasToken: token) : m.received()
         machine = m
         apply(actions)
     }

@@ -294,9 +294,9 @@ extension WakeGatewayServer {
         calls[id] = HeldCall(
             id: id, user: user, domain: "127.0.0.1", caller: (try? invite.headers.from())?.uri.user ?? "", callID: callID,
             invite: invite, upstream: SocketAddress(ip: "127.0.0.1", port: 5060)!, upstreamBranch: "b-" + callID,
-            toTag: "t", arrivedMs: nowMs)
+            toTag: "t", arrivedMs: nowMs, machine: Machine(settings: machineSettings))
         defer { calls[id] = nil }
-        guard await push(id) == nil, let task = pushTasks[id] else { return false }
+        guard push(id) == nil, let task = pushTasks[id] else { return false }
         await task.value
         let sent = counters["push_failed"] == nil && counters["tokens_dropped"] == nil
         if let pushID = calls[id]?.pushID { grants.revoke(pushID) }

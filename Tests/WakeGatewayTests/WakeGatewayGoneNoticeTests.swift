@@ -44,7 +44,7 @@ import Testing
         #expect(await clock.waitForSleepers(1))  // the ack window
         let pushID = try #require(await gateway.calls[1]?.pushID)
         #expect(Rig.text(await gateway.acked(pushID)) == #"{"acked":true,"call_active":true}"#)
-        #expect(await gateway.wake?.state(of: 1) == .awaitingRegister)
+        #expect(await gateway.calls[1]?.machine.decision.state == .awaitingRegister)
         try await kamailio.send(WakeGatewayProxyTests.cancel(kamailio), to: port)
         #expect(await kamailio.next { $0.response?.statusCode == 200 && $0.headers.callID == "call-1@test" } != nil)
         #expect(await kamailio.next { $0.response?.statusCode == 487 } != nil)
@@ -60,7 +60,7 @@ import Testing
         let pushID = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         // The notice is owed: the decision waits for the REGISTER (its register wait stays armed
         // beside the 487's Timer G and H and the call's release timer, 64·T1).
-        #expect(await gateway.wake?.state(of: 1) == .cancelledNoticeOwed)
+        #expect(await gateway.calls[1]?.machine.decision.state == .cancelledNoticeOwed)
         #expect(await clock.waitForSleepers(4))
         #expect(clock.sleeperCount == 4)
         // A replayed push-id (the grant was redeemed by the ack above) is unknown: 404, nothing released.
@@ -76,7 +76,7 @@ import Testing
         #expect(invite.headers["X-Astra-Push-Id"] == pushID)
         #expect(invite.headers.callID == "call-1@test")
         #expect(try invite.headers.topVia()?.port == port)
-        #expect(await gateway.wake?.state(of: 1) == .cancelled)
+        #expect(await gateway.calls[1]?.machine.decision.state == .cancelled)
         #expect(events.named("gone_notice").first?["channel"] == .string("invite_cancel"))
         // RFC 3261 §9.1: no CANCEL before a provisional answer (none was sent: nothing can trigger it).
         let early = kamailio.received.withLock { list in
@@ -88,7 +88,7 @@ import Testing
         // and a CANCEL in that gap would kill the branch unsent. Only the fallback timer (not
         // advanced) or an alerting answer can send the CANCEL now.
         try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
-        #expect(await eventually { await gateway.calls[1]?.goneNoticeProvisional == true })
+        #expect(await eventually { await gateway.calls[1]?.notice?.provisional == true })
         let afterTrying = kamailio.received.withLock { list in list.contains { $0.request?.method == .cancel } }
         #expect(!afterTrying)
         // The phone's 180 (it claimed its placeholder): now the CANCEL, same branch, RFC 3326 Reason.
@@ -109,7 +109,7 @@ import Testing
             SIPResponse(to: invite, statusCode: 487, toTag: "ph").serialized(), to: gateway.sipAddress)
         let ack = try #require(await kamailio.next { $0.request?.method == .ack }).request!
         #expect(try ack.headers.topVia()?.branch == invite.headers.topVia()?.branch)
-        #expect(await eventually { await gateway.calls[1]?.goneNoticeDone == true })
+        #expect(await eventually { await gateway.calls[1]?.notice?.done == true })
         #expect(events.named("gone_notice_done").first?["status"] == .int(487))
         // The one CANCEL was taken above; no 180 or 487 went back upstream.
         let (cancels, relayed) = kamailio.received.withLock { list in
@@ -188,14 +188,15 @@ import Testing
 
 
             """, to: gateway.sipAddress.port)
-        #expect(await eventually { await gateway.calls[1]?.upstreamTransaction.state == .terminated })
+        #expect(await eventually { await gateway.calls[1]?.machine.upstream.state == .terminated })
         try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
         let invite = try #require(await kamailio.next { $0.request?.method == .invite }).request!
         try await kamailio.udp.send(SIPResponse(to: invite, statusCode: 100).serialized(), to: gateway.sipAddress)
-        #expect(await eventually { await gateway.calls[1]?.goneNoticeProvisional == true })
+        #expect(await eventually { await gateway.calls[1]?.notice?.provisional == true })
         // Left: the register wait (kept while the notice was owed, now disarmed) is gone, Timer A
-        // stopped at the 100; the sleepers are the fallback and the call's release timer (32 s).
-        #expect(await eventually { clock.sleeperCount == 2 })
+        // stopped at the 100; the sleepers are the fallback, the notice's Timer B (64·T1, its
+        // INVITE client transaction) and the call's release timer (32 s).
+        #expect(await eventually { clock.sleeperCount == 3 })
         #expect(clock.advance(by: .milliseconds(999)) == 0)  // nothing due: no CANCEL can go out
         #expect(clock.advance(by: .milliseconds(1)) == 1)
         let cancel = try #require(await kamailio.next { $0.request?.method == .cancel }).request!
@@ -211,9 +212,9 @@ import Testing
         _ = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
         #expect(await clock.waitForSleepers(2))  // register wait + the 487's Timer G
         clock.advance(by: .milliseconds(6_000))
-        #expect(await eventually { await gateway.wake?.state(of: 1) == .cancelled })
+        #expect(await eventually { await gateway.calls[1]?.machine.decision.state == .cancelled })
         // `.cancelled` answers a REGISTER with no action: nothing can go to the phone.
-        await gateway.wake?.registerReceived(1)
+        await gateway.step(1) { $0.registerSeen() }
         #expect(await gateway.calls[1]?.forwarded == nil)
         await gateway.stop()
     }
@@ -226,7 +227,7 @@ import Testing
         let events = Events()
         let gateway = try await Self.gateway(kamailio, clock: clock, goneNotice: false, events: events)
         _ = try await Self.heldAckedThenCancelled(kamailio, gateway, clock: clock)
-        #expect(await gateway.wake?.state(of: 1) == .cancelled)
+        #expect(await gateway.calls[1]?.machine.decision.state == .cancelled)
         #expect(await clock.waitForSleepers(3))
         #expect(clock.sleeperCount == 3)  // the 487's Timer G and H and the release timer: no register wait left
         try await kamailio.send(Rig.register(kamailio), to: gateway.sipAddress.port)
@@ -235,5 +236,13 @@ import Testing
         #expect(await gateway.calls[1]?.forwarded == nil)
         #expect(events.named("gone_notice").isEmpty)
         await gateway.stop()
+    }
+}
+
+extension HeldCall {
+    /// The gone notice's leg, as the call's machine holds it.
+    var notice: HeldCallMachine<SIPResponse>.Notice? {
+        if case .cancelled(let notice?) = machine.state { return notice }
+        return nil
     }
 }

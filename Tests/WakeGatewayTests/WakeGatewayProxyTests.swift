@@ -155,7 +155,7 @@ import Testing
         try await kamailio.udp.send(SIPResponse(to: options, statusCode: status).serialized(), to: gateway.sipAddress)
         // No virtual time passes: the 500 alone sends the push.
         #expect(await eventually(timeout: .seconds(15)) { await gateway.calls[1]?.pushID != nil })
-        #expect(await gateway.wake?.state(of: 1) == .awaitingAck)
+        #expect(await gateway.calls[1]?.machine.decision.state == .awaitingAck)
         #expect(await clock.waitForSleepers(1))  // the ack window is armed
         #expect(clock.advance(by: .milliseconds(1_999)) == 0)  // no timer due: nothing can fail over
         #expect(kamailio.received.withLock { $0.contains { ($0.response?.statusCode ?? 0) >= 300 } } == false)
