@@ -58,7 +58,7 @@ extension StreamConnection {
             options.log(.warning, "\(transport) connection to \(remote) ended: \(error)")
         }
         channel.close()
-        readSink.finish()
+        reads.finish()
         if let opener {
             self.opener = nil
             opener.resume(returning: error)

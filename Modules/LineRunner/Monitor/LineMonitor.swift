@@ -27,6 +27,8 @@ public actor LineMonitor {
     private let timers: LineTimers<ContinuousClock>
     private let pingTimer: LineTimers<ContinuousClock>.Key
     private let timeoutTimer: LineTimers<ContinuousClock>.Key
+    /// The registration's events, handled in order by a task that runs only while there are some.
+    private let inbox = SerialInbox<LineEvent>()
     private var pump: Task<Void, Never>?
     private var reported: (up: Bool, registered: Bool)?
 
@@ -71,9 +73,14 @@ public actor LineMonitor {
     public func start() async {
         let labels = labels
         metrics.update { MonitorMetrics.add(labels, to: &$0) }
-        let events = registration.events
-        pump = Task { [weak self] in
-            for await event in events { await self?.handle(event) }
+        let inbox = inbox
+        if registration.deliverEvents(to: { inbox.yield($0) }) {
+            inbox.start { [weak self] event in await self?.handle(event) }
+        } else {
+            let events = registration.events
+            pump = Task { [weak self] in
+                for await event in events { await self?.handle(event) }
+            }
         }
         await registration.start()
         publish()
@@ -84,6 +91,7 @@ public actor LineMonitor {
         timers.cancelAll(of: pingTimer.owner)
         await registration.stop(within: health.registered ? bound : .zero)
         pump?.cancel()
+        inbox.discard()
         let labels = labels
         metrics.update { MonitorMetrics.remove(labels, from: &$0) }
     }

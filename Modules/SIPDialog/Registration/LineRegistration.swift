@@ -1,17 +1,22 @@
 import SIPCore
+import SIPTransport
 
 /// The actor shell of one line's registration: it runs ``RegistrationClient`` over a
 /// ``SIPEndpoint``, registers when the flow comes up, re-registers when a new flow replaces a
 /// dead one (RFC 5626 §4.4.1), runs the refresh/retry timers on the injected clock, and
 /// unregisters on ``stop(within:)``.
 public actor LineRegistration {
-    public nonisolated let events: AsyncStream<LineEvent>
-    private let sink: AsyncStream<LineEvent>.Continuation
+    /// What the line reports, in order (unless ``deliverEvents(to:)`` took it).
+    public nonisolated var events: AsyncStream<LineEvent> { sink.stream }
+    private let sink = EventOutlet<LineEvent>()
     private let endpoint: SIPEndpoint
     private let clock: any Clock<Duration>
     private var client: RegistrationClient
     private var timers: [RegistrationClient.Timer: Task<Void, Never>] = [:]
+    /// The endpoint's events, handled in order by a task that runs only while there are some.
+    private let inbox = SerialInbox<EndpointEvent>()
     private var pump: Task<Void, Never>?
+    private var running = false
     private var started = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     private let calls: AsyncStream<EndpointEvent>.Continuation?
@@ -30,13 +35,21 @@ public actor LineRegistration {
         self.client = client
         self.clock = clock
         self.calls = calls
-        (events, sink) = AsyncStream.makeStream(of: LineEvent.self)
     }
 
     deinit {
         pump?.cancel()
+        inbox.discard()
         for task in timers.values { task.cancel() }
         sink.finish()
+    }
+
+    /// From now on hands every event to `handler` instead of ``events`` — synchronously and in
+    /// order, so it must only pass it on (a ``SerialInbox``'s `yield`). Call it before
+    /// ``start()``. - Returns: false when ``events`` was read first.
+    @discardableResult
+    public nonisolated func deliverEvents(to handler: @escaping @Sendable (LineEvent) -> Void) -> Bool {
+        sink.redirect(to: handler)
     }
 
     /// The registration's current state.
@@ -44,12 +57,18 @@ public actor LineRegistration {
 
     /// Starts the endpoint (and its flow); registration begins when the flow is up.
     public func start() async {
-        guard pump == nil else { return }
-        let stream = endpoint.events
-        pump = Task { [weak self] in
-            for await event in stream {
-                guard let self else { return }
-                await self.handle(event)
+        guard !running else { return }
+        running = true
+        let inbox = inbox
+        if endpoint.deliverEvents(to: { inbox.yield($0) }) {
+            inbox.start { [weak self] event in await self?.handle(event) }
+        } else {
+            let stream = endpoint.events
+            pump = Task { [weak self] in
+                for await event in stream {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
             }
         }
         await endpoint.start()
@@ -72,6 +91,7 @@ public actor LineRegistration {
         timers.removeAll()
         await endpoint.stop()
         pump?.cancel()
+        inbox.discard()
         sink.finish()
     }
 
