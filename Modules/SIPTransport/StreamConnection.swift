@@ -51,6 +51,10 @@ public actor StreamConnection {
     var framer: SIPStreamFramer
     var keepAlive: KeepAliveMachine?
     var keepAliveTimer: Task<Void, Never>?
+    /// The keep-alive timer's key on ``ConnectionOptions/timers`` (when set), and the stamp of
+    /// its latest start (a fire already on its way when it was re-armed or stopped is ignored).
+    let keepAliveKey: LineTimers<ContinuousClock>.Key?
+    var keepAliveStamp: UInt64 = 0
     var opener: CheckedContinuation<TransportError?, Never>?
     var writeQueue: [UInt8] = []
     var writing = false
@@ -118,6 +122,7 @@ public actor StreamConnection {
         self.clock = clock
         self.ids = ids
         framer = SIPStreamFramer(limits: options.parserLimits)
+        keepAliveKey = options.timers.map { LineTimers<ContinuousClock>.Key(owner: $0.newOwner(), slot: 0) }
         closer = ConnectionCloseMachine(
             webSocket: transport.isWebSocket, tls: transport.isSecure, bound: options.closeTimeout)
     }
@@ -125,6 +130,7 @@ public actor StreamConnection {
     deinit {
         channel.close()
         keepAliveTimer?.cancel()
+        if let keepAliveKey { options.timers?.cancel(keepAliveKey) }
         closeTimer?.cancel()
         eventSink.finish()
         reads.discard()

@@ -55,7 +55,8 @@ public actor LineMonitor {
         labels = MonitorMetrics.labels(
             line: name, transport: setup.transport.rawValue, server: "\(setup.target.host):\(setup.line.effectivePort)")
         health = LineHealth(settings: settings)
-        let options = setup.connectionOptions(trace: nil, verbosity: 0, diagnostics: diagnostics)
+        var options = setup.connectionOptions(trace: nil, verbosity: 0, diagnostics: diagnostics)
+        options.timers = timers
         flow = SIPFlow(target: setup.target, options: options, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = AstraVersion.product("astra-register")
@@ -64,7 +65,7 @@ public actor LineMonitor {
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
             credentials: setup.credentials, settings: setup.registrationSettings(expires: nil, keep: true, ids: ids),
             ids: ids)
-        registration = LineRegistration(endpoint: endpoint, client: client, clock: clock)
+        registration = LineRegistration(endpoint: endpoint, client: client, clock: clock, timers: timers)
         ping = OptionsPing(
             aor: setup.aor, registrar: setup.registrar, userAgent: AstraVersion.product("astra-register"), ids: ids)
     }

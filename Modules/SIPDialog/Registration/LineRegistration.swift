@@ -13,6 +13,14 @@ public actor LineRegistration {
     private let clock: any Clock<Duration>
     private var client: RegistrationClient
     private var timers: [RegistrationClient.Timer: Task<Void, Never>] = [:]
+    /// The refresh and retry timers' heap when many lines share one (a monitor): no task
+    /// sleeps per line then. Nil: a task per timer on ``clock``.
+    private let shared: LineTimers<ContinuousClock>?
+    private let sharedOwner: UInt64
+    /// The timers running on `shared`, each with the stamp of its latest start (a fire that
+    /// was already on its way when the timer was restarted or cancelled is ignored).
+    private var sharedStamps: [RegistrationClient.Timer: UInt64] = [:]
+    private var nextStamp: UInt64 = 0
     /// The endpoint's events, handled in order by a task that runs only while there are some.
     private let inbox = SerialInbox<EndpointEvent>()
     private var pump: Task<Void, Never>?
@@ -29,8 +37,11 @@ public actor LineRegistration {
     ///   CANCELs, stray responses) when the line also places or takes calls; without it the line
     ///   is registration-only and answers every request itself (`RegistrationOnlyAnswer`:
     ///   INVITE 480, a cancelled INVITE 487, no dialog 481, …), so each server transaction ends.
+    ///   - timers: runs the refresh and retry timers instead of `clock` (one heap for many lines).
     public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock(),
-                calls: AsyncStream<EndpointEvent>.Continuation? = nil) {
+                calls: AsyncStream<EndpointEvent>.Continuation? = nil, timers: LineTimers<ContinuousClock>? = nil) {
+        self.shared = timers
+        sharedOwner = timers?.newOwner() ?? 0
         self.endpoint = endpoint
         self.client = client
         self.clock = clock
@@ -40,6 +51,7 @@ public actor LineRegistration {
     deinit {
         pump?.cancel()
         inbox.discard()
+        shared?.cancelAll(of: sharedOwner)
         for task in timers.values { task.cancel() }
         sink.finish()
     }
@@ -89,6 +101,8 @@ public actor LineRegistration {
         }
         for task in timers.values { task.cancel() }
         timers.removeAll()
+        shared?.cancelAll(of: sharedOwner)
+        sharedStamps.removeAll()
         await endpoint.stop()
         pump?.cancel()
         inbox.discard()
@@ -179,6 +193,15 @@ public actor LineRegistration {
                     self.deliver(outcome, cseq: cseq)
                 }
             case .startTimer(let timer, let after):
+                if let shared {
+                    nextStamp &+= 1
+                    let stamp = nextStamp
+                    sharedStamps[timer] = stamp
+                    shared.start(key(timer), after: after) { [weak self] in
+                        Task { await self?.sharedFired(timer, stamp: stamp) }
+                    }
+                    continue
+                }
                 timers[timer]?.cancel()
                 let clock = self.clock
                 timers[timer] = Task { [weak self] in
@@ -186,6 +209,11 @@ public actor LineRegistration {
                     await self?.fire(timer)
                 }
             case .cancelTimer(let timer):
+                if let shared {
+                    sharedStamps[timer] = nil
+                    shared.cancel(key(timer))
+                    continue
+                }
                 timers.removeValue(forKey: timer)?.cancel()
             case .event(let event):
                 sink.yield(.registration(event))
@@ -199,6 +227,17 @@ public actor LineRegistration {
         case .success(let response): execute(client.receive(response))
         case .failure(let end): execute(client.transactionFailed(end, cseq: cseq))
         }
+    }
+
+    private func key(_ timer: RegistrationClient.Timer) -> LineTimers<ContinuousClock>.Key {
+        .init(owner: sharedOwner, slot: timer == .refresh ? 0 : 1)
+    }
+
+    /// A timer on the shared heap fired; ignored when it was restarted or cancelled meanwhile.
+    private func sharedFired(_ timer: RegistrationClient.Timer, stamp: UInt64) {
+        guard sharedStamps[timer] == stamp else { return }
+        sharedStamps[timer] = nil
+        execute(client.timerFired(timer))
     }
 
     private func fire(_ timer: RegistrationClient.Timer) {
