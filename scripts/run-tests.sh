@@ -56,6 +56,14 @@ phase() {
         echo "== run-tests: phase $name did not finish within ${phase_timeout} s (a hung test); killed" | tee -a "$log" >&2
         pkill -KILL -s "$pid" 2>/dev/null
     fi
+    # A test that leaves a peer running (a gateway, a Kamailio) is named here and the leftovers
+    # are killed, so they neither hold ports nor load the CPU for the phases after it.
+    local left
+    left=$(pgrep -s "$pid" | paste -sd, -)
+    if [ -n "$left" ]; then
+        echo "== run-tests: phase $name left processes behind, killed: $(ps -o comm= -p "$left" | sort | uniq -c | xargs)" | tee -a "$log" >&2
+        pkill -KILL -s "$pid" 2>/dev/null
+    fi
     [ "$rc" -eq 0 ] || status=1
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
