@@ -148,6 +148,13 @@ extension WakeGatewayServer {
             limited(id, call, why: "seal_failed")
             return .unregistered
         }
+        // Every sealed push is one length; one that cannot be (a Call-ID over the room) is not sent.
+        guard payload.fits(fcmToken: registration.isAndroid ? registration.token : nil, ttlSeconds: configuration.fcmTTLSeconds)
+        else {
+            grants.revoke(pushID)
+            limited(id, call, why: "call_id_too_long")
+            return .unregistered
+        }
         count(payload.sealed ? "pushes_sealed" : "pushes_clear")
         metrics.payload(sealed: payload.sealed)
         call.pushID = pushID
@@ -231,8 +238,7 @@ extension WakeGatewayServer {
         let timeout = Int(max(100, min(configuration.providerTimeoutMs, configuration.ackWindowMs)))
         if registration.isAndroid {
             return await providers.sendFCM(
-                token: registration.token, data: [("type", "call")] + payload.fcmData,
-                ttlSeconds: configuration.fcmTTLSeconds, timeoutMs: timeout)
+                body: payload.fcmBody(token: registration.token, ttlSeconds: configuration.fcmTTLSeconds), timeoutMs: timeout)
         }
         return await providers.sendAPNs(
             token: registration.token, environment: registration.environment, topic: registration.topic,
