@@ -132,6 +132,10 @@ extension WakeGatewayServer {
             limited(id, call, why: "not_sealed")
             return .unregistered
         }
+        if let sealing, sealing.isStopped {
+            limited(id, call, why: "grant_stopped")
+            return .unregistered
+        }
         if let sealing, !sealing.grantLive(nowSeconds: WallClock.nowMs() / 1_000) {
             limited(id, call, why: "grant_expired")
             return .unregistered
