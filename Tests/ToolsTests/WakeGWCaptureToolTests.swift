@@ -1,6 +1,5 @@
 import AstraTestSupport
 import Foundation
-import SIPCore
 import Testing
 
 /// `astra-wakegw --provider-capture FILE` is checked when the arguments are parsed: a path that
@@ -13,7 +12,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let keyFile = directory.appendingPathComponent("jwt.key").path
-        try Data((SecureBytes.hex(KeyMaterial.bytes(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        try Data((UUID().uuidString + UUID().uuidString + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
         let bad = [
             directory.path,  // a directory
             directory.appendingPathComponent("no-such-dir/capture.jsonl").path,  // a missing parent

@@ -1,4 +1,5 @@
 import AstraJSON
+import AstraTestSupport
 import Foundation
 import HTTPLite
 import JWT
