@@ -25,6 +25,10 @@ public struct ConnectionOptions: Sendable {
     public var log: TransportLog = .standardError()
     /// `--sip-trace`: every SIP message sent and received.
     public var trace: SIPTrace?
+    /// Where the keep-alive timer runs when many connections live in one process (a monitor's
+    /// lines): one heap and one sleeping task for all instead of a task sleeping per connection.
+    /// Nil: a task per connection on the connection's clock (tests drive it in virtual time).
+    public var timers: LineTimers<ContinuousClock>?
 
     public init() {}
 

@@ -60,6 +60,11 @@ public protocol FlowConnection: Sendable {
     /// queue, in order) instead of ``events``; `.closed` still comes through ``events``. False
     /// when the connection cannot (the default); messages then keep coming through ``events``.
     func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool
+    /// From now on, hands every event (messages not taken by ``deliverMessages(to:)``, then
+    /// `.closed`) to `handler` — synchronously, in order, so it must only pass it on — instead
+    /// of ``events``; those that came before go first. False when the connection cannot (the
+    /// default): read ``events``.
+    func deliverEvents(to handler: @escaping @Sendable (ConnectionEvent) -> Void) -> Bool
     /// TLS: the server certificate's notAfter (seconds since the epoch); nil otherwise (the default).
     var serverCertificateNotAfter: Int? { get }
     func close() async
@@ -69,6 +74,7 @@ extension FlowConnection {
     public var serverCertificateNotAfter: Int? { nil }
     public func sendImmediately(_ message: [UInt8]) -> Bool { false }
     public func deliverMessages(to handler: @escaping @Sendable (ReceivedMessage) -> Void) -> Bool { false }
+    public func deliverEvents(to handler: @escaping @Sendable (ConnectionEvent) -> Void) -> Bool { false }
 }
 
 /// A message handler that can be installed after the socket started reading (held by class
@@ -81,7 +87,11 @@ final class MessageHandlerBox: Sendable {
     let current = Mutex<Handler?>(nil)
 }
 
-extension StreamConnection: FlowConnection {}
+extension StreamConnection: FlowConnection {
+    public nonisolated func deliverEvents(to handler: @escaping @Sendable (ConnectionEvent) -> Void) -> Bool {
+        eventSink.redirect(to: handler)
+    }
+}
 
 /// UDP to one server as a flow: it never dies by itself (RFC 5626 §4.4.2 STUN keep-alive is
 /// not implemented), and only messages from that server are delivered.

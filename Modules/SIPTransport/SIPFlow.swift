@@ -28,8 +28,9 @@ public actor SIPFlow {
     public typealias Connector = @Sendable (FlowTarget) async throws -> any FlowConnection
 
     public nonisolated let target: FlowTarget
-    public nonisolated let events: AsyncStream<FlowEvent>
-    private let sink: AsyncStream<FlowEvent>.Continuation
+    /// The events, in order (unless ``deliverEvents(to:)`` took them).
+    public nonisolated var events: AsyncStream<FlowEvent> { sink.stream }
+    private let sink = EventOutlet<FlowEvent>()
     private let connector: Connector
     private let clock: any Clock<Duration>
     private let ids: any IdentifierSource
@@ -71,7 +72,6 @@ public actor SIPFlow {
         self.log = options.log
         machine = ReconnectMachine(configuration: reconnect, jitter: ids)
         viaHost = ids.token(length: 12).lowercased() + ".invalid"
-        (events, sink) = AsyncStream.makeStream(of: FlowEvent.self)
         self.connector =
             connector ?? { target in
                 try await SIPFlow.connect(target, options: options, clock: clock, ids: ids)
@@ -100,6 +100,15 @@ public actor SIPFlow {
         guard !running else { return }
         running = true
         perform(machine.start())
+    }
+
+    /// From now on hands every event to `handler` instead of ``events`` — synchronously and in
+    /// order, so it must only pass it on (a ``SerialInbox``'s `yield`): the reader then parks
+    /// no task on the stream. Call it before ``start()``, or instead of ever reading ``events``.
+    /// - Returns: false when ``events`` was read first.
+    @discardableResult
+    public nonisolated func deliverEvents(to handler: @escaping @Sendable (FlowEvent) -> Void) -> Bool {
+        sink.redirect(to: handler)
     }
 
     /// Sends one SIP message on the current connection.
@@ -211,17 +220,24 @@ public actor SIPFlow {
                 if live.get() == current { sink.yield(.message(message)) }
             }
             sink.yield(.connected(info(for: established)))
-            let stream = established.events
-            Task {
-                for await event in stream {
-                    switch event {
-                    case .message(let message):
-                        self.forward(message, generation: current)
-                    case .closed(let error):
-                        self.connectionEnded(error, generation: current)
-                    }
+            // The connection's own events (messages it could not hand over directly, its end)
+            // come through an inbox when it can: no task parked per connection.
+            let inbox = SerialInbox<ConnectionEvent>()
+            if established.deliverEvents(to: { inbox.yield($0) }) {
+                inbox.start { [weak self] event in await self?.connectionEvent(event, generation: current) }
+            } else {
+                let stream = established.events
+                Task {
+                    for await event in stream { self.connectionEvent(event, generation: current) }
                 }
             }
+        }
+    }
+
+    private func connectionEvent(_ event: ConnectionEvent, generation current: Int) {
+        switch event {
+        case .message(let message): forward(message, generation: current)
+        case .closed(let error): connectionEnded(error, generation: current)
         }
     }
 

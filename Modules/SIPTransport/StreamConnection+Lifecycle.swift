@@ -43,8 +43,7 @@ extension StreamConnection {
         guard phase != .closed else { return }
         let opening = phase == .tlsHandshake || phase == .webSocketHandshake
         phase = .closed
-        keepAliveTimer?.cancel()
-        keepAliveTimer = nil
+        stopKeepAliveTimer()
         keepAlive?.stop()
         closeTimer?.cancel()
         closeTimer = nil
@@ -58,7 +57,7 @@ extension StreamConnection {
             options.log(.warning, "\(transport) connection to \(remote) ended: \(error)")
         }
         channel.close()
-        readSink.finish()
+        reads.finish()
         if let opener {
             self.opener = nil
             opener.resume(returning: error)
@@ -96,8 +95,7 @@ extension StreamConnection {
     /// Enters ``Phase/closing``: keep-alive stops, only closing frames are written from now on.
     func beginClosing() {
         phase = .closing
-        keepAliveTimer?.cancel()
-        keepAliveTimer = nil
+        stopKeepAliveTimer()
         keepAlive?.stop()
     }
 
@@ -149,6 +147,18 @@ extension StreamConnection {
 
     // MARK: Keep-alive (RFC 5626 §4.4)
 
+    func stopKeepAliveTimer() {
+        keepAliveTimer?.cancel()
+        keepAliveTimer = nil
+        keepAliveStamp &+= 1
+        if let keepAliveKey { options.timers?.cancel(keepAliveKey) }
+    }
+
+    private func sharedKeepAliveFired(_ stamp: UInt64) async {
+        guard stamp == keepAliveStamp else { return }
+        await keepAliveEvent { $0.timerFired() }
+    }
+
     func startKeepAlive() {
         guard let configuration = options.keepAlive, phase == .open else { return }
         var machine = KeepAliveMachine(configuration: configuration, jitter: ids)
@@ -169,6 +179,14 @@ extension StreamConnection {
         for action in actions {
             switch action {
             case .armTimer(let delay):
+                if let timers = options.timers, let key = keepAliveKey {
+                    keepAliveStamp &+= 1
+                    let stamp = keepAliveStamp
+                    timers.start(key, after: delay) { [weak self] in
+                        Task { await self?.sharedKeepAliveFired(stamp) }
+                    }
+                    continue
+                }
                 keepAliveTimer?.cancel()
                 let clock = clock
                 keepAliveTimer = Task { [weak self] in

@@ -28,16 +28,18 @@ public actor StreamConnection {
     public nonisolated let local: SocketAddress?
     /// The host name used for SNI, certificate and `Host:` checks.
     public nonisolated let host: String
-    /// Received messages, then one `.closed` as the last event.
-    public nonisolated let events: AsyncStream<ConnectionEvent>
+    /// Received messages, then one `.closed` as the last event (unless ``deliverEvents(to:)``
+    /// took them).
+    public nonisolated var events: AsyncStream<ConnectionEvent> { eventSink.stream }
     /// TLS and WSS: the server certificate's notAfter once the handshake is done (seconds
     /// since the epoch), readable without a hop onto the actor.
     public nonisolated var serverCertificateNotAfter: Int? { certificateNotAfter.withLock { $0 } }
     let certificateNotAfter = Mutex<Int?>(nil)
 
-    let eventSink: AsyncStream<ConnectionEvent>.Continuation
-    let readSink: AsyncStream<ReadEvent>.Continuation
-    let readEvents: AsyncStream<ReadEvent>
+    let eventSink = EventOutlet<ConnectionEvent>()
+    /// What the socket read, handled in order on this actor by a task that runs only while
+    /// there is something to handle (no pump parked per connection).
+    let reads = SerialInbox<ReadEvent>()
     let channel: SocketChannel
     let options: ConnectionOptions
     let clock: any Clock<Duration>
@@ -49,6 +51,10 @@ public actor StreamConnection {
     var framer: SIPStreamFramer
     var keepAlive: KeepAliveMachine?
     var keepAliveTimer: Task<Void, Never>?
+    /// The keep-alive timer's key on ``ConnectionOptions/timers`` (when set), and the stamp of
+    /// its latest start (a fire already on its way when it was re-armed or stopped is ignored).
+    let keepAliveKey: LineTimers<ContinuousClock>.Key?
+    var keepAliveStamp: UInt64 = 0
     var opener: CheckedContinuation<TransportError?, Never>?
     var writeQueue: [UInt8] = []
     var writing = false
@@ -116,18 +122,18 @@ public actor StreamConnection {
         self.clock = clock
         self.ids = ids
         framer = SIPStreamFramer(limits: options.parserLimits)
+        keepAliveKey = options.timers.map { LineTimers<ContinuousClock>.Key(owner: $0.newOwner(), slot: 0) }
         closer = ConnectionCloseMachine(
             webSocket: transport.isWebSocket, tls: transport.isSecure, bound: options.closeTimeout)
-        (events, eventSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
-        (readEvents, readSink) = AsyncStream.makeStream(of: ReadEvent.self)
     }
 
     deinit {
         channel.close()
         keepAliveTimer?.cancel()
+        if let keepAliveKey { options.timers?.cancel(keepAliveKey) }
         closeTimer?.cancel()
         eventSink.finish()
-        readSink.finish()
+        reads.discard()
     }
 
     /// True until the connection ends.
@@ -178,15 +184,9 @@ public actor StreamConnection {
     // MARK: Opening
 
     private func runHandshakes() async -> TransportError? {
-        let stream = readEvents
-        Task { [weak self] in
-            for await event in stream {
-                guard let self else { return }
-                await self.process(event)
-            }
-        }
-        let sink = readSink
-        channel.startReading { sink.yield($0) }
+        let reads = reads
+        reads.start { [weak self] event in await self?.process(event) }
+        channel.startReading { reads.yield($0) }
         do {
             if transport.isSecure {
                 if !options.tls.verifyPeer {

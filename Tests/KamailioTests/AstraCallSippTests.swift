@@ -14,30 +14,50 @@ extension KamailioPeer {
         static func scenario(_ name: String) -> String { KamailioServer.repoRoot + "/scripts/sipp/\(name).xml" }
         /// A port for sipp (which cannot bind port 0) where no UDP socket is bound now.
         static func freePort() -> String { String(TestPorts.freeUDP(in: 20_000...30_000, alignment: 2)) }
+        /// sipp's media port for `-rtp_echo`, below the kernel's ephemeral range: it binds the
+        /// audio echo on P and the video echo on P + 2, so four ports from P are free now and none
+        /// is `sipPort`.
+        static func freeMediaPort(besides sipPort: UInt16) -> UInt16 {
+            var port = TestPorts.freeUDP(in: 20_000...30_000, alignment: 2, span: 4)
+            while (port...(port + 3)).contains(sipPort) { port = TestPorts.freeUDP(in: 20_000...30_000, alignment: 2, span: 4) }
+            return port
+        }
 
         /// A sipp UAS (registered by a sipp REGISTER scenario with digest) answers astra-call over
         /// WSS; with `uas-early`, a 183 with SDP comes first and early media flows before the 200.
         @Test(arguments: ["uas", "uas-early"]) func sippUASAnswersAstraCall(scenario: String) async throws {
             let server = try KamailioServer.start()
             defer { server.stop() }
-            let port = Self.freePort(), mediaPort = String(UInt16(Self.freePort())! + 1000)
-            let (registered, _, regErr) = try await ToolProcess.run(
-                Self.sipp,
-                [
-                    "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1040", "-au", "1040",
-                    "-ap", "astra1040", "-p", port, "-i", "127.0.0.1", "-m", "1", "-nostdin",
-                ], timeout: .seconds(10))
-            try #require(registered == 0, "sipp REGISTER: \(regErr)")
-            let uas = try ToolProcess(
-                Self.sipp,
-                [
-                    "-sf", Self.scenario(scenario), "-p", port, "-i", "127.0.0.1", "-mi", "127.0.0.1", "-mp",
-                    mediaPort, "-rtp_echo", "-m", "1", "-nostdin",
-                ])
-            #expect(
-                await uas.waitFor(.seconds(20)) {  // a positive condition; the bound is for a busy machine
-                    TestPorts.udpBound(UInt16(port)!) && TestPorts.udpBound(UInt16(mediaPort)!)  // SIP and echo sockets
-                }, "sipp UAS not listening")
+            // sipp cannot bind port 0: its SIP port and media ports (RTP echo on P, video echo on
+            // P + 2) are picked free, sipp is waited for until it listens (a generous bound: a busy
+            // machine), and it starts again elsewhere if it never does or exits (a port another
+            // test bound in between). What sipp said is kept for the failure message.
+            var uasStarted: ToolProcess?
+            var attempts: [String] = []
+            for _ in 0..<3 where uasStarted == nil {
+                let sipPort = TestPorts.freeUDP(in: 20_000...30_000, alignment: 2)
+                let mediaPort = Self.freeMediaPort(besides: sipPort)
+                let (registered, _, regErr) = try await ToolProcess.run(
+                    Self.sipp,
+                    [
+                        "127.0.0.1:\(server.sipPort)", "-sf", Self.scenario("register"), "-s", "1040", "-au", "1040",
+                        "-ap", "astra1040", "-p", String(sipPort), "-i", "127.0.0.1", "-m", "1", "-nostdin",
+                    ], timeout: .seconds(20))
+                try #require(registered == 0, "sipp REGISTER: \(regErr)")
+                let uas = try ToolProcess(
+                    Self.sipp,
+                    [
+                        "-sf", Self.scenario(scenario), "-p", String(sipPort), "-i", "127.0.0.1", "-mi", "127.0.0.1",
+                        "-mp", String(mediaPort), "-rtp_echo", "-m", "1", "-nostdin",
+                    ])
+                if await uas.waitFor(.seconds(20), { TestPorts.udpBound(sipPort) && TestPorts.udpBound(mediaPort) }) {
+                    uasStarted = uas
+                } else {
+                    let status = await uas.exitStatus(within: .milliseconds(1))  // ends it
+                    attempts.append("ports \(sipPort)/\(mediaPort): exit \(status.map(String.init) ?? "none") \(uas.stderr.suffix(300))")
+                }
+            }
+            let uas = try #require(uasStarted, "sipp UAS never listened: \(attempts)")
             let recording = H.temporaryPath("sipp-uas")
             defer { try? FileManager.default.removeItem(atPath: recording) }
             let caller = try H.dial(
@@ -121,7 +141,7 @@ extension KamailioPeer {
             defer { for p in [recording, users] { try? FileManager.default.removeItem(atPath: p) } }
             try "SEQUENTIAL\n1042;\n".write(toFile: users, atomically: true, encoding: .utf8)
             let callee = try await H.callee(server, .wss, user: "1043", ["--tone", "1000", "--record", recording])
-            let port = Self.freePort(), mediaPort = String(UInt16(Self.freePort())! + 1000)
+            let port = Self.freePort(), mediaPort = String(Self.freeMediaPort(besides: UInt16(port)!))
             let (status, out, _) = try await ToolProcess.run(
                 Self.sipp,
                 [

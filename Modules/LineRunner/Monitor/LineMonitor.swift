@@ -27,6 +27,8 @@ public actor LineMonitor {
     private let timers: LineTimers<ContinuousClock>
     private let pingTimer: LineTimers<ContinuousClock>.Key
     private let timeoutTimer: LineTimers<ContinuousClock>.Key
+    /// The registration's events, handled in order by a task that runs only while there are some.
+    private let inbox = SerialInbox<LineEvent>()
     private var pump: Task<Void, Never>?
     private var reported: (up: Bool, registered: Bool)?
 
@@ -53,7 +55,8 @@ public actor LineMonitor {
         labels = MonitorMetrics.labels(
             line: name, transport: setup.transport.rawValue, server: "\(setup.target.host):\(setup.line.effectivePort)")
         health = LineHealth(settings: settings)
-        let options = setup.connectionOptions(trace: nil, verbosity: 0, diagnostics: diagnostics)
+        var options = setup.connectionOptions(trace: nil, verbosity: 0, diagnostics: diagnostics)
+        options.timers = timers
         flow = SIPFlow(target: setup.target, options: options, clock: clock, ids: ids)
         var endpointSettings = EndpointSettings()
         endpointSettings.userAgent = AstraVersion.product("astra-register")
@@ -62,7 +65,7 @@ public actor LineMonitor {
             aor: setup.aor, registrar: setup.registrar, displayName: setup.line.displayName,
             credentials: setup.credentials, settings: setup.registrationSettings(expires: nil, keep: true, ids: ids),
             ids: ids)
-        registration = LineRegistration(endpoint: endpoint, client: client, clock: clock)
+        registration = LineRegistration(endpoint: endpoint, client: client, clock: clock, timers: timers)
         ping = OptionsPing(
             aor: setup.aor, registrar: setup.registrar, userAgent: AstraVersion.product("astra-register"), ids: ids)
     }
@@ -71,9 +74,14 @@ public actor LineMonitor {
     public func start() async {
         let labels = labels
         metrics.update { MonitorMetrics.add(labels, to: &$0) }
-        let events = registration.events
-        pump = Task { [weak self] in
-            for await event in events { await self?.handle(event) }
+        let inbox = inbox
+        if registration.deliverEvents(to: { inbox.yield($0) }) {
+            inbox.start { [weak self] event in await self?.handle(event) }
+        } else {
+            let events = registration.events
+            pump = Task { [weak self] in
+                for await event in events { await self?.handle(event) }
+            }
         }
         await registration.start()
         publish()
@@ -84,6 +92,7 @@ public actor LineMonitor {
         timers.cancelAll(of: pingTimer.owner)
         await registration.stop(within: health.registered ? bound : .zero)
         pump?.cancel()
+        inbox.discard()
         let labels = labels
         metrics.update { MonitorMetrics.remove(labels, from: &$0) }
     }

@@ -93,10 +93,24 @@ extension SIPEndpoint {
 
     func cancelTimer(_ id: TimerID) {
         timerQueue.cancel(id)
+        disarmWhenIdle()
     }
 
     func cancelAllTimers(of key: TransactionKey, side: TimerID.Side) {
         timerQueue.cancelAll(of: key, side: side)
+        disarmWhenIdle()
+    }
+
+    /// No timer runs any more: the waker does not sleep on for a cancelled one (over TCP a
+    /// transaction answered in milliseconds cancels its 32-s Timer F, and a line pinging every
+    /// 30 s would keep a task sleeping for nothing all the time).
+    private func disarmWhenIdle() {
+        guard timerQueue.isEmpty, !firingTimers, timerWaker != nil else { return }
+        timerWaker?.cancel()
+        timerWaker = nil
+        timerWakeAt = nil
+        timerWakerGeneration &+= 1
+        timerQueue.removeAll()
     }
 
     /// (Re)starts the one sleeping task for the earliest deadline.

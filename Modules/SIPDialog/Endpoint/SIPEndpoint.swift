@@ -8,8 +8,9 @@ import SIPTransport
 /// §8.1.3.3), sends 100 Trying for INVITEs, answers CANCEL and (optionally) OPTIONS itself, and
 /// reports everything else as events.
 public actor SIPEndpoint {
-    public nonisolated let events: AsyncStream<EndpointEvent>
-    let sink: AsyncStream<EndpointEvent>.Continuation
+    /// What the endpoint reports, in order (unless ``deliverEvents(to:)`` took it).
+    public nonisolated var events: AsyncStream<EndpointEvent> { sink.stream }
+    let sink = EventOutlet<EndpointEvent>()
     let channel: any SIPMessageChannel
     let clock: any Clock<Duration>
     let ids: any IdentifierSource
@@ -28,12 +29,15 @@ public actor SIPEndpoint {
     var firingTimers = false
     /// Time since the endpoint was created, on the injected clock.
     let elapsed: @Sendable () -> Duration
+    var started = false
+    /// The channel's events, handled in order by a task that runs only while there are some
+    /// (a channel that cannot hand them over is read by `pump` instead).
+    let inbox = SerialInbox<FlowEvent>()
     var pump: Task<Void, Never>?
-    var sender: Task<Void, Never>?
     /// Messages in the outbox not yet handed to the channel (immediate sends wait for zero).
     var queuedSends = 0
-    let outbox: AsyncStream<OutgoingMessage>.Continuation
-    private let outgoing: AsyncStream<OutgoingMessage>
+    /// What waits to be sent, in order; its task runs only while something waits.
+    let outbox = SerialInbox<OutgoingMessage>()
     public internal(set) var binding: LocalBinding?
     public internal(set) var reliable = false
 
@@ -48,40 +52,49 @@ public actor SIPEndpoint {
         self.validator = RequestValidator(allow: settings.allow, supported: settings.supported,
                                           uriSchemes: settings.uriSchemes)
         self.elapsed = Self.stopwatch(clock)
-        (events, sink) = AsyncStream.makeStream(of: EndpointEvent.self)
-        (outgoing, outbox) = AsyncStream.makeStream(of: OutgoingMessage.self)
     }
 
     deinit {
         pump?.cancel()
-        sender?.cancel()
-        outbox.finish()
+        inbox.discard()
+        outbox.discard()
         timerWaker?.cancel()
         sink.finish()
     }
 
+    /// From now on hands every event to `handler` instead of ``events`` — synchronously and in
+    /// order, so it must only pass it on (a ``SerialInbox``'s `yield`). Call it before
+    /// ``start()``. - Returns: false when ``events`` was read first.
+    @discardableResult
+    public nonisolated func deliverEvents(to handler: @escaping @Sendable (EndpointEvent) -> Void) -> Bool {
+        sink.redirect(to: handler)
+    }
+
     /// Starts the channel and the receive loop.
     public func start() async {
-        guard pump == nil else { return }
-        let stream = channel.events
-        let outgoing = self.outgoing
+        guard !started else { return }
+        started = true
         let channel = self.channel
-        sender = Task { [weak self] in
-            for await message in outgoing {
-                do throws(TransportError) {
-                    try await channel.send(message.bytes)
-                    await self?.outboxSent()
-                } catch {
-                    await self?.outboxSent()
-                    guard let key = message.key else { continue }
-                    await self?.transportFailed(key, side: message.side)
-                }
+        outbox.start { [weak self] message in
+            do throws(TransportError) {
+                try await channel.send(message.bytes)
+                await self?.outboxSent()
+            } catch {
+                await self?.outboxSent()
+                guard let key = message.key else { return }
+                await self?.transportFailed(key, side: message.side)
             }
         }
-        pump = Task { [weak self] in
-            for await event in stream {
-                guard let self else { return }
-                await self.handle(event)
+        let inbox = self.inbox
+        if channel.deliverEvents(to: { inbox.yield($0) }) {
+            inbox.start { [weak self] event in await self?.handle(event) }
+        } else {
+            let stream = channel.events
+            pump = Task { [weak self] in
+                for await event in stream {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
             }
         }
         await channel.start()
@@ -97,8 +110,8 @@ public actor SIPEndpoint {
         timerWakeAt = nil
         pump?.cancel()
         pump = nil
+        inbox.discard()
         outbox.finish()
-        sender = nil
         sink.yield(.stopped)
         sink.finish()
     }

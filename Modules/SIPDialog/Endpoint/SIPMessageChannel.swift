@@ -12,11 +12,16 @@ public protocol SIPMessageChannel: Sendable {
     /// Sends `message` at once without suspending when the transport can (UDP); false when
     /// nothing was sent and ``send(_:)`` must be used. Default: false.
     func sendImmediately(_ message: [UInt8]) -> Bool
+    /// From now on hands every event to `handler` (synchronously, in order) instead of
+    /// ``events``, so the endpoint parks no task on the stream; false when the channel cannot
+    /// (the default): the endpoint reads ``events``.
+    func deliverEvents(to handler: @escaping @Sendable (FlowEvent) -> Void) -> Bool
     func stop() async
 }
 
 extension SIPMessageChannel {
     public func sendImmediately(_ message: [UInt8]) -> Bool { false }
+    public func deliverEvents(to handler: @escaping @Sendable (FlowEvent) -> Void) -> Bool { false }
 }
 
 extension SIPFlow: SIPMessageChannel {}

@@ -1,17 +1,30 @@
 import SIPCore
+import SIPTransport
 
 /// The actor shell of one line's registration: it runs ``RegistrationClient`` over a
 /// ``SIPEndpoint``, registers when the flow comes up, re-registers when a new flow replaces a
 /// dead one (RFC 5626 §4.4.1), runs the refresh/retry timers on the injected clock, and
 /// unregisters on ``stop(within:)``.
 public actor LineRegistration {
-    public nonisolated let events: AsyncStream<LineEvent>
-    private let sink: AsyncStream<LineEvent>.Continuation
+    /// What the line reports, in order (unless ``deliverEvents(to:)`` took it).
+    public nonisolated var events: AsyncStream<LineEvent> { sink.stream }
+    private let sink = EventOutlet<LineEvent>()
     private let endpoint: SIPEndpoint
     private let clock: any Clock<Duration>
     private var client: RegistrationClient
     private var timers: [RegistrationClient.Timer: Task<Void, Never>] = [:]
+    /// The refresh and retry timers' heap when many lines share one (a monitor): no task
+    /// sleeps per line then. Nil: a task per timer on ``clock``.
+    private let shared: LineTimers<ContinuousClock>?
+    private let sharedOwner: UInt64
+    /// The timers running on `shared`, each with the stamp of its latest start (a fire that
+    /// was already on its way when the timer was restarted or cancelled is ignored).
+    private var sharedStamps: [RegistrationClient.Timer: UInt64] = [:]
+    private var nextStamp: UInt64 = 0
+    /// The endpoint's events, handled in order by a task that runs only while there are some.
+    private let inbox = SerialInbox<EndpointEvent>()
     private var pump: Task<Void, Never>?
+    private var running = false
     private var started = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     private let calls: AsyncStream<EndpointEvent>.Continuation?
@@ -24,19 +37,31 @@ public actor LineRegistration {
     ///   CANCELs, stray responses) when the line also places or takes calls; without it the line
     ///   is registration-only and answers every request itself (`RegistrationOnlyAnswer`:
     ///   INVITE 480, a cancelled INVITE 487, no dialog 481, …), so each server transaction ends.
+    ///   - timers: runs the refresh and retry timers instead of `clock` (one heap for many lines).
     public init(endpoint: SIPEndpoint, client: RegistrationClient, clock: any Clock<Duration> = ContinuousClock(),
-                calls: AsyncStream<EndpointEvent>.Continuation? = nil) {
+                calls: AsyncStream<EndpointEvent>.Continuation? = nil, timers: LineTimers<ContinuousClock>? = nil) {
+        self.shared = timers
+        sharedOwner = timers?.newOwner() ?? 0
         self.endpoint = endpoint
         self.client = client
         self.clock = clock
         self.calls = calls
-        (events, sink) = AsyncStream.makeStream(of: LineEvent.self)
     }
 
     deinit {
         pump?.cancel()
+        inbox.discard()
+        shared?.cancelAll(of: sharedOwner)
         for task in timers.values { task.cancel() }
         sink.finish()
+    }
+
+    /// From now on hands every event to `handler` instead of ``events`` — synchronously and in
+    /// order, so it must only pass it on (a ``SerialInbox``'s `yield`). Call it before
+    /// ``start()``. - Returns: false when ``events`` was read first.
+    @discardableResult
+    public nonisolated func deliverEvents(to handler: @escaping @Sendable (LineEvent) -> Void) -> Bool {
+        sink.redirect(to: handler)
     }
 
     /// The registration's current state.
@@ -44,12 +69,18 @@ public actor LineRegistration {
 
     /// Starts the endpoint (and its flow); registration begins when the flow is up.
     public func start() async {
-        guard pump == nil else { return }
-        let stream = endpoint.events
-        pump = Task { [weak self] in
-            for await event in stream {
-                guard let self else { return }
-                await self.handle(event)
+        guard !running else { return }
+        running = true
+        let inbox = inbox
+        if endpoint.deliverEvents(to: { inbox.yield($0) }) {
+            inbox.start { [weak self] event in await self?.handle(event) }
+        } else {
+            let stream = endpoint.events
+            pump = Task { [weak self] in
+                for await event in stream {
+                    guard let self else { return }
+                    await self.handle(event)
+                }
             }
         }
         await endpoint.start()
@@ -70,8 +101,11 @@ public actor LineRegistration {
         }
         for task in timers.values { task.cancel() }
         timers.removeAll()
+        shared?.cancelAll(of: sharedOwner)
+        sharedStamps.removeAll()
         await endpoint.stop()
         pump?.cancel()
+        inbox.discard()
         sink.finish()
     }
 
@@ -159,6 +193,15 @@ public actor LineRegistration {
                     self.deliver(outcome, cseq: cseq)
                 }
             case .startTimer(let timer, let after):
+                if let shared {
+                    nextStamp &+= 1
+                    let stamp = nextStamp
+                    sharedStamps[timer] = stamp
+                    shared.start(key(timer), after: after) { [weak self] in
+                        Task { await self?.sharedFired(timer, stamp: stamp) }
+                    }
+                    continue
+                }
                 timers[timer]?.cancel()
                 let clock = self.clock
                 timers[timer] = Task { [weak self] in
@@ -166,6 +209,11 @@ public actor LineRegistration {
                     await self?.fire(timer)
                 }
             case .cancelTimer(let timer):
+                if let shared {
+                    sharedStamps[timer] = nil
+                    shared.cancel(key(timer))
+                    continue
+                }
                 timers.removeValue(forKey: timer)?.cancel()
             case .event(let event):
                 sink.yield(.registration(event))
@@ -179,6 +227,17 @@ public actor LineRegistration {
         case .success(let response): execute(client.receive(response))
         case .failure(let end): execute(client.transactionFailed(end, cseq: cseq))
         }
+    }
+
+    private func key(_ timer: RegistrationClient.Timer) -> LineTimers<ContinuousClock>.Key {
+        .init(owner: sharedOwner, slot: timer == .refresh ? 0 : 1)
+    }
+
+    /// A timer on the shared heap fired; ignored when it was restarted or cancelled meanwhile.
+    private func sharedFired(_ timer: RegistrationClient.Timer, stamp: UInt64) {
+        guard sharedStamps[timer] == stamp else { return }
+        sharedStamps[timer] = nil
+        execute(client.timerFired(timer))
     }
 
     private func fire(_ timer: RegistrationClient.Timer) {

@@ -2,7 +2,7 @@ import AstraTestSupport
 import Synchronization
 import Testing
 
-@testable import LineRunner
+@testable import SIPTransport
 
 /// The monitor's shared line timers in virtual time: many lines' timers sleep on one task, fire
 /// once each in deadline order when due, a restart replaces and a cancel drops a timer, and a

@@ -1,13 +1,15 @@
-import SIPDialog
+import SIPCore
 import Synchronization
 
-/// The ping and ping-timeout timers of every line a monitor holds, on one deadline heap driven
-/// by one sleeping task for the whole process.
+/// Timers of many lines on one deadline heap driven by one sleeping task for the whole process:
+/// a monitor's ping and ping-timeout timers and, when it passes the same instance, each line's
+/// RFC 5626 keep-alive (``ConnectionOptions/timers``) and registration refresh and retry
+/// (`LineRegistration`).
 ///
-/// Why (docs/adr/0173-monitor-line-timers.md): with a `Task` sleeping per timer, a thousand
-/// lines kept two thousand timer tasks parked, and every ping made one more (its timeout) that
+/// Why (docs/adr/0172-monitor-cost-shared-queues-timers-exposition.md, 0211): with a `Task`
+/// sleeping per timer, a thousand lines kept two thousand timer tasks parked, and every ping made one more (its timeout) that
 /// was cancelled a few milliseconds later — a wake-up for nothing, and a Dispatch timer that
-/// still fired seconds later. Here a timer is an entry in a ``DeadlineHeap``; the one sleeper
+/// still fired seconds later. Here a timer is an entry in a `DeadlineHeap`; the one sleeper
 /// waits for the earliest deadline and is replaced only when a new timer is due sooner (rare:
 /// a thousand lines' pings are spread over the interval). Starting a timer under a key that is
 /// running replaces it; cancelling is lazy (the heap entry is skipped when it surfaces).
