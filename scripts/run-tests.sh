@@ -4,7 +4,9 @@
 #   2. real-time media suites (paced RTP, ICE, DTLS over real UDP sockets), alone, so a busy
 #      CPU does not starve their 20 ms pacing; then (2b) the aiortc interop on its own;
 #   3. transport suites over real sockets (in-test peers: TCP, TLS, WebSocket, UDP);
-#   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves;
+#   4. real-peer suites (Kamailio, sipp), which start their peers on 127.0.0.1 themselves; then
+#      (4b) the two longest of them, the live push-wake scenarios and the gateway kill rounds,
+#      under their own time limit (together they take over half of phase 4's time on a busy CPU);
 #   5. the fuzz smoke: every libFuzzer target of astra-fuzz for a few seconds from its seeds
 #      (scripts/fuzz.sh --smoke, docs/fuzzing.md), so a target that no longer builds or crashes
 #      at once fails the run;
@@ -31,6 +33,7 @@ realtime='MediaTests\.(MediaSession|ICESession|DTLSSession)|CallSessionTests\.Ca
 interop='MediaTests\.DTLSInterop'
 sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests\.|HTTP2Tests\.'
 peers='KamailioTests\.'
+longPeers='KamailioTests\..*(PushWakeLiveTests|WakeGatewayKillTests)'
 status=0
 # Every phase's output goes to the terminal and to one log, which the last step checks for
 # secrets (scripts/check-test-secrets.sh: test passwords, tokens, keys in clear).
@@ -68,7 +71,8 @@ scripts/docs.sh 2>&1 | tee -a "$log"
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
-phase 4 "real peers (Kamailio)" --filter "$peers"
+phase 4 "real peers (Kamailio)" --filter "$peers" --skip "$longPeers"
+phase 4b "live push wake and gateway kill rounds (Kamailio)" --filter "$longPeers"
 echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" | tee -a "$log" >&2
 scripts/fuzz.sh --smoke 2>&1 | tee -a "$log"
 [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1

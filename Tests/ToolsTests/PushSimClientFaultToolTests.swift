@@ -46,7 +46,9 @@ import Testing
         let bin = try #require(Self.tool.executable()?.path)
         let command = try Self.wrapperCommand("double-push", "-", bin: bin)
         for subcommand in [["run", "killed"], ["check", "--delivery", "ideal"]] {
-            let result = try #require(await Self.tool.run(subcommand + ["--client-cmd", command]))
+            // A generous answer bound: the wrapper starts python and a debug binary, slow on a busy CPU.
+            let result = try #require(
+                await Self.tool.run(subcommand + ["--client-cmd", command, "--client-timeout-ms", "60000"]))
             #expect(result.status == 1, "\(subcommand): \(result.stderr)")
             #expect(result.stdout.contains(#""client_unsolicited_answer""#), "\(subcommand)")
             #expect(!result.stdout.contains(#""ok":true"#), "\(subcommand): \(result.stdout)")

@@ -14,7 +14,8 @@ import Testing
                 let common = ["run", scenario, "--delivery", delivery, "--seed", "4"]
                 let direct = try #require(await Self.tool.run(common + ["--policy", policy]))
                 var remote = try #require(
-                    await Self.tool.run(common + ["--client-cmd", "\(bin) client --policy \(policy)"]))
+                    await Self.tool.run(
+                        common + ["--client-cmd", "\(bin) client --policy \(policy)", "--client-timeout-ms", "60000"]))
                 // The client names its CallKit UUIDs ("0", "1": their decimal strings) and the
                 // output shows the client's own strings; everything else is byte for byte.
                 remote.stdout = remote.stdout.replacing(/"uuid":"(\d+)"/) { "\"uuid\":\($0.1)" }
@@ -22,7 +23,8 @@ import Testing
                 #expect(remote == direct, "\(scenario) \(delivery)")
             }
         }
-        let check = try #require(await Self.tool.run(["check", "--client-cmd", "\(bin) client --policy \(policy)"]))
+        let check = try #require(
+            await Self.tool.run(["check", "--client-cmd", "\(bin) client --policy \(policy)", "--client-timeout-ms", "60000"]))
         #expect(check.status == (policy == "correct" ? 0 : 1))
         if policy == "naive" { #expect(check.stderr.contains("broke R1, R2, R5, R6")) }
     }

@@ -39,13 +39,14 @@ import Testing
         func stop() async { await gateway.stop() }
     }
 
-    static let ackWindowMs: Int64 = 10_000
+    static let ackWindowMs: Int64 = 30_000
 
     static func rig(token: String = String(repeating: "0a", count: 32), platform: String = "ios") async throws -> Rig {
         let kamailio = try Proxy.FakeKamailio()
         let events = Events()
         // A generous ack window (and provider timeout): a loaded CI machine can take a second for
-        // a loopback TLS handshake, and the retry budget is half the ack window.
+        // a loopback TLS handshake, and the retry budget is half the ack window. "At once" is then
+        // anything under half of it, far from the 30 s a failover by the ack window would take.
         let gateway = try await Proxy.gateway(
             kamailio, clock: ContinuousClock(), emit: { events.add($0) },
             configure: {
