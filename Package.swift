@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 // AstraSIP — a GPL-free SIP/VoIP toolkit in Swift on Linux.
 // Layers (dependencies point down only; the whole picture is in docs/architecture.md):
-//   Tools → RegisterCommand / CallCommand / PushSimCommand → CallLoad / ToolSupport / Capture → PushKitLive / WakeGateway → CallSession / LineRunner →
-//   SIPDialog / Media / Provisioning / PushKitEmu / HTTPLite / JWT → SIPTransport / HTTP2 →
-//   TLSMemory → SIPCore → AstraJSON → C libraries
+//   Tools → RegisterCommand / CallCommand / PushSimCommand / WakeGatewayCommand / QRCommand / TraceCommand →
+//   CallLoad / PushKitLive → CallSession / LineRunner / WakeGateway / Torture → SIPDialog / Capture →
+//   SIPTransport / Media / Provisioning / JWT / HTTP2 / ToolSupport → SIPCore / PushKitEmu / HTTPLite / TLSMemory →
+//   AstraJSON / Metrics → C libraries
 import PackageDescription
 
 /// Swift 6 language mode (strict concurrency) is the default for tools-version 6.0; stated for clarity.
@@ -35,10 +36,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     // Library products for other Swift packages (Examples/ depend on this package by path; README
     // "Use it as a library"). One product per module a client imports; what a sibling module needs
-    // and a client does not is `package` access. Not products: ToolSupport, LineRunner, CallLoad,
-    // Capture (the tools' plumbing), AstraTestSupport (this package's test kit), TLSMemory, HTTPLite, HTTP2,
+    // and a client does not is `package` access. Not products: the tools' commands (RegisterCommand,
+    // CallCommand, PushSimCommand, WakeGatewayCommand, QRCommand, TraceCommand), ToolSupport, LineRunner, CallLoad, Capture, Torture
+    // (the tools' plumbing), AstraTestSupport (this package's test kit), TLSMemory, HTTPLite, HTTP2,
     // JWT, WakeGateway, PushKitLive (the gateway and live mode, shipped as tools), the C shims
-    // (decisions D37). AstraJSON is one because PushKitEmu's public API speaks its values.
+    // (ADR 0037). AstraJSON is one because PushKitEmu's public API speaks its values.
     products: [
         .library(name: "SIPCore", targets: ["SIPCore"]),
         .library(name: "SIPTransport", targets: ["SIPTransport"]),
@@ -96,12 +98,13 @@ let package = Package(
         // HTTP/2 over TLS: a server (OpenSSL + libnghttp2, ALPN h2) and a client (libcurl's multi
         // handle, one multiplexed connection) — the push provider APIs, APNs and FCM.
         module("HTTP2", ["HTTPLite", "TLSMemory", "COpenSSL", "CNGHTTP2", "CCurl"]),
-        // The wake gateway (issue 10): PushKitEmu's WakeServer beside Kamailio, token API, APNs emulator.
+        // The wake gateway beside Kamailio: one HeldCallMachine per call (PushKitEmu's WakeDecision), the
+        // token API, the push providers (APNs, FCM) and their emulator.
         module("WakeGateway", ["AstraJSON", "SIPCore", "SIPTransport", "SIPDialog", "PushKitEmu", "HTTPLite", "HTTP2", "JWT", "COpenSSL", "CLinux", "CSQLite", "CPostgreSQL", "Metrics"]),
         module("Provisioning", ["AstraJSON", "SIPCore", "COpenSSL", "CCurl", "CQRencode", "CZBar", "CPNG"]),
         module("CallSession", ["SIPDialog", "Media"]),
         module("ToolSupport", ["AstraJSON", "SIPCore", "CLinux"]),
-        // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP (issue 19).
+        // What a tool saw, for people and their tools: ladder, JSON trace file, pcap, HEP.
         module("Capture", ["SIPCore", "SIPTransport", "ToolSupport"]),
         // The line → flow + endpoint + registration wiring that astra-register and astra-call share.
         module("LineRunner", ["ToolSupport", "SIPDialog", "SIPTransport", "AstraJSON", "Metrics"]),
@@ -113,10 +116,16 @@ let package = Package(
         module("CallCommand", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
         // astra-pushsim's command: run/check/fuzz in virtual time over PushKitEmu, live mode over PushKitLive.
         module("PushSimCommand", ["PushKitEmu", "PushKitLive", "ToolSupport", "AstraJSON", "SIPCore"]),
+        // astra-wakegw's command: flags → WakeGatewayConfiguration, the state store, stats, heap trims, drain.
+        module("WakeGatewayCommand", ["WakeGateway", "ToolSupport", "JWT", "PushKitEmu", "SIPCore", "SIPTransport", "AstraJSON", "CLinux"]),
+        // astra-qr's command: encode/decode/lines flags → the Provisioning commands.
+        module("QRCommand", ["ToolSupport", "Provisioning", "SIPCore"]),
+        // astra-trace's command: a --sip-trace-file read back as a ladder, SVG, full messages or pcap.
+        module("TraceCommand", ["ToolSupport", "Capture", "SIPCore", "SIPTransport"]),
         module("AstraTestSupport", ["SIPCore", "SIPTransport", "SIPDialog", "ToolSupport"]),
         // RFC 4475/5118 torture messages against a live server: oracle, corpus, judging, run machine.
         module("Torture", ["AstraJSON", "SIPCore", "SIPTransport", "ToolSupport", "Capture"]),
-        // Live mode of PushKitEmu (issue 10): a real SIP phone judged by the emulator's rules.
+        // Live mode of PushKitEmu: a real SIP phone judged by the emulator's rules.
         module("PushKitLive", ["AstraJSON", "PushKitEmu", "LineRunner", "CallSession", "SIPDialog", "SIPTransport", "Media", "ToolSupport", "JWT", "HTTPLite"]),
 
         // One test target per module; KamailioTests starts a real Kamailio on 127.0.0.1.
@@ -147,16 +156,19 @@ let package = Package(
         tests("RegisterCommandTests", ["RegisterCommand", "ToolSupport", "LineRunner", "SIPCore"]),
         tests("CallCommandTests", ["CallCommand", "CallSession", "Media", "ToolSupport"]),
         tests("PushSimCommandTests", ["PushSimCommand", "PushKitEmu", "AstraJSON"]),
+        tests("WakeGatewayCommandTests", ["WakeGatewayCommand", "WakeGateway", "SIPTransport", "ToolSupport", "JWT", "AstraJSON"]),
+        tests("QRCommandTests", ["QRCommand", "Provisioning", "ToolSupport"]),
+        tests("TraceCommandTests", ["TraceCommand", "Capture", "SIPTransport", "ToolSupport"]),
         tests("AstraTestSupportTests", ["AstraTestSupport"]),
         tests("ToolsTests", ["ToolSupport", "SIPCore", "AstraTestSupport"], resources: [.copy("Golden")]),
 
-        // Command-line tools: thin mains over ToolSupport (docs/tools.md).
+        // Command-line tools: thin mains over their command modules (docs/tools.md, ADR 0190).
         tool("astra-register", ["RegisterCommand"]),
         tool("astra-call", ["CallCommand"]),
-        tool("astra-qr", ["ToolSupport", "Provisioning"]),
+        tool("astra-qr", ["QRCommand"]),
         tool("astra-pushsim", ["PushSimCommand"]),
-        tool("astra-wakegw", ["ToolSupport", "WakeGateway", "CLinux"]),
-        tool("astra-trace", ["ToolSupport", "Capture"]),
+        tool("astra-wakegw", ["WakeGatewayCommand"]),
+        tool("astra-trace", ["TraceCommand"]),
         tool("astra-torture", ["ToolSupport", "Torture"]),
 
         // Fuzz targets for every parser that takes outside bytes (docs/fuzzing.md, scripts/fuzz.sh):

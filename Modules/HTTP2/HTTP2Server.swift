@@ -84,14 +84,7 @@ public actor HTTP2Server {
             Task { [weak self] in
                 for await _ in listener.descriptorPressure { await self?.evict(reason: "descriptor_evicted") }
             })
-        let sweepMs = max(10, min(table.limits.headerTimeoutMs / 4, 1_000))
-        tasks.append(
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(sweepMs))
-                    await self?.sweep()
-                }
-            })
+        tasks.append(table.limits.sweepLoop { [weak self] in await self?.sweep() != nil })
     }
 
     /// Stops accepting; open connections get GOAWAY and close_notify, then close.

@@ -21,6 +21,26 @@ public struct ConnectionLimits: Sendable, Hashable {
         self.headerTimeoutMs = headerTimeoutMs
         self.idleTimeoutMs = idleTimeoutMs
     }
+
+    /// How often a shell sweeps its ``ConnectionTable`` for ``ConnectionTable/expired(nowMs:)``:
+    /// a quarter of the shorter timeout, so a connection is closed at most a quarter late, and
+    /// within 10 ms … 1 s (no busy loop for tiny test timeouts, no sweep rarer than a second).
+    /// One rule for every TCP server over the table (HTTPServer, HTTP2Server, the APNs device port).
+    public var sweepIntervalMs: Int64 { min(max(10, min(headerTimeoutMs, idleTimeoutMs) / 4), 1_000) }
+
+    /// The sweep every server over a ``ConnectionTable`` runs: `sweep` every ``sweepIntervalMs``
+    /// until the task is cancelled (the server's stop) or `sweep` returns false (the server is
+    /// gone: callers pass `{ [weak self] in await self?.sweep() != nil }`).
+    public func sweepLoop(_ sweep: @escaping @Sendable () async -> Bool) -> Task<Void, Never> {
+        let interval = sweepIntervalMs
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(interval))
+                if Task.isCancelled { return }
+                guard await sweep() else { return }
+            }
+        }
+    }
 }
 
 /// The admission, eviction and timeout rules over a server's open connections — pure, times are

@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Connections are bounded by ``ConnectionLimits`` through a ``ConnectionTable``: caps with
 /// eviction of the quietest connection, a header timeout (408) and an idle keep-alive timeout,
-/// checked by a sweep every `sweepMs`.
+/// checked by a sweep every ``ConnectionLimits/sweepIntervalMs``.
 public actor HTTPServer {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
@@ -60,14 +60,7 @@ public actor HTTPServer {
         pressureTask = Task { [weak self] in
             for await _ in listener.descriptorPressure { await self?.evictForDescriptor() }
         }
-        let sweepMs = max(10, min(limits.headerTimeoutMs, limits.idleTimeoutMs) / 4)
-        sweepTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(min(sweepMs, 1_000)))
-                guard let self else { return }
-                await self.sweep()
-            }
-        }
+        sweepTask = limits.sweepLoop { [weak self] in await self?.sweep() != nil }
     }
 
     /// Stops accepting and closes every open connection.

@@ -94,31 +94,11 @@ extension DigestAuthorization {
             cnonce: cnonce ?? "", qop: qop, ha2: ha2)
     }
 
-    /// RFC 5987 §3.2 `ext-value` with charset UTF-8: `UTF-8'[lang]'pct-encoded`.
+    /// RFC 5987 §3.2 `ext-value` with charset UTF-8: `UTF-8'[lang]'pct-encoded` (the
+    /// pct-encoded part by RFC 3986 §2.1, as every other %-escape in SIPCore).
     static func decodeExtValue(_ value: String) -> String? {
         let parts = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].lowercased() == "utf-8" else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = parts[2].utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return PercentDecoding.decode(parts[2])
     }
 }

@@ -1,5 +1,5 @@
-/// RFC 3986 §2.1 percent-decoding, shared by the line's address-of-record parser and the QR
-/// payload decoder.
+/// RFC 3986 §2.1 percent-decoding, shared by the line's address-of-record parser, the QR
+/// payload decoder and digest's `username*` (RFC 5987 §3.2 `ext-value`).
 package enum PercentDecoding {
     /// The decoded text, or nil for a malformed `%XX` escape or a result that is not UTF-8.
     package static func decode(_ text: Substring) -> String? {

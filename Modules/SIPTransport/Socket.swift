@@ -113,12 +113,7 @@ extension Socket {
         guard let fd = try? make(family: remote.family, type: Int32(SOCK_DGRAM.rawValue)) else { return nil }
         defer { Glibc.close(fd) }
         guard remote.withSockAddr({ Glibc.connect(fd, $0, $1) }) == 0 else { return nil }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard rc == 0, let address = SocketAddress(storage: storage) else { return nil }
+        guard let address = StreamSocket.localAddress(fd) else { return nil }
         return SocketAddress(ip: address.ip, port: 0)
     }
 }

@@ -230,14 +230,7 @@ final class SocketChannel: @unchecked Sendable {
     }
 
     /// The locally bound address (getsockname).
-    var localAddress: SocketAddress? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return rc == 0 ? SocketAddress(storage: storage) : nil
-    }
+    var localAddress: SocketAddress? { StreamSocket.localAddress(fd) }
 }
 
 /// An errno from a socket call, with its `strerror` text.

@@ -37,7 +37,8 @@ package enum StreamSocket {
         return soError == 0 ? nil : "connect(): \(SocketErrno(code: soError))"
     }
 
-    /// The socket's local address (for a Via sent-by over TCP/TLS).
+    /// The address a socket is bound to (getsockname): a stream's Via sent-by over TCP/TLS, a
+    /// connected UDP socket's source address. The one getsockname → ``SocketAddress`` of the module.
     public static func localAddress(_ fd: Int32) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)

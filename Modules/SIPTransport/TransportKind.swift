@@ -48,14 +48,7 @@ public enum TransportKind: String, Sendable, Hashable, CaseIterable, CustomStrin
     }
 
     /// Default port: RFC 3261 §19.1.2 (5060/5061), RFC 6455 §3 (80/443).
-    public var defaultPort: UInt16 {
-        switch self {
-        case .udp, .tcp: 5060
-        case .tls: 5061
-        case .ws: 80
-        case .wss: 443
-        }
-    }
+    public var defaultPort: UInt16 { sipTransportProtocol.defaultPort }
 
     public var description: String { viaToken }
 

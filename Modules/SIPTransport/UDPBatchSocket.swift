@@ -35,12 +35,7 @@ package final class UDPBatchSocket {
             throw TransportError(.socketFailed, transport: .udp, peer: remote.description,
                                  "connect(): \(SocketErrno(code: e))")
         }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard rc == 0, let local = SocketAddress(storage: storage) else {
+        guard let local = StreamSocket.localAddress(fd) else {
             Glibc.close(fd)
             throw TransportError(.socketFailed, transport: .udp, peer: remote.description, "getsockname() failed")
         }

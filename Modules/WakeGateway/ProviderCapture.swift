@@ -5,7 +5,8 @@ import SIPCore
 
 /// `--provider-capture FILE`: every push request the provider emulator accepted, as Apple or
 /// Google would have received it, one JSON Lines object each — `{"provider":"apns"|"fcm","path",
-/// "headers":{…},"body":"<text>"}` — so a test or an operator can show what the providers see
+/// "headers":{…},"body":"<text>","bytes":N}` (`bytes`: the body's length as sent, before any
+/// redaction: what the provider could read from the length alone) — so a test or an operator can show what the providers see
 /// (docs/wake-gateway.md "Sealed push"). Only the secrets of the transport are taken out, by the
 /// one redactor (``Redaction``): the `authorization` header's provider token, the device token of
 /// the APNs path (``TokenText/redact(_:)``) and of the FCM body's `"token"`. The caller, sealed or
@@ -47,6 +48,7 @@ public final class ProviderCapture: @unchecked Sendable {
         let object: JSONObject = [
             "provider": .string(provider), "path": .string(path), "headers": .object(headers),
             "body": .string(Redaction.redact(String(decoding: request.body, as: UTF8.self))),
+            "bytes": .int(Int64(request.body.count)),
         ]
         return object.jsonText + "\n"
     }

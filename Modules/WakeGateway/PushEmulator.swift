@@ -118,14 +118,7 @@ public actor PushEmulator<C: Clock<Duration>> {
         let listener = listener
         tasks.append(Task { for await connection in listener.connections { self.adopt(connection) } })
         tasks.append(Task { [weak self] in for await _ in listener.descriptorPressure { await self?.evictForDescriptor() } })
-        let sweepMs = max(10, min(table.limits.headerTimeoutMs / 4, 1_000))
-        tasks.append(
-            Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(sweepMs))
-                    await self?.sweep()
-                }
-            })
+        tasks.append(table.limits.sweepLoop { [weak self] in await self?.sweep() != nil })
     }
 
     public func stop() {

@@ -140,9 +140,9 @@ public actor PushProviders {
 
     // MARK: FCM
 
-    /// `POST /v1/projects/<id>/messages:send`: a high-priority data message (`push_id`, `caller`,
-    /// `call_id` as strings) with `ttl` = the wake policy's (0 s: a call is now or never).
-    public func sendFCM(token: String, data: [(String, String)], ttlSeconds: Int64, timeoutMs: Int) async -> ProviderAnswer {
+    /// `POST /v1/projects/<id>/messages:send` with `body` (``fcmBody(token:data:ttlSeconds:)``,
+    /// made by ``WakePushPayload/fcmBody(token:ttlSeconds:)``).
+    public func sendFCM(body: String, timeoutMs: Int) async -> ProviderAnswer {
         guard let account = settings.fcmAccount, let base = settings.fcmURL else {
             return ProviderAnswer(outcome: .fail(reason: "fcm_not_configured"), status: 0, elapsedMs: 0, newConnection: false)
         }
@@ -152,12 +152,6 @@ public actor PushProviders {
             return ProviderAnswer(outcome: .retry(reason: failure.reason), status: 0, elapsedMs: 0, newConnection: false)
         case .success(let token): access = token
         }
-        let body = JSONValue.object([
-            "message": [
-                "token": .string(token), "data": .object(JSONObject(data.map { (key: $0.0, value: .string($0.1)) })),
-                "android": ["priority": "high", "ttl": .string("\(ttlSeconds)s")],
-            ]
-        ]).jsonText
         let request = HTTP2Client.Request(
             method: "POST", url: base + "/v1/projects/\(account.projectID)/messages:send",
             headers: [HTTP2Field("authorization", "Bearer " + access), HTTP2Field("content-type", "application/json")],
@@ -165,6 +159,17 @@ public actor PushProviders {
         return await answer(request) { response in
             ProviderOutcome.fcm(status: response.status, body: response.body, retryAfter: response["retry-after"])
         }
+    }
+
+    /// The request body of a high-priority FCM data message to `token` (the `data` values are
+    /// strings) with `ttl` = the wake policy's (0 s: a call is now or never). Pure.
+    public static func fcmBody(token: String, data: [(String, String)], ttlSeconds: Int64) -> String {
+        JSONValue.object([
+            "message": [
+                "token": .string(token), "data": .object(JSONObject(data.map { (key: $0.0, value: .string($0.1)) })),
+                "android": ["priority": "high", "ttl": .string("\(ttlSeconds)s")],
+            ]
+        ]).jsonText
     }
 
     /// Forget the access token (FCM said 401): the next push exchanges a new assertion.

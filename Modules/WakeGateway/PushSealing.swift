@@ -27,9 +27,22 @@ public struct PushSealing: Sendable, Hashable, CustomStringConvertible, CustomDe
     /// The call key as stored: base64url without padding.
     public var callKeyText: String { Base64URL.encode(callKey) }
 
+    /// This sealing once the phone asked this gateway to stop (`DELETE /voip-push-grant`): the
+    /// grant and the call key are gone, the device key stays bound to the endpoint. A stopped
+    /// registration gets no push at all — not sealed (no key), and never clear, which the phone
+    /// did not ask for — until the phone registers again with a new grant.
+    public var stopped: PushSealing { PushSealing(deviceKey: deviceKey, grant: "", callKey: [], grantExpiresAt: 0) }
+
+    /// Whether the phone has stopped this gateway (``stopped``).
+    public var isStopped: Bool { grant.isEmpty }
+
     /// A sealing read back from a state store's columns; nil when they are empty (clear pushes)
-    /// or the call key is not 32 bytes (a row this gateway did not write: pushes go clear).
+    /// or the call key is not 32 bytes (a row this gateway did not write: pushes go clear); a
+    /// device key without a grant is a stopped one (``stopped``).
     static func stored(deviceKey: String?, grant: String?, callKey: String?, grantExpiresAt: Int64?) -> PushSealing? {
+        if let deviceKey, !deviceKey.isEmpty, grant?.isEmpty ?? true {
+            return PushSealing(deviceKey: deviceKey, grant: "", callKey: [], grantExpiresAt: 0)
+        }
         guard let deviceKey, !deviceKey.isEmpty, let grant, !grant.isEmpty, let callKey,
             let key = Base64URL.decode(callKey), key.count == CallSeal.keyBytes, let grantExpiresAt
         else { return nil }

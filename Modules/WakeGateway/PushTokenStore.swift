@@ -45,6 +45,8 @@ public struct PushTokenStore: Sendable {
             ]
         case .deleteToken(let endpoint):
             return api[endpoint] == nil ? [] : [.deleteRegistration(endpoint: endpoint, source: .api)]
+        case .stopGrant(let endpoint):
+            return stoppedRegistrations(endpoint).map { .saveRegistration($0) }
         case .status, .ack:
             return []
         }
@@ -92,13 +94,18 @@ public struct PushTokenStore: Sendable {
                 return .json(404, JSONValue.object(["registered": .bool(false)]).jsonText)
             }
             return .json(200, JSONValue.object(["registered": .bool(false), "deleted": .bool(true)]).jsonText)
+        case .stopGrant(let endpoint):
+            let stopped = stoppedRegistrations(endpoint)
+            guard !stopped.isEmpty else { return .json(404, JSONValue.object(["granted": .bool(false)]).jsonText) }
+            for registration in stopped { restore(registration) }
+            return .json(200, JSONValue.object(["granted": .bool(false), "stopped": .bool(true)]).jsonText)
         case .ack:
             return .text(500, "ack is handled by the gateway")
         }
     }
 
     /// `{registered, token_matches, environment, platform, updated_at}`, and `sealed: true` with
-    /// `grant_expires_at` for a sealed registration — never the raw token, grant or key.
+    /// `grant_expires_at` for a sealed registration (`grant_stopped: true` once the phone stopped it) — never the raw token, grant or key.
     static func statusJSON(_ registration: PushRegistration, tokenMatches: Bool) -> String {
         var fields: JSONObject = [
             "registered": .bool(true),
@@ -109,9 +116,24 @@ public struct PushTokenStore: Sendable {
         ]
         if let sealing = registration.sealing {
             fields["sealed"] = .bool(true)
-            fields["grant_expires_at"] = .string(WallClock.iso8601(ms: sealing.grantExpiresAt * 1_000))
+            if sealing.isStopped {
+                fields["grant_stopped"] = .bool(true)
+            } else {
+                fields["grant_expires_at"] = .string(WallClock.iso8601(ms: sealing.grantExpiresAt * 1_000))
+            }
         }
         return JSONValue.object(fields).jsonText
+    }
+
+    /// `endpoint`'s registrations (token API and RFC 8599) that hold a grant, as they are once the
+    /// phone's stop took it: grant and call key gone, the device key still bound
+    /// (``PushSealing/stopped``). Empty when it holds no grant.
+    func stoppedRegistrations(_ endpoint: String) -> [PushRegistration] {
+        [api[endpoint], rfc8599[endpoint]].compactMap { registration in
+            guard var registration, let sealing = registration.sealing, !sealing.isStopped else { return nil }
+            registration.sealing = sealing.stopped
+            return registration
+        }
     }
 
     /// The device key `endpoint` has bound (ADR 0152): the one of its sealed registrations.

@@ -11,6 +11,7 @@ import SIPCore
 /// | POST | `/api/v1/users/voip-push-token` | `{asterisk_endpoint, token, environment, bundle_id, platform}`, optionally `device_key`, `grant`, `call_key` (sealed push) |
 /// | GET | `/api/v1/users/voip-push-status` | `?asterisk_endpoint=&token=` |
 /// | DELETE | `/api/v1/users/voip-push-token` | `?asterisk_endpoint=` |
+/// | DELETE | `/api/v1/users/voip-push-grant` | `?asterisk_endpoint=` (the phone's stop: grant and call key dropped) |
 /// | POST | `/api/v1/users/voip-push-ack` | `{push_id}` (no auth: the push-id is the capability) |
 ///
 /// All but the ack need `Authorization: Bearer <jwt>` (``TokenAPIAuth``).
@@ -20,21 +21,29 @@ public enum WakeAPIRequest: Sendable, Hashable {
         sealing: SealingOffer?)
     case status(endpoint: String, token: String?)
     case deleteToken(endpoint: String)
+    /// The phone's stop request (sealed push): this gateway may no longer ring it under the grant
+    /// it gave; the grant and call key are dropped, the device key stays bound.
+    case stopGrant(endpoint: String)
     case ack(pushID: String)
 
     public static let tokenPath = "/api/v1/users/voip-push-token"
     public static let statusPath = "/api/v1/users/voip-push-status"
     public static let ackPath = "/api/v1/users/voip-push-ack"
+    public static let grantPath = "/api/v1/users/voip-push-grant"
     /// The longest `device_key`, `grant` or `call_key` accepted (a grant is about 350 bytes).
     public static let sealingFieldBytes = 4_096
 
     /// Whether requests to `path` must carry a valid bearer token (every token endpoint; not the ack).
-    public static func requiresAuthentication(_ path: String) -> Bool { path == tokenPath || path == statusPath }
+    public static func requiresAuthentication(_ path: String) -> Bool {
+        path == tokenPath || path == statusPath || path == grantPath
+    }
 
     /// The `asterisk_endpoint` the request is about (nil for the ack).
     public var endpoint: String? {
         switch self {
-        case .registerToken(let endpoint, _, _, _, _, _), .status(let endpoint, _), .deleteToken(let endpoint): endpoint
+        case .registerToken(let endpoint, _, _, _, _, _), .status(let endpoint, _), .deleteToken(let endpoint),
+            .stopGrant(let endpoint):
+            endpoint
         case .ack: nil
         }
     }
@@ -53,6 +62,12 @@ public enum WakeAPIRequest: Sendable, Hashable {
                 return .request(.deleteToken(endpoint: endpoint))
             default: return .reject(methodNotAllowed("POST, DELETE"))
             }
+        case grantPath:
+            guard request.method == "DELETE" else { return .reject(methodNotAllowed("DELETE")) }
+            guard let endpoint = nonEmpty(request.query["asterisk_endpoint"]) else {
+                return .reject(.text(400, "query parameter asterisk_endpoint is required"))
+            }
+            return .request(.stopGrant(endpoint: endpoint))
         case statusPath:
             guard request.method == "GET" else { return .reject(methodNotAllowed("GET")) }
             guard let endpoint = nonEmpty(request.query["asterisk_endpoint"]) else {

@@ -132,6 +132,10 @@ extension WakeGatewayServer {
             limited(id, call, why: "not_sealed")
             return .unregistered
         }
+        if let sealing, sealing.isStopped {
+            limited(id, call, why: "grant_stopped")
+            return .unregistered
+        }
         if let sealing, !sealing.grantLive(nowSeconds: WallClock.nowMs() / 1_000) {
             limited(id, call, why: "grant_expired")
             return .unregistered
@@ -146,6 +150,13 @@ extension WakeGatewayServer {
         guard let payload = payload(call, sealing, pushID: pushID, nowMs: now) else {
             grants.revoke(pushID)
             limited(id, call, why: "seal_failed")
+            return .unregistered
+        }
+        // Every sealed push is one length; one that cannot be (a Call-ID over the room) is not sent.
+        guard payload.fits(fcmToken: registration.isAndroid ? registration.token : nil, ttlSeconds: configuration.fcmTTLSeconds)
+        else {
+            grants.revoke(pushID)
+            limited(id, call, why: "call_id_too_long")
             return .unregistered
         }
         count(payload.sealed ? "pushes_sealed" : "pushes_clear")
@@ -231,8 +242,7 @@ extension WakeGatewayServer {
         let timeout = Int(max(100, min(configuration.providerTimeoutMs, configuration.ackWindowMs)))
         if registration.isAndroid {
             return await providers.sendFCM(
-                token: registration.token, data: [("type", "call")] + payload.fcmData,
-                ttlSeconds: configuration.fcmTTLSeconds, timeoutMs: timeout)
+                body: payload.fcmBody(token: registration.token, ttlSeconds: configuration.fcmTTLSeconds), timeoutMs: timeout)
         }
         return await providers.sendAPNs(
             token: registration.token, environment: registration.environment, topic: registration.topic,

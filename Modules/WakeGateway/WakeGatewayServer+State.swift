@@ -43,14 +43,15 @@ extension WakeGatewayServer {
                 ]))
     }
 
-    /// A token request that changes the state (register, delete): committed first, answered
+    /// A token request that changes the state (register, delete, stop): committed first, answered
     /// after. A store that fails answers 503 and changes nothing, in memory or on disk.
     /// `sealing`: the checked sealing of a register (``checkSealing(_:_:)``).
     func applyDurably(_ request: WakeAPIRequest, sealing: PushSealing? = nil) async -> HTTPResponse {
         // A status or a delete reads what the shared store holds (a register replaces it anyway;
         // a sealed one has read it for the bound device key).
         switch request {
-        case .status(let endpoint, _), .deleteToken(let endpoint): await refreshRegistrations(endpoint)
+        case .status(let endpoint, _), .deleteToken(let endpoint), .stopGrant(let endpoint):
+            await refreshRegistrations(endpoint)
         case .registerToken, .ack: break
         }
         let now = WallClock.nowMs()

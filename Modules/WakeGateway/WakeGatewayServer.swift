@@ -265,6 +265,9 @@ public actor WakeGatewayServer<C: Clock<Duration>> {
                         ]))
             } else if case .deleteToken(let endpoint) = other, response.status == 200 {
                 emit(WakeEvent("token_deleted", [("user", .string(endpoint))]))
+            } else if case .stopGrant(let endpoint) = other, response.status == 200 {
+                count("grants_stopped")
+                emit(WakeEvent("grant_stopped", [("user", .string(endpoint))]))
             }
             return response
         }

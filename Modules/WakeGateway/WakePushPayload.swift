@@ -2,7 +2,7 @@ import AstraJSON
 import JWT
 import SIPCore
 
-/// What a wake push carries to the phone, as the APNs body and the FCM data (docs/wake-gateway.md
+/// What a wake push carries to the phone, as the APNs body and the FCM request (docs/wake-gateway.md
 /// "Sealed push"). Pure: the sealing is done by ``CallSeal`` (OpenSSL's AEAD), the rest is text.
 ///
 /// - Clear (a registration without a call key, `--sealed optional`): `push_id`, `caller` (the
@@ -10,14 +10,22 @@ import SIPCore
 /// - Sealed: `push_id`, `gw` (the opaque gateway hash, ``CallSeal/gatewayHash(key:gatewayID:)``),
 ///   `end_ms` (wall-clock ms after which the gateway no longer connects the call), `call_id` (the
 ///   associated data the phone opens with), `caller_blob` (``SealedCaller`` sealed under the call
-///   key for that call ID, base64url, always 550 characters) and `pad`: spaces that bring the APNs
-///   body and the FCM data object to ``sealedBytes`` each, so a push's length says nothing about
-///   the call (a Call-ID too long to fit makes the push longer, never refused). No caller's URI,
-///   user or display name in clear.
+///   key for that call ID, base64url, always 550 characters) and `pad`: spaces that bring the
+///   whole APNs body to ``apnsSealedBytes`` and the whole FCM request body (token and envelope
+///   included) to ``fcmSealedBytes``, so the length of what a provider receives says nothing
+///   about the caller, the Call-ID or the device token. A push that cannot fit (a Call-ID over
+///   the room ``callIDRoom`` leaves, at the least) is not sent: ``fits(fcmToken:ttlSeconds:)``.
+///   No caller's URI, user or display name in clear.
 public struct WakePushPayload: Sendable, Hashable {
-    /// The length of every sealed APNs body and every sealed FCM data object (JSON text, bytes):
-    /// room for a Call-ID of about 400 bytes; within APNs' 5,120 bytes for VoIP and FCM's 4,096.
-    public static let sealedBytes = 1_280
+    /// The length of every sealed APNs body (JSON text, bytes), within APNs' 5,120 for VoIP.
+    public static let apnsSealedBytes = 2_048
+    /// The length of every sealed FCM request body (`{"message":{"token",…,"data",…,"android"}}`,
+    /// bytes): within FCM's 4,096, which count the data alone.
+    public static let fcmSealedBytes = 2_560
+    /// The Call-ID (as JSON text) both sizes leave room for, with the longest FCM token (512
+    /// bytes), the longest gateway id in the push-id and any `--fcm-ttl-s`: real Call-IDs are
+    /// tens of bytes, RFC 3261 sets no bound.
+    public static let callIDRoom = 1_024
 
     /// The members in order (FCM data values are strings: `end_ms` too).
     public let fields: [(String, String)]
@@ -49,31 +57,43 @@ public struct WakePushPayload: Sendable, Hashable {
     }
 
     /// The APNs body: `aps` (empty: a VoIP push shows nothing by itself), the fields (`end_ms` a
-    /// number), and for a sealed push the padding to ``sealedBytes``.
+    /// number), and for a sealed push the padding to ``apnsSealedBytes``.
     public var apnsBody: String {
         var object: JSONObject = ["aps": [:]]
         for (key, value) in fields {
             object[key] = key == "end_ms" ? (Int64(value).map { .int($0) } ?? .string(value)) : .string(value)
         }
-        return sealed ? Self.padded(object) : object.jsonText
+        guard sealed else { return object.jsonText }
+        return Self.padded(Self.apnsSealedBytes) { pad in
+            var padded = object
+            padded["pad"] = .string(pad)
+            return padded.jsonText
+        }
     }
 
-    /// The FCM data object's members, padded for a sealed push so the object is ``sealedBytes``.
-    public var fcmData: [(String, String)] {
-        guard sealed else { return fields }
-        var object = JSONObject(fields.map { (key: $0.0, value: .string($0.1)) })
-        object["pad"] = ""
-        let pad = Self.sealedBytes - object.jsonText.utf8.count
-        return fields + [("pad", String(repeating: " ", count: max(0, pad)))]
+    /// The FCM request body for `token` (``PushProviders/fcmBody(token:data:ttlSeconds:)``): the
+    /// data is `type: "call"` and the fields, and for a sealed push a last `pad` bringing the
+    /// whole body to ``fcmSealedBytes``.
+    public func fcmBody(token: String, ttlSeconds: Int64) -> String {
+        let data = [("type", "call")] + fields
+        guard sealed else { return PushProviders.fcmBody(token: token, data: data, ttlSeconds: ttlSeconds) }
+        return Self.padded(Self.fcmSealedBytes) { pad in
+            PushProviders.fcmBody(token: token, data: data + [("pad", pad)], ttlSeconds: ttlSeconds)
+        }
     }
 
-    /// `object` with a last member `pad` of spaces making its JSON text ``sealedBytes`` long
-    /// (or an empty `pad` when it is longer already).
-    static func padded(_ object: JSONObject) -> String {
-        var object = object
-        object["pad"] = ""
-        let length = object.jsonText.utf8.count
-        if length < sealedBytes { object["pad"] = .string(String(repeating: " ", count: sealedBytes - length)) }
-        return object.jsonText
+    /// Whether the push is as long as every other of its kind: always for a clear push; for a
+    /// sealed one, whether its body (the APNs one, or the FCM one for `fcmToken`) fits its size.
+    public func fits(fcmToken: String?, ttlSeconds: Int64) -> Bool {
+        guard sealed else { return true }
+        if let fcmToken { return fcmBody(token: fcmToken, ttlSeconds: ttlSeconds).utf8.count == Self.fcmSealedBytes }
+        return apnsBody.utf8.count == Self.apnsSealedBytes
+    }
+
+    /// The text `render` makes with a `pad` of spaces that brings it to `size` bytes (spaces are
+    /// one byte each in JSON, unescaped); with an empty `pad` when it is longer already.
+    static func padded(_ size: Int, _ render: (String) -> String) -> String {
+        let length = render("").utf8.count
+        return render(length < size ? String(repeating: " ", count: size - length) : "")
     }
 }

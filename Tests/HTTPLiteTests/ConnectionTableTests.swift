@@ -6,6 +6,14 @@ import Testing
 @Suite struct ConnectionTableTests {
     typealias Table = ConnectionTable<Int>
 
+    /// One sweep rule for every server over the table: a quarter of the shorter timeout, 10 ms … 1 s.
+    @Test func sweepIntervalIsAQuarterOfTheShorterTimeoutWithinBounds() {
+        #expect(ConnectionLimits(headerTimeoutMs: 2_000, idleTimeoutMs: 3_600_000).sweepIntervalMs == 500)
+        #expect(ConnectionLimits(headerTimeoutMs: 5_000, idleTimeoutMs: 400).sweepIntervalMs == 100)
+        #expect(ConnectionLimits(headerTimeoutMs: 10_000, idleTimeoutMs: 30_000).sweepIntervalMs == 1_000)
+        #expect(ConnectionLimits(headerTimeoutMs: 20, idleTimeoutMs: 20).sweepIntervalMs == 10)
+    }
+
     @Test func globalCapEvictsTheQuietestNotBusy() {
         var table = Table(limits: ConnectionLimits(maxConnections: 3, maxPerPeer: 10))
         for id in 1...3 { #expect(table.admit(id, peer: "a", nowMs: Int64(id)) == .accepted(evicting: nil)) }

@@ -123,6 +123,8 @@ import Testing
         ),
         (#"Digest username*=latin1''b, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
         (#"Digest username*=UTF-8''%C3, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
+        (#"Digest username*=UTF-8''b%4, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
+        (#"Digest username*=UTF-8''%zz, realm="r", nonce="n", uri="u", response="x""#, .invalidParameterValue),
         (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", algorithm=SHA1"#, .unsupportedAlgorithm),
         (#"Digest username="b", realm="r", nonce="n", uri="u", response="x", qop=auth-conf"#, .unsupportedQoP),
     ])

@@ -21,6 +21,19 @@ import Testing
 
     static let iosToken = String(repeating: "7c", count: 32)
     static let fcmToken = "dSealed0123456789abcdef:APA91bHUN_sealed-token_0123456789"
+    /// A second phone of each platform with a token of another length (the longest an FCM token
+    /// may be, 512): the length of what a provider receives must not tell the phones apart.
+    static let iosToken2 = String(repeating: "a5", count: 100)
+    static let fcmToken2 = "eLong:" + String(repeating: "APA91b_x-", count: 56)
+    /// The four sealed phones, the user a push `i` goes to: `i % 4`.
+    static let users = ["1002", "1003", "1004", "1005"]
+    static let tokens = [iosToken, fcmToken, iosToken2, fcmToken2]
+
+    /// A Call-ID of 10 to about 530 bytes (word characters and `@`, as SIP allows), unique.
+    static func callID(_ i: Int) -> String {
+        let random = SecureBytes.hex(KeyMaterial.bytes(4 + (i * 37) % 200))
+        return i % 3 == 0 ? "\(random)@host-\(i).example" : "\(i)-" + random
+    }
 
     /// What no capture line and no event may hold: every caller below has `+447700` in its user
     /// (a character base64url and hex never use), `hospital.example` in its URI and `Patient` in
@@ -38,6 +51,10 @@ import Testing
         let capture: URL
         let ios = Phone()
         let android = Phone()
+        let ios2 = Phone()
+        let android2 = Phone()
+        /// The phone of ``SealedPushTests/users`` `[n]`.
+        var phones: [Phone] { [ios, android, ios2, android2] }
 
         static func make(sealed: SealedMode = .optional, sealIOS: Bool = true, kamailio: Proxy.FakeKamailio? = nil)
             async throws -> Rig
@@ -62,6 +79,8 @@ import Testing
             let rig = Rig(gateway: gateway, events: events, capture: URL(fileURLWithPath: configuration.providerCapture!))
             try await rig.register("1002", token: SealedPushTests.iosToken, platform: "ios", phone: sealIOS ? rig.ios : nil)
             try await rig.register("1003", token: SealedPushTests.fcmToken, platform: "android", phone: rig.android)
+            try await rig.register("1004", token: SealedPushTests.iosToken2, platform: "ios", phone: rig.ios2)
+            try await rig.register("1005", token: SealedPushTests.fcmToken2, platform: "android", phone: rig.android2)
             return rig
         }
 
@@ -90,14 +109,16 @@ import Testing
         func remove() { try? FileManager.default.removeItem(at: capture.deletingLastPathComponent()) }
     }
 
-    /// 10,000 sealed pushes (half APNs, half FCM) through the gateway's push path and the
-    /// emulator: the capture shows nothing of any caller, one body length per provider, and
-    /// every blob opens for its call only.
+    /// 10,000 sealed pushes (half APNs, half FCM, two phones each with tokens of different
+    /// lengths, Call-IDs of 10 to 530 bytes, callers of different lengths) through the gateway's
+    /// push path and the emulator: the capture shows nothing of any caller; every body is the one
+    /// length of its provider (``WakePushPayload/apnsSealedBytes``, ``WakePushPayload/fcmSealedBytes``),
+    /// as sent (`bytes`); every blob opens for its call only.
     @Test func tenThousandSealedPushesShowTheProvidersNoCaller() async throws {
         let rig = try await Rig.make()
         defer { rig.remove() }
         let total = 10_000
-        let callIDs = (0..<total).map { _ in SecureBytes.hex(KeyMaterial.bytes(12)) }
+        let callIDs = (0..<total).map(Self.callID)
         // Each push's end time lies after the moment it was sealed; on a busy CPU the whole run
         // can outlast an early push's end, so the check is against the run's start, not "now".
         let startedMs = WallClock.nowMs()
@@ -108,7 +129,7 @@ import Testing
                     for i in stride(from: lane, to: total, by: lanes) {
                         let c = SealedPushTests.caller(i)
                         let accepted = try await rig.gateway.pushForTest(
-                            user: i % 2 == 0 ? "1002" : "1003", callID: callIDs[i],
+                            user: SealedPushTests.users[i % 4], callID: callIDs[i],
                             from: "\"\(c.name)\" <\(c.uri)>;tag=t\(i)")
                         #expect(accepted, "push \(i)")
                     }
@@ -125,7 +146,7 @@ import Testing
         #expect(lines.count >= total && lines.count < total + 100)
         let whole = lines.joined(separator: "\n")
         for fragment in Self.callerFragments { #expect(!whole.contains(fragment)) }
-        #expect(!whole.contains(Self.iosToken) && !whole.contains(Self.fcmToken))
+        for token in Self.tokens { #expect(!whole.contains(token)) }
         let events = rig.events.list.withLock { $0.map { $0.fields.jsonText }.joined(separator: "\n") }
         for fragment in Self.callerFragments { #expect(!events.contains(fragment)) }
 
@@ -138,7 +159,10 @@ import Testing
             let json = try JSONValue.parse(line)
             let provider = try #require(json["provider"]?.stringValue)
             let bodyText = try #require(json["body"]?.stringValue)
-            bodyLengths[provider, default: []].insert(bodyText.utf8.count)
+            let bytes = try #require(json["bytes"]?.intValue)
+            bodyLengths[provider, default: []].insert(Int(bytes))
+            // The capture redacts the FCM token only: an APNs body is as it was sent.
+            if provider == "apns" { #expect(bodyText.utf8.count == bytes) }
             #expect(json["headers"]?["authorization"]?.stringValue?.contains(Redaction.placeholder) == true)
             let body = try JSONValue.parse(bodyText)
             let data = provider == "fcm" ? try #require(body["message"]?["data"]) : body
@@ -146,7 +170,7 @@ import Testing
             let callID = try #require(data["call_id"]?.stringValue)
             let i = try #require(index[callID])
             seen.insert(callID)
-            let phone = i % 2 == 0 ? rig.ios : rig.android
+            let phone = rig.phones[i % 4]
             #expect((provider == "apns") == (i % 2 == 0))
             #expect(data["gw"]?.stringValue == CallSeal.gatewayHash(key: phone.callKey, gatewayID: "astra-wakegw"))
             let c = Self.caller(i)
@@ -178,8 +202,9 @@ import Testing
         #expect(refused == [opened, opened, opened, opened])
         #expect(bodyLengths["apns"]?.count == 1)
         #expect(bodyLengths["fcm"]?.count == 1)
-        #expect((bodyLengths["apns"]?.first ?? 0) == WakePushPayload.sealedBytes)
-        #expect((bodyLengths["fcm"]?.first ?? .max) <= 4_096)
+        #expect(bodyLengths["apns"] == [WakePushPayload.apnsSealedBytes])
+        #expect(bodyLengths["fcm"] == [WakePushPayload.fcmSealedBytes])
+        #expect(WakePushPayload.apnsSealedBytes <= 5_120 && WakePushPayload.fcmSealedBytes <= 4_096)
     }
 
     /// Whether `blob` fails to open with `key` for `callID`, with the one error for every change.
@@ -248,6 +273,20 @@ import Testing
         #expect(try required.lines().isEmpty)
     }
 
+    /// A Call-ID over the room the one length leaves (``WakePushPayload/callIDRoom``): the sealed
+    /// push is not sent (it would be longer than every other), counted, and nothing is captured.
+    @Test func aCallIDTooLongForTheOneLengthIsNotPushed() async throws {
+        let rig = try await Rig.make()
+        defer { rig.remove() }
+        let long = String(repeating: "c", count: 3_000)
+        #expect(try await rig.gateway.pushForTest(user: "1002", callID: long, from: "<sip:1001@h>;tag=t") == false)
+        #expect(try await rig.gateway.pushForTest(user: "1003", callID: long + "x", from: "<sip:1001@h>;tag=t") == false)
+        #expect(await rig.gateway.counters["push_refused_call_id_too_long"] == 2)
+        #expect(try await rig.gateway.pushForTest(user: "1003", callID: "short@h", from: "<sip:1001@h>;tag=t"))
+        await rig.gateway.stop()
+        #expect(try rig.lines().count == 1)
+    }
+
     /// RFC 8599: a REGISTER whose Contact carries `pn-astra-*` makes a sealed registration; one
     /// whose grant is refused is counted and not taken.
     @Test func anRFC8599RegisterCarriesTheSealing() async throws {
@@ -256,7 +295,7 @@ import Testing
         defer { rig.remove() }
         let phone = Phone()
         func register(_ grant: String, _ n: Int) -> String {
-            Proxy.register(kamailio, callID: "pn\(n)reg@test").replacingOccurrences(of: "1002", with: "1004")
+            Proxy.register(kamailio, callID: "pn\(n)reg@test").replacingOccurrences(of: "1002", with: "1009")
                 .replacingOccurrences(
                     of: "transport=ws>",
                     with:
@@ -266,10 +305,10 @@ import Testing
         }
         try await kamailio.send(register(phone.grant(gateway: "gw_other"), 1), to: rig.gateway.sipAddress.port)
         #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.counters["grants_refused_other_gateway"] == 1 })
-        #expect(await rig.gateway.tokens.rfc8599["1004"] == nil)
+        #expect(await rig.gateway.tokens.rfc8599["1009"] == nil)
         try await kamailio.send(register(phone.grant(), 2), to: rig.gateway.sipAddress.port)
-        #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.tokens.rfc8599["1004"] != nil })
-        #expect(await rig.gateway.tokens.rfc8599["1004"]?.sealing?.callKey == phone.callKey)
+        #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.tokens.rfc8599["1009"] != nil })
+        #expect(await rig.gateway.tokens.rfc8599["1009"]?.sealing?.callKey == phone.callKey)
         await rig.gateway.stop()
     }
 }

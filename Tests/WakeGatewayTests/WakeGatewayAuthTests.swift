@@ -56,6 +56,7 @@ import Testing
         ("POST", "/api/v1/users/voip-push-token", registerBody),
         ("GET", "/api/v1/users/voip-push-status?asterisk_endpoint=1002&token=\(token)", ""),
         ("DELETE", "/api/v1/users/voip-push-token?asterisk_endpoint=1002", ""),
+        ("DELETE", "/api/v1/users/voip-push-grant?asterisk_endpoint=1002", ""),
     ]
 
     @Test func everyTokenEndpointRefusesBadTokens() async throws {
@@ -84,7 +85,7 @@ import Testing
             #expect(forbidden.header("WWW-Authenticate")?.contains("insufficient_scope") == true)
         }
         #expect(await rig.gateway.tokens.registration(for: "1002") == nil)  // nothing was registered
-        #expect(await rig.gateway.counters["auth_refused"] == 3 * 7)
+        #expect(await rig.gateway.counters["auth_refused"] == Self.endpoints.count * 7)
     }
 
     @Test(arguments: ["HS256", "ES256"])

@@ -1,7 +1,5 @@
 // astra-trace — draw a saved SIP trace (docs/man/astra-trace.md).
-// Thin main: ToolSupport parses; TraceRun reads the --sip-trace-file and draws it with Capture.
-import ToolSupport
+// Thin main: the command is TraceCommand, in its module (docs/adr/0190-tool-commands-in-libraries.md).
+import TraceCommand
 
-await ToolMain.run(ToolSpecs.trace) { context in
-    try TraceRun(context: context).run()
-}
+await TraceCommand.run()

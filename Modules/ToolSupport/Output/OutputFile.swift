@@ -16,6 +16,15 @@ public enum OutputFile {
         return fd
     }
 
+    /// Whether `path` can be written, checked when the arguments are parsed, so that a file a
+    /// long-running tool opens only later (`astra-wakegw --provider-capture`) fails at once with
+    /// the one line and exit 64 rather than after the listeners are up: the file is created (or
+    /// truncated, as the real open would) mode 0600 and closed again. A directory, a missing or
+    /// unwritable parent all fail here.
+    public static func check(_ path: String, option: String) throws(ToolError) {
+        close(try create(path, option: option))
+    }
+
     /// Writes all of `bytes` (retrying short writes and EINTR).
     public static func write(_ fd: Int32, _ bytes: [UInt8], path: String) throws(ToolError) {
         var offset = 0

@@ -77,8 +77,9 @@ public struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// An error from a lower module that knows its tool-level meaning.
 ///
-/// Conform lower-module errors here in ToolSupport (`extension TransportError: ToolErrorConvertible`)
-/// so the exit-code mapping stays in this one module.
+/// ToolSupport sits below the transport, so a conformance lives in the lowest module that sees
+/// both (SIPTransport's `TransportError` in LineRunner, `TransportError+Exit.swift`): one per error
+/// type, so each failure maps to one exit code whichever tool meets it.
 public protocol ToolErrorConvertible: Error {
     var toolError: ToolError { get }
 }

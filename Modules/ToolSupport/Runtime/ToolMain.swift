@@ -10,7 +10,7 @@ import SIPCore
 /// `--generate-completion`, run the body, map any error to one `<tool>: <message>` line on stderr and the documented exit code.
 ///
 /// ```swift
-/// // Tools/astra-qr/main.swift
+/// // Modules/QRCommand/QRCommand.swift, called by Tools/astra-qr/main.swift
 /// import ToolSupport
 /// await ToolMain.run(ToolSpecs.qr) { context in
 /// }

@@ -125,7 +125,7 @@ extension ToolSpecs {
             .value(
                 "provider-capture", valueName: "file",
                 help:
-                    "Write every push request the emulator accepted to this file (created mode 0600), one JSON object a line: provider (apns|fcm), path, headers, body: what Apple or Google would have received, with the authorization header and the device token redacted."),
+                    "Write every push request the emulator accepted to this file (created mode 0600, checked at start: exit 64 when it cannot be written), one JSON object a line: provider (apns|fcm), path, headers, body, bytes (the body's length as sent): what Apple or Google would have received, with the authorization header and the device token redacted."),
             .value(
                 "emulator-cert-file", valueName: "file",
                 help: "PEM certificate chain for the emulator's listeners (with --emulator-key-file; default: self-signed at start)."),

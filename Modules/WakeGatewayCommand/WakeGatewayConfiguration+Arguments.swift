@@ -105,6 +105,8 @@ extension WakeGatewayConfiguration {
         apnsEmulatorProductionPort = UInt16(try Self.int(a, "apns-emulator-production-port"))
         fcmEmulatorPort = UInt16(try Self.int(a, "fcm-emulator-port"))
         providerCapture = a.string("provider-capture")
+        // Checked now (exit 64, one line), not when the emulator opens it after the listeners are up.
+        if let providerCapture { try OutputFile.check(providerCapture, option: "--provider-capture") }
         emulatorCertFile = a.string("emulator-cert-file")
         emulatorKeyFile = a.string("emulator-key-file")
         if (emulatorCertFile == nil) != (emulatorKeyFile == nil) {
