@@ -55,6 +55,18 @@ extension KamailioPeer {
                 throw lastError
             }
 
+            /// Starts a pair, runs `body` and stops every gateway and Kamailio before returning,
+            /// whether `body` throws or not: a stop left to a `Task` after the test may never
+            /// run (the test process ends first) and leaves the gateways running.
+            static func with(settings: [String: String] = [:], _ body: (Pair) async throws -> Void) async throws {
+                let pair = try await start(settings: settings)
+                do { try await body(pair) } catch {
+                    await pair.stop()
+                    throw error
+                }
+                await pair.stop()
+            }
+
             /// A gateway again on the SIP port of the one that was killed (Kamailio's list names it).
             func restart(port: UInt16) async throws -> Gateway {
                 let gateway = try await Gateway.start(kamailio: kamailio, ["--sip", "127.0.0.1:\(port)"])
@@ -98,18 +110,18 @@ extension KamailioPeer {
         /// A REGISTER saved by Kamailio reaches both gateways: each learns the binding and its
         /// `pn-*` push registration (with one t_replicate per transaction, only the first did).
         @Test func registerIsReplicatedToEveryGateway() async throws {
-            let pair = try await Pair.start()
-            defer { Task { await pair.stop() } }
-            let (status, stdout, stderr) = try await ToolProcess.run(
-                "astra-register", ["--line", "-"], stdin: Self.pushLine(user: "1061", pair.server))
-            #expect(status == 0, "\(stdout) \(stderr)")
-            for gateway in [pair.first, pair.second] {
-                let learnt = await gateway.process.waitFor(.seconds(10)) {
-                    gateway.process.events("register_seen").contains {
-                        $0.contains(#""user":"1061""#) && $0.contains(#""pn_used":true"#)
+            try await Pair.with { (pair: Pair) async throws in
+                let (status, stdout, stderr) = try await ToolProcess.run(
+                    "astra-register", ["--line", "-"], stdin: Self.pushLine(user: "1061", pair.server))
+                #expect(status == 0, "\(stdout) \(stderr)")
+                for gateway in [pair.first, pair.second] {
+                    let learnt = await gateway.process.waitFor(.seconds(10)) {
+                        gateway.process.events("register_seen").contains {
+                            $0.contains(#""user":"1061""#) && $0.contains(#""pn_used":true"#)
+                        }
                     }
+                    #expect(learnt, "gateway \(gateway.sip): \(gateway.process.events("register_seen"))")
                 }
-                #expect(learnt, "gateway \(gateway.sip): \(gateway.process.events("register_seen"))")
             }
         }
 
@@ -119,48 +131,48 @@ extension KamailioPeer {
         /// so the next call goes to the survivor at once. Round-robin sends one of two
         /// consecutive calls to the dead gateway, whichever comes first.
         @Test func inviteFailsOverFromAKilledGateway() async throws {
-            let pair = try await Pair.start(settings: ["KAMAILIO_WAKE_PING_S": "60"])
-            defer { Task { await pair.stop() } }
-            #expect(try await pair.call(from: "1062", to: "1063") == "480")  // both gateways work
-            await pair.kill(pair.first)
-            for (caller, callee) in [("1064", "1065"), ("1066", "1067")] {
-                #expect(try await pair.call(from: caller, to: callee) == "480", "\(pair.kamailioLog)")
-                #expect(Self.held(pair.second, callee), "\(pair.second.process.events("call_held"))")
+            try await Pair.with(settings: ["KAMAILIO_WAKE_PING_S": "60"]) { (pair: Pair) async throws in
+                #expect(try await pair.call(from: "1062", to: "1063") == "480")  // both gateways work
+                await pair.kill(pair.first)
+                for (caller, callee) in [("1064", "1065"), ("1066", "1067")] {
+                    #expect(try await pair.call(from: caller, to: callee) == "480", "\(pair.kamailioLog)")
+                    #expect(Self.held(pair.second, callee), "\(pair.second.process.events("call_held"))")
+                }
+                let log = pair.kamailioLog
+                #expect(log.contains("wake gateway sip:127.0.0.1:\(pair.ports[0]) did not answer"), "\(log)")
+                #expect(log.contains("wake gateway failover to sip:127.0.0.1:\(pair.ports[1])"), "\(log)")
+                #expect(log.components(separatedBy: "wake gateway failover").count == 2, "one failover: \(log)")
             }
-            let log = pair.kamailioLog
-            #expect(log.contains("wake gateway sip:127.0.0.1:\(pair.ports[0]) did not answer"), "\(log)")
-            #expect(log.contains("wake gateway failover to sip:127.0.0.1:\(pair.ports[1])"), "\(log)")
-            #expect(log.components(separatedBy: "wake gateway failover").count == 2, "one failover: \(log)")
         }
 
         /// With probes every second, a killed gateway is marked down without any call paying for
         /// it (no failover: every call goes straight to the survivor), and once it is back on its
         /// port an answered probe returns it to the set and it takes calls again.
         @Test func probesSkipADeadGatewayAndReadmitItsRestart() async throws {
-            let pair = try await Pair.start(settings: ["KAMAILIO_WAKE_PROBE_MS": "1000"])
-            defer { Task { await pair.stop() } }
-            let down = "wake gateway sip:127.0.0.1:\(pair.ports[0]) down"
-            await pair.kill(pair.first)
-            #expect(await eventually(timeout: .seconds(15)) { pair.kamailioLog.contains(down) }, "\(pair.kamailioLog)")
-            for (caller, callee) in [("1068", "1069"), ("1070", "1071")] {
-                #expect(try await pair.call(from: caller, to: callee) == "480")
-                #expect(Self.held(pair.second, callee))
-            }
-            #expect(!pair.kamailioLog.contains("wake gateway failover"), "\(pair.kamailioLog)")
+            try await Pair.with(settings: ["KAMAILIO_WAKE_PROBE_MS": "1000"]) { (pair: Pair) async throws in
+                let down = "wake gateway sip:127.0.0.1:\(pair.ports[0]) down"
+                await pair.kill(pair.first)
+                #expect(await eventually(timeout: .seconds(15)) { pair.kamailioLog.contains(down) }, "\(pair.kamailioLog)")
+                for (caller, callee) in [("1068", "1069"), ("1070", "1071")] {
+                    #expect(try await pair.call(from: caller, to: callee) == "480")
+                    #expect(Self.held(pair.second, callee))
+                }
+                #expect(!pair.kamailioLog.contains("wake gateway failover"), "\(pair.kamailioLog)")
 
-            let again = try await pair.restart(port: pair.ports[0])
-            let up = "wake gateway sip:127.0.0.1:\(pair.ports[0]) up"
-            #expect(await eventually(timeout: .seconds(15)) { pair.kamailioLog.contains(up) }, "\(pair.kamailioLog)")
-            // A probe sent before the restart may still time out and mark it down once more
-            // until the next probe: calls until the restarted gateway holds one, a bounded few.
-            var servedByRestarted = false
-            for n in 0..<8 where !servedByRestarted {
-                let callee = String(1072 + 2 * n + 1)
-                #expect(try await pair.call(from: String(1072 + 2 * n), to: callee) == "480")
-                servedByRestarted = Self.held(again, callee)
-                #expect(servedByRestarted || Self.held(pair.second, callee))
+                let again = try await pair.restart(port: pair.ports[0])
+                let up = "wake gateway sip:127.0.0.1:\(pair.ports[0]) up"
+                #expect(await eventually(timeout: .seconds(15)) { pair.kamailioLog.contains(up) }, "\(pair.kamailioLog)")
+                // A probe sent before the restart may still time out and mark it down once more
+                // until the next probe: calls until the restarted gateway holds one, a bounded few.
+                var servedByRestarted = false
+                for n in 0..<8 where !servedByRestarted {
+                    let callee = String(1072 + 2 * n + 1)
+                    #expect(try await pair.call(from: String(1072 + 2 * n), to: callee) == "480")
+                    servedByRestarted = Self.held(again, callee)
+                    #expect(servedByRestarted || Self.held(pair.second, callee))
+                }
+                #expect(servedByRestarted, "\(pair.kamailioLog)")
             }
-            #expect(servedByRestarted, "\(pair.kamailioLog)")
         }
     }
 }
