@@ -61,6 +61,19 @@ final class WakeGatewayRig: Sendable {
         self.clock = clock
     }
 
+    /// Starts a rig, runs `body` and stops the gateway and Kamailio before returning, thrown or
+    /// not: a stop left to a `Task` after the test may never run (the test process ends first).
+    static func with(
+        tune: (inout WakeGatewayConfiguration) -> Void = { _ in }, _ body: (WakeGatewayRig) async throws -> Void
+    ) async throws {
+        let rig = try await start(tune)
+        do { try await body(rig) } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
     /// Kamailio must be told the gateway's SIP port before the gateway binds it, so the port is
     /// picked (``TestPorts``) rather than 0: when something holds it meanwhile, the gateway's
     /// bind fails and the rig starts over on another port.
