@@ -29,6 +29,9 @@ import Testing
     static func client(_ identity: TLSServerIdentity) throws -> HTTP2Client {
         var options = HTTP2Client.Options()
         options.caPEM = identity.certificatePEM
+        // A generous answer bound: beside the other socket suites on a busy CPU, 41 requests on a
+        // loopback connection once took over the 10 s default; a test of a limit sets its own.
+        options.timeoutMs = 30_000
         return try HTTP2Client(options: options)
     }
 
