@@ -192,5 +192,6 @@ let package = Package(
         bench("bench-wake", ["PushKitLive", "PushKitEmu"]),  // drives astra-wakegw + Kamailio with the live phone
         bench("bench-wakegw-state", ["WakeGateway", "PushKitEmu", "AstraTestSupport"]),  // state writes/s: SQLite, PostgreSQL
         bench("bench-wakegw-soak", ["PushKitLive", "SIPCore", "SIPTransport", "HTTPLite"]),  // ≥ 5 min soak of astra-wakegw
+        bench("bench-sealed-push", ["WakeGateway", "JWT", "SIPCore", "SIPTransport", "HTTPLite", "AstraJSON"]),  // sealing cost, push-to-ring sealed vs clear
     ]
 )
