@@ -35,6 +35,9 @@ sockets='SIPTransportTests\.|PushKitLiveTests\.|WakeGatewayTests\.|HTTPLiteTests
 peers='KamailioTests\.'
 longPeers='KamailioTests\..*(PushWakeLiveTests|WakeGatewayKillTests)'
 status=0
+# The phases and steps that failed, named again at the very end: CI shows the tail of a run, and a
+# failure in phase 1 is thousands of lines above it.
+failed=()
 # Every phase's output goes to the terminal and to one log, which the last step checks for
 # secrets (scripts/check-test-secrets.sh: test passwords, tokens, keys in clear).
 log=.build/test-output.log
@@ -64,18 +67,18 @@ phase() {
         echo "== run-tests: phase $name left processes behind, killed: $(ps -o comm= -p "$left" | sort | uniq -c | xargs)" | tee -a "$log" >&2
         pkill -KILL -s "$pid" 2>/dev/null
     fi
-    [ "$rc" -eq 0 ] || status=1
+    [ "$rc" -eq 0 ] || { status=1; failed+=("phase $name (swift test exit $rc)"); }
 }
 phase 1 "unit and virtual-time tests" --skip "$realtime" --skip "$interop" --skip "$sockets" --skip "$peers"
 echo "== run-tests: phase 1b/5: client examples through astra-pushsim check --client-cmd" | tee -a "$log" >&2
 scripts/check-examples.sh 2>&1 | tee -a "$log"
-[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+[[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; failed+=("phase 1b (client examples)"); }
 echo "== run-tests: phase 1c/5: make install PREFIX=\$(mktemp -d), then --version, man, completion, uninstall" | tee -a "$log" >&2
 scripts/check-install.sh 2>&1 | tee -a "$log"
-[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+[[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; failed+=("phase 1c (install)"); }
 echo "== run-tests: phase 1d/5: API documentation (scripts/docs.sh: docc, warnings are errors)" | tee -a "$log" >&2
 scripts/docs.sh 2>&1 | tee -a "$log"
-[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+[[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; failed+=("phase 1d (API docs)"); }
 phase 2 "real-time media over real sockets" --filter "$realtime"
 phase 2b "WebRTC interop with aiortc (independent peer)" --filter "$interop"
 phase 3 "transport over real sockets" --filter "$sockets"
@@ -83,8 +86,18 @@ phase 4 "real peers (Kamailio)" --filter "$peers" --skip "$longPeers"
 phase 4b "live push wake and gateway kill rounds (Kamailio)" --filter "$longPeers"
 echo "== run-tests: phase 5/5: fuzz smoke (every astra-fuzz target, ${FUZZ_SMOKE_SECONDS:-10} s each)" | tee -a "$log" >&2
 scripts/fuzz.sh --smoke 2>&1 | tee -a "$log"
-[[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+[[ ${PIPESTATUS[0]} -eq 0 ]] || { status=1; failed+=("phase 5 (fuzz smoke)"); }
 wait  # the phases' tee processes have written the whole log
 echo "== run-tests: last step: no secret in the test output ($log)" >&2
-scripts/check-test-secrets.sh "$log" || status=1
+scripts/check-test-secrets.sh "$log" || { status=1; failed+=("secret scan"); }
+if [ "$status" -ne 0 ]; then
+    echo "== run-tests: FAILED: ${#failed[@]} step(s)" >&2
+    for f in "${failed[@]}"; do echo "==   $f" >&2; done
+    # The failing tests themselves, by name (Swift Testing's ✘ lines and XCTest's "failed"),
+    # at most 40 of them, so the end of the run says what to look at.
+    grep -aE '^✘ (Test|Suite) .* failed|^Test Case .* failed|did not finish within|left processes behind' "$log" \
+        | sed -E 's/^/==   /' | sort -u | head -40 >&2
+else
+    echo "== run-tests: all phases passed" >&2
+fi
 exit $status
