@@ -49,7 +49,7 @@ let callKey = KeyMaterial.bytes(CallSeal.keyBytes)
 let nowSeconds = Int64(Date().timeIntervalSince1970)
 let grant = try CallGrantChecker.mint(
     deviceKey: deviceKey, gatewayID: gatewayID, endpoint: "1002", issuedAt: nowSeconds, expiresAt: nowSeconds + 14 * 86_400)
-let checker = try CallGrantChecker(deviceKey: try JWTKey.publicKey(spkiDER: try deviceKey.spkiDER()), gatewayID: gatewayID)
+let checker = try CallGrantChecker(deviceKey: try JWTKey.publicKey(spkiDER: try deviceKey.spkiDER()), gatewayID: gatewayID, endpoint: "1002")
 guard case .valid(let grantExpiry) = checker.check(grant, now: nowSeconds) else { fatalError("the minted grant is refused") }
 let sealing = PushSealing(deviceKey: deviceKeyText, grant: grant, callKey: callKey, grantExpiresAt: grantExpiry)
 

@@ -16,15 +16,21 @@ public struct CallGrantChecker: Sendable {
     public static let skewSeconds: Int64 = 60
 
     public let gatewayID: String
+    /// The endpoint the grant must name in `sub`: the one registering. A device key may be bound
+    /// to several endpoints (one phone, two lines), and a grant for one of them must not let a
+    /// gateway ring the phone as another.
+    public let endpoint: String
     let deviceKey: JWTKey
     let deviceKeyID: String
 
-    /// A checker for grants of the device key `deviceKey` (P-256 public key) to `gatewayID`.
-    public init(deviceKey: JWTKey, gatewayID: String) throws(JWTError) {
+    /// A checker for grants of the device key `deviceKey` (P-256 public key) to `gatewayID`,
+    /// for the endpoint `endpoint`.
+    public init(deviceKey: JWTKey, gatewayID: String, endpoint: String) throws(JWTError) {
         guard deviceKey.algorithm == .es256 else { throw JWTError(.badKey, "a device key must be EC P-256") }
         self.deviceKey = deviceKey
         self.deviceKeyID = try deviceKey.spkiThumbprint()
         self.gatewayID = gatewayID
+        self.endpoint = endpoint
     }
 
     /// `.valid(expiresAt:)` or the typed reason it is refused.
@@ -45,6 +51,7 @@ public struct CallGrantChecker: Sendable {
             let exp = try? JWTVerifier.numericDate(claims, "exp"), let iat = try? JWTVerifier.numericDate(claims, "iat")
         else { return .refused(.malformed) }
         guard JWTClaims.string(claims["aud"]) == gatewayID else { return .refused(.otherGateway) }
+        guard JWTClaims.string(claims["sub"]) == endpoint else { return .refused(.otherEndpoint) }
         guard exp - iat <= Self.maxLifetimeSeconds else { return .refused(.tooLong) }
         guard now < exp + Self.skewSeconds else { return .refused(.expired) }
         guard iat <= now + Self.skewSeconds else { return .refused(.notYetValid) }
@@ -83,6 +90,8 @@ public enum CallGrantRefusal: String, Sendable, Hashable, CaseIterable {
     case tooLong = "too_long"
     /// `aud` names another gateway.
     case otherGateway = "other_gateway"
+    /// `sub` names another endpoint than the one registering (or none).
+    case otherEndpoint = "other_endpoint"
     /// The header's `kid` is not the endpoint's device key (signed by another device).
     case otherDeviceKey = "other_device_key"
     case badSignature = "bad_signature"

@@ -85,15 +85,17 @@ public struct SealingOffer: Sendable, Hashable, CustomStringConvertible, CustomD
     /// The checked sealing, or why it is refused. Pure (the time is a parameter): the device
     /// key must be a P-256 SPKI and, when the endpoint has one bound (`bound`), that one; the
     /// call key 32 bytes of base64url; the grant valid for `gatewayID` by ``CallGrantChecker``
-    /// (ES256 only, signed by the device key, `aud` this gateway, unexpired with 60 s skew,
-    /// at most 15 days).
-    public func checked(bound: String?, gatewayID: String, nowSeconds: Int64) -> Result<PushSealing, SealingRefusal> {
+    /// (ES256 only, signed by the device key, `aud` this gateway, `sub` the registering
+    /// `endpoint`, unexpired with 60 s skew, at most 15 days).
+    public func checked(
+        endpoint: String, bound: String?, gatewayID: String, nowSeconds: Int64
+    ) -> Result<PushSealing, SealingRefusal> {
         guard let deviceKey = deviceKey ?? bound else { return .failure(.badField("device_key is required with grant")) }
         guard let key = Base64URL.decode(callKey), key.count == CallSeal.keyBytes else {
             return .failure(.badField("call_key must be 32 bytes of base64url"))
         }
         guard let der = Base64URL.decode(deviceKey), let publicKey = try? JWTKey.publicKey(spkiDER: der),
-            let checker = try? CallGrantChecker(deviceKey: publicKey, gatewayID: gatewayID)
+            let checker = try? CallGrantChecker(deviceKey: publicKey, gatewayID: gatewayID, endpoint: endpoint)
         else { return .failure(.badField("device_key must be a P-256 public key (base64url SPKI DER)")) }
         if let bound, bound != deviceKey { return .failure(.grant(.otherDeviceKey)) }
         switch checker.check(grant, now: nowSeconds) {

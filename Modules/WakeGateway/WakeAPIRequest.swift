@@ -134,7 +134,7 @@ public enum WakeAPIRequest: Sendable, Hashable {
     /// The sealed-push fields of a registration (docs/wake-gateway.md "Sealed push"): `grant` (the
     /// compact JWS) and `call_key` (base64url, 32 bytes) together, `device_key` (base64url SPKI
     /// DER) with the first of them or when it changes. None of them: nil (clear pushes). Their
-    /// content is checked by ``SealingOffer/checked(bound:gatewayID:nowSeconds:)``; a refusal
+    /// content is checked by ``SealingOffer/checked(endpoint:bound:gatewayID:nowSeconds:)``; a refusal
     /// here never echoes a value.
     static func sealingOffer(_ json: JSONValue) -> Result<SealingOffer?, Refusal> {
         let keys = ["device_key", "grant", "call_key"]

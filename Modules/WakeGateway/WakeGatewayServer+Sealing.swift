@@ -5,7 +5,7 @@ import SIPCore
 
 /// Sealed push, the registration side (docs/wake-gateway.md "Sealed push", ADR 0150–0152): the
 /// device key, call grant and call key a phone gives with its registration are checked here
-/// (``SealingOffer/checked(bound:gatewayID:nowSeconds:)``, pure) and kept on the registration.
+/// (``SealingOffer/checked(endpoint:bound:gatewayID:nowSeconds:)``, pure) and kept on the registration.
 /// A refused grant is answered 403 with its reason (token API) or ignored (RFC 8599: Kamailio has
 /// answered the REGISTER), counted as `grants_refused_<reason>` and told by one `grant_refused`
 /// event — never with the grant, the key or the token.
@@ -36,7 +36,7 @@ extension WakeGatewayServer {
         let result: Result<PushSealing?, SealingRefusal>
         if let offer {
             result = offer.checked(
-                bound: store.boundDeviceKey(endpoint), gatewayID: configuration.grantAudience,
+                endpoint: endpoint, bound: store.boundDeviceKey(endpoint), gatewayID: configuration.grantAudience,
                 nowSeconds: WallClock.nowMs() / 1_000
             ).map { $0 }
         } else {

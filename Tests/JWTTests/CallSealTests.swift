@@ -48,10 +48,12 @@ import Testing
             #expect(SealedCaller(plaintext: caller) != nil)
         }
         let der = try bytes(doc["device_key"], "device_key")
-        let checker = try CallGrantChecker(deviceKey: try JWTKey.publicKey(spkiDER: der), gatewayID: gateway)
+        let endpoint = try text(doc["endpoint"], "endpoint")
+        let checker = try CallGrantChecker(
+            deviceKey: try JWTKey.publicKey(spkiDER: der), gatewayID: gateway, endpoint: endpoint)
         let now = try #require(doc["now"]?.int64Value)
         let grants = doc["grant"]?.arrayValue ?? []
-        #expect(grants.count >= 7)
+        #expect(grants.count >= 8)
         for (index, item) in grants.enumerated() {
             let expected = try text(item["verdict"], "verdict")
             let verdict = checker.check(try text(item["grant"], "grant"), now: now)
@@ -64,7 +66,7 @@ import Testing
         let doc = try Self.vectors()
         try Self.checkVectors(doc)
         let verdicts = Set((doc["grant"]?.arrayValue ?? []).compactMap { $0["verdict"]?.stringValue })
-        for reason in ["valid", "expired", "too_long", "other_gateway", "other_device_key", "bad_signature", "alg_not_es256"] {
+        for reason in ["valid", "expired", "too_long", "other_gateway", "other_endpoint", "other_device_key", "bad_signature", "alg_not_es256"] {
             #expect(verdicts.contains(reason), "no vector for \(reason)")
         }
     }
@@ -109,8 +111,11 @@ import Testing
         let device = try JWTKey.generate(.es256)
         let other = try JWTKey.generate(.es256)
         let day: Int64 = 86_400
-        func mint(_ key: JWTKey = device, _ gw: String = gateway, _ iat: Int64, _ exp: Int64) throws -> String {
-            try CallGrantChecker.mint(deviceKey: key, gatewayID: gw, endpoint: "+4930555000001", issuedAt: iat, expiresAt: exp)
+        let endpoint = "+4930555000001"
+        func mint(_ key: JWTKey = device, _ gw: String = gateway, _ iat: Int64, _ exp: Int64, endpoint: String = endpoint)
+            throws -> String
+        {
+            try CallGrantChecker.mint(deviceKey: key, gatewayID: gw, endpoint: endpoint, issuedAt: iat, expiresAt: exp)
         }
         let good = try mint(device, gateway, now - 100, now + 14 * day)
         var parts = good.split(separator: ".").map(String.init)
@@ -124,6 +129,7 @@ import Testing
             ("valid", good), ("expired", try mint(device, gateway, now - 3 * day, now - 61)),
             ("too_long", try mint(device, gateway, now, now + 15 * day + 1)),
             ("other_gateway", try mint(device, "wakegw.elsewhere.example", now, now + day)),
+            ("other_endpoint", try mint(device, gateway, now, now + day, endpoint: "+4930555000002")),
             ("other_device_key", try mint(other, gateway, now, now + day)), ("bad_signature", parts.joined(separator: ".")),
             ("alg_not_es256", hs),
         ]
@@ -140,7 +146,7 @@ import Testing
             ])
         }
         return [
-            "gateway": .string(gateway), "now": .int(now), "device_key": .string(Base64URL.encode(try device.spkiDER())),
+            "gateway": .string(gateway), "endpoint": .string(endpoint), "now": .int(now), "device_key": .string(Base64URL.encode(try device.spkiDER())),
             "seal": .array(seals), "grant": .array(grants.map { ["grant": .string($0.1), "verdict": .string($0.0)] }),
         ]
     }
@@ -165,7 +171,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let verdict = try JSONValue.parse(Array(result.stdout))
         #expect(verdict["seal_ok"]?.int64Value == 3)
-        #expect(verdict["grant_ok"]?.int64Value == 7, "\(verdict["grant_failed"]?.jsonText ?? "")")
+        #expect(verdict["grant_ok"]?.int64Value == 8, "\(verdict["grant_failed"]?.jsonText ?? "")")
     }
 
     @Test(.enabled(if: python != nil, "no interop venv with cryptography (scripts/install-interop.sh)"))

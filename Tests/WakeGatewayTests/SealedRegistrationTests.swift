@@ -21,12 +21,13 @@ import Testing
         let callKey = KeyMaterial.bytes(CallSeal.keyBytes)
         var deviceKeyText: String { Base64URL.encode(try! deviceKey.spkiDER()) }
 
-        func grant(gateway: String = WakeGatewayConfiguration.defaultGrantAudience, iat: Int64? = nil, lifetime: Int64 = 14 * 86_400)
-            -> String
-        {
+        func grant(
+            gateway: String = WakeGatewayConfiguration.defaultGrantAudience, endpoint: String = "1002", iat: Int64? = nil,
+            lifetime: Int64 = 14 * 86_400
+        ) -> String {
             let now = iat ?? WallClock.nowMs() / 1_000
             return try! CallGrantChecker.mint(
-                deviceKey: deviceKey, gatewayID: gateway, endpoint: "1002", issuedAt: now, expiresAt: now + lifetime)
+                deviceKey: deviceKey, gatewayID: gateway, endpoint: endpoint, issuedAt: now, expiresAt: now + lifetime)
         }
     }
 
@@ -99,6 +100,8 @@ import Testing
             ("expired", phone.grant(iat: now - 86_400, lifetime: 86_400 - 61), nil),
             ("too_long", phone.grant(lifetime: 15 * 86_400 + 1), nil),
             ("other_gateway", phone.grant(gateway: "gw_b"), nil),
+            // The phone's grant for its other line (same device key) does not let 1002 ring.
+            ("other_endpoint", phone.grant(endpoint: "1003"), nil),
             ("other_device_key", other.grant(), nil),
             ("bad_signature", String(decoding: tampered, as: UTF8.self), nil),
             ("alg_not_es256", hs256, nil),

@@ -21,6 +21,8 @@ MAX_LIFETIME = 15 * 86400
 SKEW = 60
 NOW = 1_780_000_000
 GATEWAY = "wakegw.clinic.example"
+# The endpoint every grant of the vectors is for (`sub`): the line registering.
+ENDPOINT = "+4930555000001"
 
 
 def b64u(data):
@@ -78,13 +80,13 @@ def es256(private_key):
     return sign
 
 
-def grant(private_key, gateway, iat, exp, alg="ES256", signer=None, key_id=None):
+def grant(private_key, gateway, iat, exp, alg="ES256", signer=None, key_id=None, endpoint=None):
     header = {"alg": alg, "typ": "JWT", "kid": key_id or kid(private_key.public_key())}
-    claims = {"aud": gateway, "sub": "+4930555000001", "iat": iat, "exp": exp}
+    claims = {"aud": gateway, "sub": endpoint or ENDPOINT, "iat": iat, "exp": exp}
     return jws(header, claims, signer or es256(private_key))
 
 
-def check(token, public_key, gateway, now):
+def check(token, public_key, gateway, endpoint, now):
     """The verdict, by the documented order: alg, kid, signature, then claims."""
     try:
         h64, c64, s64 = token.split(".")
@@ -110,6 +112,8 @@ def check(token, public_key, gateway, now):
         return "malformed"
     if claims.get("aud") != gateway:
         return "other_gateway"
+    if claims.get("sub") != endpoint:
+        return "other_endpoint"
     if claims["exp"] - claims["iat"] > MAX_LIFETIME:
         return "too_long"
     if not now < claims["exp"] + SKEW:
@@ -153,6 +157,7 @@ def vectors(fixed):
         ("too_long", grant(device, GATEWAY, NOW - 100, NOW - 100 + 15 * day + 1)),
         ("valid", grant(device, GATEWAY, NOW - 100, NOW - 100 + 15 * day)),
         ("other_gateway", grant(device, "wakegw.elsewhere.example", NOW - 100, NOW + 14 * day)),
+        ("other_endpoint", grant(device, GATEWAY, NOW - 100, NOW + 14 * day, endpoint="+4930555000002")),
         ("other_device_key", grant(other, GATEWAY, NOW - 100, NOW + 14 * day)),
         ("bad_signature", h + "." + c + "." + b64u(bytes(flipped))),
         ("bad_signature", grant(other, GATEWAY, NOW - 100, NOW + 14 * day, key_id=kid(device.public_key()))),
@@ -160,7 +165,7 @@ def vectors(fixed):
         ("alg_not_es256", grant(device, GATEWAY, NOW - 100, NOW + 14 * day, alg="none", signer=lambda d: b"") + "AA"),
         ("not_yet_valid", grant(device, GATEWAY, NOW + 3600, NOW + 7200)),
     ]
-    return {"gateway": GATEWAY, "now": NOW, "device_key": b64u(spki(device.public_key())),
+    return {"gateway": GATEWAY, "endpoint": ENDPOINT, "now": NOW, "device_key": b64u(spki(device.public_key())),
             "seal": seals, "grant": [{"grant": g, "verdict": v} for v, g in grants]}
 
 
@@ -195,7 +200,7 @@ def verify(doc):
             result["seal_failed"].append(i)
     public = serialization.load_der_public_key(unb64u(doc["device_key"]))
     for i, v in enumerate(doc.get("grant", [])):
-        verdict = check(v["grant"], public, doc["gateway"], doc["now"])
+        verdict = check(v["grant"], public, doc["gateway"], doc["endpoint"], doc["now"])
         if verdict == v["verdict"]:
             result["grant_ok"] += 1
         else:
