@@ -91,7 +91,7 @@ import Testing
             ]
             if let phone {
                 body["device_key"] = .string(phone.deviceKeyText)
-                body["grant"] = .string(phone.grant())
+                body["grant"] = .string(phone.grant(endpoint: user))
                 body["call_key"] = .string(Base64URL.encode(phone.callKey))
             }
             let response = await gateway.handleHTTP(
@@ -303,10 +303,13 @@ import Testing
                         + "\(SealingOffer.pnDeviceKey)=\(phone.deviceKeyText);\(SealingOffer.pnGrant)=\(grant);"
                         + "\(SealingOffer.pnCallKey)=\(Base64URL.encode(phone.callKey))>")
         }
-        try await kamailio.send(register(phone.grant(gateway: "gw_other"), 1), to: rig.gateway.sipAddress.port)
+        try await kamailio.send(register(phone.grant(gateway: "gw_other", endpoint: "1009"), 1), to: rig.gateway.sipAddress.port)
         #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.counters["grants_refused_other_gateway"] == 1 })
+        // The phone's grant for its line 1002 does not make 1009 a sealed registration.
+        try await kamailio.send(register(phone.grant(endpoint: "1002"), 3), to: rig.gateway.sipAddress.port)
+        #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.counters["grants_refused_other_endpoint"] == 1 })
         #expect(await rig.gateway.tokens.rfc8599["1009"] == nil)
-        try await kamailio.send(register(phone.grant(), 2), to: rig.gateway.sipAddress.port)
+        try await kamailio.send(register(phone.grant(endpoint: "1009"), 2), to: rig.gateway.sipAddress.port)
         #expect(await eventually(timeout: .seconds(15)) { await rig.gateway.tokens.rfc8599["1009"] != nil })
         #expect(await rig.gateway.tokens.rfc8599["1009"]?.sealing?.callKey == phone.callKey)
         await rig.gateway.stop()
