@@ -10,7 +10,9 @@ import Synchronization
 public final class EventOutlet<Element: Sendable>: Sendable {
     private enum Route {
         case undecided
-        case stream
+        /// The stream, made on its first read: a line monitor holds four outlets per line, and
+        /// an `AsyncStream` nobody reads still costs its storage (about 0.9 KiB each).
+        case stream(AsyncStream<Element>, AsyncStream<Element>.Continuation)
         case handler(@Sendable (Element) -> Void)
     }
 
@@ -20,29 +22,31 @@ public final class EventOutlet<Element: Sendable>: Sendable {
         var finished = false
     }
 
-    private let events: AsyncStream<Element>
-    private let continuation: AsyncStream<Element>.Continuation
     private let state = Mutex(State())
 
-    public init() {
-        (events, continuation) = AsyncStream.makeStream(of: Element.self)
-    }
+    public init() {}
 
     /// The events as a stream (for a reader that loops over them); what waited comes first.
+    /// Every read returns the same stream; after ``redirect(to:)`` it is an empty, finished one.
     public var stream: AsyncStream<Element> {
         state.withLock { state in
-            guard case .undecided = state.route else { return }
-            state.route = .stream
-            for element in state.waiting { continuation.yield(element) }
-            state.waiting = []
-            if state.finished { continuation.finish() }
+            switch state.route {
+            case .stream(let events, _): return events
+            case .handler: return AsyncStream { $0.finish() }
+            case .undecided:
+                let (events, continuation) = AsyncStream.makeStream(of: Element.self)
+                state.route = .stream(events, continuation)
+                for element in state.waiting { continuation.yield(element) }
+                state.waiting = []
+                if state.finished { continuation.finish() }
+                return events
+            }
         }
-        return events
     }
 
     /// From now on every event goes to `handler`, called synchronously and in order from the
     /// producer (so it must only hand the event on, e.g. ``SerialInbox/yield(_:)``); what
-    /// waited goes first. The stream then stays empty. Ignored when ``stream`` was read first.
+    /// waited goes first. Ignored when ``stream`` was read first.
     /// - Returns: false when ``stream`` was read first (events keep going there).
     @discardableResult
     public func redirect(to handler: @escaping @Sendable (Element) -> Void) -> Bool {
@@ -51,7 +55,6 @@ public final class EventOutlet<Element: Sendable>: Sendable {
             state.route = .handler(handler)
             for element in state.waiting { handler(element) }
             state.waiting = []
-            continuation.finish()
             return true
         }
     }
@@ -62,7 +65,7 @@ public final class EventOutlet<Element: Sendable>: Sendable {
             guard !state.finished else { return }
             switch state.route {
             case .undecided: state.waiting.append(element)
-            case .stream: continuation.yield(element)
+            case .stream(_, let continuation): continuation.yield(element)
             case .handler(let handler): handler(element)
             }
         }
@@ -72,7 +75,7 @@ public final class EventOutlet<Element: Sendable>: Sendable {
     public func finish() {
         state.withLock { state in
             state.finished = true
-            if case .stream = state.route { continuation.finish() }
+            if case .stream(_, let continuation) = state.route { continuation.finish() }
         }
     }
 }
