@@ -31,6 +31,11 @@ public actor LineMonitor {
     private let inbox = SerialInbox<LineEvent>()
     private var pump: Task<Void, Never>?
     private var reported: (up: Bool, registered: Bool)?
+    /// Set first thing in ``stop(within:)``. A timer that fired just before its cancel still hops
+    /// onto this actor (its `Task` was already made), as do a ping's answer and the inbox's last
+    /// events; once stopped they change nothing, so a line removed on SIGHUP never puts its
+    /// series back into /metrics.
+    private var stopped = false
 
     /// - Parameters:
     ///   - timers: where the ping timers run; the monitor passes one for all its lines.
@@ -89,6 +94,7 @@ public actor LineMonitor {
 
     /// Stops pinging, unregisters (bounded by `within`) and removes the line's series.
     public func stop(within bound: Duration = .seconds(3)) async {
+        stopped = true
         timers.cancelAll(of: pingTimer.owner)
         await registration.stop(within: health.registered ? bound : .zero)
         pump?.cancel()
@@ -121,6 +127,7 @@ public actor LineMonitor {
     }
 
     private func run(_ actions: [LineHealth.Action]) {
+        guard !stopped else { return }
         let labels = labels
         for action in actions {
             switch action {
@@ -159,6 +166,7 @@ public actor LineMonitor {
     }
 
     private func publish() {
+        guard !stopped else { return }
         let health = health
         let labels = labels
         metrics.update { MonitorMetrics.publish(health, labels, to: &$0) }
