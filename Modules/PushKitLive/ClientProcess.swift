@@ -58,8 +58,10 @@ final class ClientProcess: Sendable {
         }
         close(fds[1])
         let process = ClientProcess(child: child, fd: fds[0], command: command)
-        let answer = try process.exchange(ClientBridge.helloLine(mode: mode), callback: "hello", timeoutMs: timeoutMs)
+        // A client that never answers hello (or answers wrongly) is killed with its process
+        // group here: nothing else holds it, and a `sleep` it started would outlive the check.
         do throws(ClientFault) {
+            let answer = try process.exchange(ClientBridge.helloLine(mode: mode), callback: "hello", timeoutMs: timeoutMs)
             return (process, try ClientBridge.readHello(answer))
         } catch {
             process.kill()

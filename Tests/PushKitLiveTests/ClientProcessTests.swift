@@ -69,13 +69,28 @@ import Testing
         ("true", "exited with status 0"),
         (client("", hello: #"{"hello":"astra-pushsim-client","version":7}"#), "speaks protocol version 7"),
         ("read x; echo hi", "not JSON"),
-        ("sleep 30", "no answer to hello within 1500 ms"),
+        // A client that never says hello is killed, not left sleeping (`sleep 29.7`: a duration
+        // no other test uses, so it can be looked for in /proc).
+        ("sleep 29.7", "no answer to hello within 1500 ms"),
     ])
     func unusableCommandIsRefusedAtStart(_ command: String, _ says: String) {
         #expect {
             _ = try ClientSession(command: command, timeoutMs: 1_500, lifetime: .perRun)
         } throws: { error in
             (error as? ClientFault)?.detail.contains(says) == true
+        }
+        if command.hasPrefix("sleep") {
+            #expect(Self.processes(withCommandLine: command.split(separator: " ").map(String.init)) == [])
+        }
+    }
+
+    /// The pids whose command line is exactly `argv` (from /proc).
+    static func processes(withCommandLine argv: [String]) -> [String] {
+        let wanted = Array(argv.joined(separator: "\0").utf8) + [0]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { entry in
+            entry.allSatisfy(\.isNumber)
+                && FileManager.default.contents(atPath: "/proc/\(entry)/cmdline").map { Array($0) == wanted } == true
         }
     }
 
