@@ -64,7 +64,7 @@ phase() {
     local left
     left=$(pgrep -s "$pid" | paste -sd, -)
     if [ -n "$left" ]; then
-        echo "== run-tests: phase $name left processes behind, killed: $(ps -o comm= -p "$left" | sort | uniq -c | xargs)" | tee -a "$log" >&2
+        echo "== run-tests: phase $name left processes behind, killed: $(ps -o args= -p "$left" | cut -c1-160 | sort | uniq -c | paste -sd';' -)" | tee -a "$log" >&2
         pkill -KILL -s "$pid" 2>/dev/null
     fi
     [ "$rc" -eq 0 ] || { status=1; failed+=("phase $name (swift test exit $rc)"); }
