@@ -60,11 +60,12 @@ phase() {
         pkill -KILL -s "$pid" 2>/dev/null
     fi
     # A test that leaves a peer running (a gateway, a Kamailio) is named here and the leftovers
-    # are killed, so they neither hold ports nor load the CPU for the phases after it.
+    # are killed, so they neither hold ports nor load the CPU for the phases after it. Only the
+    # program and its first argument are named (a later argument could be a test password).
     local left
     left=$(pgrep -s "$pid" | paste -sd, -)
     if [ -n "$left" ]; then
-        echo "== run-tests: phase $name left processes behind, killed: $(ps -o args= -p "$left" | cut -c1-160 | sort | uniq -c | paste -sd';' -)" | tee -a "$log" >&2
+        echo "== run-tests: phase $name left processes behind, killed: $(ps -o args= -p "$left" | awk '{ print $1, $2 }' | sort | uniq -c | paste -sd';' -)" | tee -a "$log" >&2
         pkill -KILL -s "$pid" 2>/dev/null
     fi
     [ "$rc" -eq 0 ] || { status=1; failed+=("phase $name (swift test exit $rc)"); }
