@@ -63,7 +63,7 @@ public actor SIPEndpoint {
     }
 
     /// From now on hands every event to `handler` instead of ``events`` — synchronously and in
-    /// order, so it must only pass it on (a ``SerialInbox``'s `yield`). Call it before
+    /// order, so it must only pass it on (a `SerialInbox`'s `yield`). Call it before
     /// ``start()``. - Returns: false when ``events`` was read first.
     @discardableResult
     public nonisolated func deliverEvents(to handler: @escaping @Sendable (EndpointEvent) -> Void) -> Bool {
