@@ -109,7 +109,7 @@ import Testing
         #expect(!result.stderr.contains("broke CLIENT"), "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)")
-        #expect(lines.first?.contains("check stopped in killed, scenario 1 of 36") == true, "\(result.stderr)")
+        #expect(lines.first?.contains("check stopped in killed, scenario 1 of 48") == true, "\(result.stderr)")
         #expect(result.stderr.components(separatedBy: "client ").count == 2, "the client is named once: \(result.stderr)")
         #expect(result.stderr.contains("exited with status 2 instead of answering reset"))
     }
