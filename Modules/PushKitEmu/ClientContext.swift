@@ -17,13 +17,13 @@ public struct ClientContext: Sendable {
     public internal(set) var fault: ClientFault?
     /// The AES-GCM the app opens sealed pushes with (CryptoKit on iOS): the sealing the run's
     /// gateway uses (``PushSealing``).
-    public internal(set) var sealing: any PushSealing = SymbolicSealing()
+    public internal(set) var sealing: any SealOpening = SymbolicSealing()
     var nextUUID: Int32 = 0
     /// The client's own string for each UUID it reported (`ClientBridge`), for output: a
     /// violation names the call by the UUID the client knows it by.
     public internal(set) var uuidNames: [Int32: String] = [:]
 
-    package init(sealing: any PushSealing = SymbolicSealing()) {
+    package init(sealing: any SealOpening = SymbolicSealing()) {
         self.sealing = sealing
         ops.reserveCapacity(16)
     }

@@ -17,10 +17,10 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
     /// What the policy opens sealed pushes with (``ClientContext/sealing``): the sealing of the
     /// emulator that drives this process — AES-256-GCM for astra-pushsim (PushKitLive's
     /// `CallSealBox`).
-    let sealing: any PushSealing
+    let sealing: any SealOpening
 
     /// `make` builds the policy for the settings a scenario is judged with.
-    public init(name: String, sealing: any PushSealing = SymbolicSealing(), _ make: @escaping (EmulatorSettings) -> P) {
+    public init(name: String, sealing: any SealOpening = SymbolicSealing(), _ make: @escaping (EmulatorSettings) -> P) {
         self.name = name
         self.sealing = sealing
         self.make = make

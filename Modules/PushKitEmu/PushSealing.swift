@@ -1,14 +1,20 @@
+/// The app's half of the sealing: opening a blob (CryptoKit's `AES.GCM.open` on iOS). All a
+/// client needs; a Swift client served over the client protocol is given one
+/// (``ClientProtocolServer/init(name:sealing:_:)``).
+public protocol SealOpening: Sendable {
+    /// A short name for the `call_keys` message (`aes-256-gcm`, `symbolic`).
+    var name: String { get }
+    /// The plaintext, or nil when `blob` was not sealed under `key` for `callID` or changed since.
+    func open(_ blob: [UInt8], key: [UInt8], callID: String) -> [UInt8]?
+}
+
 /// The sealing the emulator's gateway uses and the app opens with: injected, so PushKitEmu stays
 /// free of a crypto library. astra-pushsim injects AES-256-GCM (the JWT module's `CallSeal`,
 /// PushKitLive's `CallSealBox`) whenever a client process is judged, so a real client opens the
 /// blobs it is sent with its own AES-GCM; in-process policies get ``SymbolicSealing`` by default.
-public protocol PushSealing: Sendable {
-    /// A short name for the `call_keys` message (`aes-256-gcm`, `symbolic`).
-    var name: String { get }
+public protocol PushSealing: SealOpening {
     /// `plaintext` sealed under `key` with `callID` as associated data, with the given nonce.
     func seal(_ plaintext: [UInt8], key: [UInt8], callID: String, nonce: [UInt8]) -> [UInt8]
-    /// The plaintext, or nil when `blob` was not sealed under `key` for `callID` or changed since.
-    func open(_ blob: [UInt8], key: [UInt8], callID: String) -> [UInt8]?
     /// The opaque hash a push names its gateway by.
     func gatewayHash(key: [UInt8], gatewayID: String) -> String
 }
