@@ -24,7 +24,7 @@ public struct CallKeychain: Sendable, Hashable {
     public init() {}
 
     /// The phone joins gateway `id` with call key `key` (32 bytes).
-    public mutating func join(_ id: String, key: [UInt8], sealing: any PushSealing, keyPresent: Bool = true) {
+    public mutating func join(_ id: String, key: [UInt8], sealing: any SealBox, keyPresent: Bool = true) {
         gateways.append(Gateway(id: id, key: key, hash: sealing.gatewayHash(key: key, gatewayID: id), keyPresent: keyPresent))
     }
 
@@ -32,12 +32,12 @@ public struct CallKeychain: Sendable, Hashable {
     public func gateway(_ id: String) -> Gateway? { gateways.first { $0.id == id } }
 
     /// The keys the app reads at launch: one per joined gateway whose key is present.
-    public var appKeys: [CallKey] {
-        gateways.filter(\.keyPresent).map { CallKey(gatewayHash: $0.hash, key: $0.key) }
+    public var appKeys: [GatewayCallKey] {
+        gateways.filter(\.keyPresent).map { GatewayCallKey(gatewayHash: $0.hash, key: $0.key) }
     }
 
     /// The verdict on `push` reaching the phone at `now`.
-    public func judge(_ push: SealedPush, now: Int64, sealing: any PushSealing) -> SealVerdict {
+    public func judge(_ push: SealedPush, now: Int64, sealing: any SealBox) -> SealVerdict {
         guard let gateway = gateways.first(where: { $0.hash == push.gatewayHash }) else { return .unknownGateway }
         guard gateway.keyPresent else { return .missingKey }
         guard let plain = sealing.open(push.blob, key: gateway.key, callID: push.callID),

@@ -12,7 +12,7 @@ public enum ClientCallback: Sendable, Hashable {
     /// ``PushClientPolicy/didReceiveIncomingPush(_:_:)``.
     case push(VoIPPush)
     /// ``PushClientPolicy/didReceiveCallKeys(_:_:)``.
-    case callKeys([CallKey])
+    case callKeys([GatewayCallKey])
     /// ``PushClientPolicy/didReceiveAckResponse(pushID:callActive:_:)``.
     case ackResponse(pushID: Int32, callActive: Bool)
     /// ``PushClientPolicy/didReceiveCallGone(pushID:_:)``.

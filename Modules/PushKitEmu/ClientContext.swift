@@ -16,14 +16,14 @@ public struct ClientContext: Sendable {
     /// wrote junk): the emulator records a `CLIENT` violation and stops.
     public internal(set) var fault: ClientFault?
     /// The AES-GCM the app opens sealed pushes with (CryptoKit on iOS): the sealing the run's
-    /// gateway uses (``PushSealing``).
-    public internal(set) var sealing: any SealOpening = SymbolicSealing()
+    /// gateway uses (``SealBox``).
+    public internal(set) var sealing: any SealOpener = SymbolicSealBox()
     var nextUUID: Int32 = 0
     /// The client's own string for each UUID it reported (`ClientBridge`), for output: a
     /// violation names the call by the UUID the client knows it by.
     public internal(set) var uuidNames: [Int32: String] = [:]
 
-    package init(sealing: any SealOpening = SymbolicSealing()) {
+    package init(sealing: any SealOpener = SymbolicSealBox()) {
         self.sealing = sealing
         ops.reserveCapacity(16)
     }

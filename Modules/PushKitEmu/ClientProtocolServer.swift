@@ -17,10 +17,10 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
     /// What the policy opens sealed pushes with (``ClientContext/sealing``): the sealing of the
     /// emulator that drives this process — AES-256-GCM for astra-pushsim (PushKitLive's
     /// `CallSealBox`).
-    let sealing: any SealOpening
+    let sealing: any SealOpener
 
     /// `make` builds the policy for the settings a scenario is judged with.
-    public init(name: String, sealing: any SealOpening = SymbolicSealing(), _ make: @escaping (EmulatorSettings) -> P) {
+    public init(name: String, sealing: any SealOpener = SymbolicSealBox(), _ make: @escaping (EmulatorSettings) -> P) {
         self.name = name
         self.sealing = sealing
         self.make = make
@@ -134,12 +134,12 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
                     pushID: p.pushId, call: p.call, content: p.content, origin: p.origin, sentAt: p.sentAt,
                     mustReport: p.mustReport, sealed: sealed))
         case "call_keys":
-            var keys: [CallKey] = []
+            var keys: [GatewayCallKey] = []
             for k in try need(w.keys, "keys") {
                 guard let key = WireBase64.decode(k.key) else {
                     throw ClientFault(.badAnswer, "callback call_keys: a key is not base64url")
                 }
-                keys.append(CallKey(gatewayHash: k.gatewayHash, key: key))
+                keys.append(GatewayCallKey(gatewayHash: k.gatewayHash, key: key))
             }
             return .callKeys(keys)
         case "ack_response":

@@ -71,7 +71,7 @@ package enum ClientWire {
     }
 
     /// The `keys` of the `call_keys` callback.
-    static func keyObjects(_ keys: [CallKey]) -> [JSONLine] {
+    static func keyObjects(_ keys: [GatewayCallKey]) -> [JSONLine] {
         keys.map { k in
             var o = JSONLine()
             o.add("gateway_hash", k.gatewayHash)

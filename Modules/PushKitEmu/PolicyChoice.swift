@@ -12,13 +12,13 @@ public protocol PolicySource {
     /// fails when its client is gone. Default nil.
     var failure: ClientFault? { get }
     /// What the run's gateway seals with and the policy opens with: a client process must be
-    /// given blobs its own AES-GCM opens (PushKitLive's `CallSealBox`). Default ``SymbolicSealing``.
-    var sealing: any PushSealing { get }
+    /// given blobs its own AES-GCM opens (PushKitLive's `CallSealBox`). Default ``SymbolicSealBox``.
+    var sealing: any SealBox { get }
 }
 
 extension PolicySource {
     public var failure: ClientFault? { nil }
-    public var sealing: any PushSealing { SymbolicSealing() }
+    public var sealing: any SealBox { SymbolicSealBox() }
 }
 
 /// The client policy to run: the shipped presets.

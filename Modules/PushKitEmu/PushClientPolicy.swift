@@ -20,7 +20,7 @@ public protocol PushClientPolicy: Sendable {
     /// The app read its call keys from the keychain (after every ``launched(_:)`` on a phone that
     /// joined sealing gateways): one per gateway hash. Default: nothing (a client that ignores
     /// them cannot open a sealed push, and must then report it as the app's name and end it).
-    mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext)
+    mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext)
     /// PushKit: a new token (first issue or rotation).
     mutating func didUpdatePushToken(_ ctx: inout ClientContext)
     /// PushKit: the token was invalidated.
@@ -50,7 +50,7 @@ public protocol PushClientPolicy: Sendable {
 }
 
 extension PushClientPolicy {
-    public mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext) {}
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {}
     public var processID: Int32? { nil }
     public mutating func processEnded() {}
 }

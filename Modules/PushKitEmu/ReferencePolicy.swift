@@ -68,7 +68,7 @@ public struct ReferencePolicy: PushClientPolicy {
     /// This process already uploaded a token (``Faults/ignoreTokenRotation``).
     var tokenUploaded = false
     /// The call keys the app read at launch.
-    var keys: [CallKey] = []
+    var keys: [GatewayCallKey] = []
 
     /// A policy with `faults` switched on, timing taken from `settings`.
     public init(name: String? = nil, faults: Faults, settings: EmulatorSettings = EmulatorSettings()) {
@@ -102,7 +102,7 @@ public struct ReferencePolicy: PushClientPolicy {
         if ctx.appState == .foreground { ctx.perform(.register(protection: protection)) }
     }
 
-    public mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext) { self.keys = keys }
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) { self.keys = keys }
 
     /// Whether a sealed push is one the phone may trust: the hash names a gateway it holds a key
     /// for, the blob opens under that key for the push's call ID, and the earlier end time is ahead.

@@ -6,7 +6,7 @@ public enum ScenarioRunner {
     /// Runs `scenario` with any policy; `onEvent` sees each timeline event as soon as the step
     /// that made it is over (so a tool can print while a client process is still thinking).
     public static func run<P: PushClientPolicy>(
-        _ scenario: Scenario, policy: P, seed: UInt64 = 1, sealing: any PushSealing = SymbolicSealing(),
+        _ scenario: Scenario, policy: P, seed: UInt64 = 1, sealing: any SealBox = SymbolicSealBox(),
         onEvent: EventHandler = { _, _, _ in }
     ) -> ScenarioReport {
         var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed, sealing: sealing)

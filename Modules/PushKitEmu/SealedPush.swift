@@ -3,7 +3,7 @@
 /// the gateway's end time for the ring, the call ID in clear (the associated data) and the blob —
 /// the caller under the gateway's call key. Nothing in it names the caller until it opens.
 public struct SealedPush: Sendable, Hashable {
-    /// HMAC of the gateway id under its call key (``PushSealing/gatewayHash(key:gatewayID:)``):
+    /// HMAC of the gateway id under its call key (``SealBox/gatewayHash(key:gatewayID:)``):
     /// the phone recognises gateways it joined by it.
     public var gatewayHash: String
     /// The gateway's end time for the ring (ms, virtual clock). The sealed caller carries its own
@@ -25,7 +25,7 @@ public struct SealedPush: Sendable, Hashable {
 /// One call key the phone holds, as the app reads it from its keychain: the gateway hash it
 /// answers to and the 32-byte key. Handed to the app at every launch
 /// (``PushClientPolicy/didReceiveCallKeys(_:_:)``, client protocol `call_keys`).
-public struct CallKey: Sendable, Hashable {
+public struct GatewayCallKey: Sendable, Hashable {
     public var gatewayHash: String
     public var key: [UInt8]
 

@@ -18,9 +18,9 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     var policy: Policy
     var processGeneration: Int32 = 0
     var ctx: ClientContext
-    /// The gateway's sealing and the app's (``PushSealing``); the phone's keychain; the draws for
+    /// The gateway's sealing and the app's (``SealBox``); the phone's keychain; the draws for
     /// call keys and nonces (separate from `rng`, so a seed's tokens do not depend on sealing).
-    let sealing: any PushSealing
+    let sealing: any SealBox
     var keychain = CallKeychain()
     var sealRNG: SplitMix64
     /// The phone's verdict on each sealed push once its handler ran (nil: clear, or not yet run).
@@ -59,7 +59,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     /// A simulation of `scenario` driving `policy`, writing to `sink`; `seed` makes tokens and
     /// call keys; `sealing` is what the gateway seals with and the app opens with.
     public init(
-        scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1, sealing: any PushSealing = SymbolicSealing()
+        scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1, sealing: any SealBox = SymbolicSealBox()
     ) {
         self.scenario = scenario
         self.sealing = sealing

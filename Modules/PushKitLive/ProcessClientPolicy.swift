@@ -55,7 +55,7 @@ public struct ProcessClientPolicy: PushClientPolicy {
         call(.callGone(pushID: pushID), &ctx)
     }
 
-    public mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext) {
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
         call(.callKeys(keys), &ctx)
     }
 
@@ -101,7 +101,7 @@ public struct ClientProcessSource: PolicySource {
     public var failure: ClientFault? { session.fault }
 
     /// A client process opens sealed pushes with its own AES-256-GCM: the gateway seals with it too.
-    public var sealing: any PushSealing { CallSealBox() }
+    public var sealing: any SealBox { CallSealBox() }
 
     public func policy(for scenario: Scenario) -> ProcessClientPolicy {
         session.begin(scenario: scenario.name, settings: scenario.settings)

@@ -43,7 +43,7 @@ import Testing
         mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext) {
             call(.callGone(pushID: pushID), &ctx)
         }
-        mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext) {
+        mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
             call(.callKeys(keys), &ctx)
         }
         mutating func didUpdatePushToken(_ ctx: inout ClientContext) { call(.tokenUpdated, &ctx) }

@@ -95,7 +95,7 @@ import Testing
 
     /// The phone's verdict, step by step, with the stand-in sealing.
     @Test func keychainJudgesHashKeyCallIDAndEndTime() {
-        let sealing = SymbolicSealing()
+        let sealing = SymbolicSealBox()
         let key = [UInt8](repeating: 7, count: 32)
         var keychain = CallKeychain()
         keychain.join("gw-a", key: key, sealing: sealing)
@@ -127,7 +127,7 @@ import Testing
     /// `call_keys` and the sealed push cross the protocol as text and come back the same; a
     /// client session of the correct policy then shows the caller of the push that opens.
     @Test func callKeysAndSealedPushCrossTheProtocol() throws {
-        let sealing = SymbolicSealing()
+        let sealing = SymbolicSealBox()
         let key = (0..<32).map { UInt8($0) }
         let hash = sealing.gatewayHash(key: key, gatewayID: "gw")
         let plain = CallKeychain.callerPlaintext(user: "1001", name: "Ward 3", endMs: 50_000)
@@ -137,7 +137,7 @@ import Testing
         let push = VoIPPush(pushID: 0, call: 0, content: .call, origin: .known, sentAt: 1_000, mustReport: nil, sealed: sealed)
         var bridge = ClientBridge()
         var ctx = ClientContext()
-        let keysLine = bridge.line(for: .callKeys([CallKey(gatewayHash: hash, key: key)]), ctx)
+        let keysLine = bridge.line(for: .callKeys([GatewayCallKey(gatewayHash: hash, key: key)]), ctx)
         #expect(keysLine.contains(#""callback":"call_keys""#))
         #expect(keysLine.contains(#""sealing":"symbolic""#))
         let pushLine = bridge.line(for: .push(push), ctx)

@@ -53,7 +53,7 @@ public struct AppCallHandler: PushClientPolicy {
         if ctx.appState == .foreground { ctx.perform(.register(protection: .afterFirstUnlock)) }
     }
 
-    public mutating func didReceiveCallKeys(_ keys: [CallKey], _ ctx: inout ClientContext) {
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
         callKeys = Dictionary(keys.map { ($0.gatewayHash, $0.key) }, uniquingKeysWith: { a, _ in a })
     }
 

@@ -4,5 +4,5 @@ import ExampleClient
 import ExampleSealing
 import PushKitEmu
 
-ClientProtocolServer(name: "swift-example-buggy", sealing: OpenSSLSealOpening()) { AppCallHandler(settings: $0, bug: .secondCallForInvite) }
+ClientProtocolServer(name: "swift-example-buggy", sealing: OpenSSLSealOpener()) { AppCallHandler(settings: $0, bug: .secondCallForInvite) }
     .serveAndExit()

@@ -4,4 +4,4 @@ import ExampleClient
 import ExampleSealing
 import PushKitEmu
 
-ClientProtocolServer(name: "swift-example", sealing: OpenSSLSealOpening()) { AppCallHandler(settings: $0) }.serveAndExit()
+ClientProtocolServer(name: "swift-example", sealing: OpenSSLSealOpener()) { AppCallHandler(settings: $0) }.serveAndExit()

@@ -6,7 +6,7 @@ import PushKitEmu
 /// associated data; nil for any failure — a changed byte, another call's blob, another key.
 /// astra-pushsim seals with AES-256-GCM whenever it judges a client process, so the example's
 /// executables serve their handler with this (docs/pushkit-emulator.md "Sealed pushes").
-public struct OpenSSLSealOpening: SealOpening {
+public struct OpenSSLSealOpener: SealOpener {
     public init() {}
 
     public var name: String { "aes-256-gcm" }

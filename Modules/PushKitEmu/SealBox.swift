@@ -1,7 +1,7 @@
 /// The app's half of the sealing: opening a blob (CryptoKit's `AES.GCM.open` on iOS). All a
 /// client needs; a Swift client served over the client protocol is given one
 /// (``ClientProtocolServer/init(name:sealing:_:)``).
-public protocol SealOpening: Sendable {
+public protocol SealOpener: Sendable {
     /// A short name for the `call_keys` message (`aes-256-gcm`, `symbolic`).
     var name: String { get }
     /// The plaintext, or nil when `blob` was not sealed under `key` for `callID` or changed since.
@@ -11,8 +11,8 @@ public protocol SealOpening: Sendable {
 /// The sealing the emulator's gateway uses and the app opens with: injected, so PushKitEmu stays
 /// free of a crypto library. astra-pushsim injects AES-256-GCM (the JWT module's `CallSeal`,
 /// PushKitLive's `CallSealBox`) whenever a client process is judged, so a real client opens the
-/// blobs it is sent with its own AES-GCM; in-process policies get ``SymbolicSealing`` by default.
-public protocol PushSealing: SealOpening {
+/// blobs it is sent with its own AES-GCM; in-process policies get ``SymbolicSealBox`` by default.
+public protocol SealBox: SealOpener {
     /// `plaintext` sealed under `key` with `callID` as associated data, with the given nonce.
     func seal(_ plaintext: [UInt8], key: [UInt8], callID: String, nonce: [UInt8]) -> [UInt8]
     /// The opaque hash a push names its gateway by.
@@ -24,7 +24,7 @@ public protocol PushSealing: SealOpening {
 /// virtual time a changed byte, another call ID or another key fails to open exactly as with
 /// AES-GCM. The keys it is used with are simulated ones; never use it for anything real.
 /// Same layout and length as the gateway's blob: nonce (12) ‖ body (384) ‖ check (16).
-public struct SymbolicSealing: PushSealing {
+public struct SymbolicSealBox: SealBox {
     public static let nonceBytes = 12
     public static let paddedBytes = 384
     public static let tagBytes = 16
