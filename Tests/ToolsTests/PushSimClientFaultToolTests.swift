@@ -104,7 +104,7 @@ import Testing
         let result = try #require(await Self.tool.run(["check", "--client-cmd", "read h; \(Self.hello); exit 2"]))
         #expect(result.status == 1)
         let verdict = try #require(result.stdout.split(separator: "\n").last.map(String.init))
-        #expect(verdict.contains(#""delivery":["ideal"],"scenarios":1,"planned":36"#), "\(verdict)")
+        #expect(verdict.contains(#""delivery":["ideal"],"scenarios":1,"planned":48"#), "\(verdict)")
         #expect(verdict.contains(#""stopped_in":"killed""#), "\(verdict)")
         #expect(!result.stderr.contains("broke CLIENT"), "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")

@@ -199,7 +199,8 @@ import enum SIPCore.AstraVersion
             stderr: "astra-pushsim: no-such-scenario: not a built-in scenario (killed, background, foreground, "
                 + "locked, offline, reconnect, reconnect-stored, dead-phone, token-rotated, unknown-origin, "
                 + "cancel-before-wake, cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, "
-                + "strike-out, message), and cannot read 'no-such-scenario': No such file or directory\n"),
+                + "strike-out, message, sealed-call, sealed-unknown-gateway, sealed-wrong-call-id, sealed-tampered, "
+                + "sealed-missing-key, sealed-late), and cannot read 'no-such-scenario': No such file or directory\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["run", "killed", "--policy", "sloppy"], status: 64, stdout: .exact(""),
             stderr: "astra-pushsim: option --policy: expected one of correct, naive, got 'sloppy'\n"),
