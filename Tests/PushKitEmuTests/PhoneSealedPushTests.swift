@@ -4,7 +4,7 @@ import Testing
 /// Sealed pushes in virtual time: the phone's own verdict on each one, the client held to it
 /// (R5 `sealed_caller_shown`, `sealed_push_trusted`), and the codec of `call_keys` and the
 /// sealed push object.
-@Suite struct SealedPushTests {
+@Suite struct PhoneSealedPushTests {
     static let faults: [(String, SealVerdict)] = [
         ("sealed-unknown-gateway", .unknownGateway), ("sealed-wrong-call-id", .unopenable),
         ("sealed-tampered", .unopenable), ("sealed-missing-key", .missingKey), ("sealed-late", .late),
