@@ -26,6 +26,7 @@ swift build --package-path Examples/library >&2 || status=1
 cases=(
     "python correct|python3 Examples/python-client/correct_client.py|0|"
     "python buggy (networking before the report)|python3 Examples/python-client/buggy_client.py|1|R1"
+    "python naive sealed (trusts pushes it could not verify)|python3 Examples/python-client/naive_sealed_client.py|1|R5"
     "swift correct|$example_bin/correct-client|0|"
     "swift buggy (second CallKit call for the INVITE)|$example_bin/buggy-client|1|R5"
 )

@@ -9,6 +9,7 @@ below), and call run(MyApp). Anything you print for yourself must go to stderr: 
 protocol.
 """
 
+import base64
 import json
 import sys
 
@@ -34,6 +35,11 @@ def report(uuid, push_id=None, invite=None):
 
 def update(uuid):
     return {"op": "update", "uuid": uuid}
+
+
+def show_caller(uuid):
+    """The CXCallUpdate of `uuid` shows the caller's name/number (only for a sealed push that opened)."""
+    return {"op": "show_caller", "uuid": uuid}
 
 
 def end(uuid, reason):
@@ -82,6 +88,44 @@ def start_timer(name, after_ms):
     return {"op": "start_timer", "timer": name, "after_ms": after_ms}
 
 
+def b64url(text):
+    """Base64url without padding (how blobs and call keys travel) to bytes."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def open_sealed(sealed, keys, now):
+    """The caller of a sealed push as a dict (uri, user, name, end_ms), or None when the phone must
+    not trust it: the gateway hash is not one it holds a key for, the blob does not open under
+    that key with the push's call ID as associated data (AES-256-GCM, nonce 12 ‖ ciphertext ‖
+    tag 16, plaintext padded with 0x80 0x00…), or the earlier end time has passed.
+
+    `keys` is {gateway_hash: key bytes} from the call_keys callback. Needs the `cryptography`
+    package (pip install cryptography) for AES-GCM."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    key = keys.get(sealed["gateway_hash"])
+    if key is None:
+        return None
+    blob = b64url(sealed["blob"])
+    try:
+        padded = AESGCM(key).decrypt(blob[:12], blob[12:], sealed["call_id"].encode())
+    except (InvalidTag, ValueError):
+        return None
+    body = padded.rstrip(b"\x00")
+    if not body.endswith(b"\x80"):
+        return None
+    try:
+        caller = json.loads(body[:-1])
+    except ValueError:
+        return None
+    if not isinstance(caller, dict) or not isinstance(caller.get("end_ms"), int):
+        return None
+    if now >= min(caller["end_ms"], sealed["end_ms"]):
+        return None
+    return caller
+
+
 class App:
     """One app process. `settings` are the thresholds the scenario is judged by; `device` the
     facts of the current callback (t, app_state, locked, online)."""
@@ -91,10 +135,17 @@ class App:
     def __init__(self, settings):
         self.settings = settings
         self.device = {}
+        self.call_keys = {}  # gateway_hash -> key bytes, from call_keys
 
     # Callbacks: each returns a list of ops (default: nothing).
     def launched(self): return []
     def push(self, push): return []
+
+    def keys(self, keys):
+        """call_keys: the call keys the app read from its keychain at launch (sealed pushes)."""
+        self.call_keys = {k["gateway_hash"]: b64url(k["key"]) for k in keys}
+        return []
+
     def ack_response(self, push_id, call_active): return []
     def call_gone(self, push_id): return []
     def token_updated(self): return []
@@ -129,6 +180,7 @@ def run(app_class):
             app.device = {k: msg.get(k) for k in ("t", "app_state", "locked", "online")}
             args = {
                 "push": lambda: (msg["push"],),
+                "call_keys": lambda: (msg["keys"],),
                 "ack_response": lambda: (msg["push_id"], msg["call_active"]),
                 "call_gone": lambda: (msg["push_id"],),
                 "registration_finished": lambda: (msg["success"],),
@@ -139,6 +191,7 @@ def run(app_class):
                 "timer": lambda: (msg["timer"],),
                 "connectivity": lambda: (msg["online"],),
             }.get(kind, lambda: ())()
-            answer = {"ops": getattr(app, kind)(*args)}
+            method = "keys" if kind == "call_keys" else kind
+            answer = {"ops": getattr(app, method)(*args)}
         sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
         sys.stdout.flush()

@@ -27,13 +27,24 @@ class CorrectApp(a.App):
         uuid = self._new_uuid()
         ops = [a.report(uuid, push_id=push["push_id"])]  # CallKit first, always
         late = self.device["t"] - push["sent_at"] > self.settings.get("stale_after_ms", 2000)
+        caller = None
+        if "sealed" in push:
+            # Never trust a sealed push on its own: known gateway, opens for this call, not late.
+            caller = self.open_sealed(push["sealed"])
+            if caller is None:
+                return ops + [a.end(uuid, "failed")]  # shown as the app's name, ended at once
         if push["content"] != "call" or push["origin"] != "known" or late:
             return ops + [a.end(uuid, "failed")]
+        if caller is not None:
+            ops.append(a.show_caller(uuid))
         self.calls[uuid] = {"push_id": push["push_id"], "call": push["call"], "invite": None,
                             "answer_waits": False, "declined": False, "over": False}
         return ops + [a.ack(push["push_id"]),
                       a.start_timer("placeholder " + uuid, self.settings.get("placeholder_timeout_ms", 10000)),
                       a.register()]
+
+    def open_sealed(self, sealed):
+        return a.open_sealed(sealed, self.call_keys, self.device["t"])
 
     def _end(self, uuid, reason):
         c = self.calls[uuid]

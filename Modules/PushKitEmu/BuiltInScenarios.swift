@@ -8,7 +8,8 @@ public enum BuiltInScenarios {
         [
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
             unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, answerThenGone, declineBeforeInvite,
-            noInvite, strikeOut, message,
+            noInvite, strikeOut, message, sealedCall, sealedUnknownGateway, sealedWrongCallID, sealedTampered,
+            sealedMissingKey, sealedLate,
         ]
     }
 
@@ -250,5 +251,69 @@ public enum BuiltInScenarios {
             $0.steps = [ScenarioStep(at: 1_000, .message)]
             $0.expect = []
         }
+    }
+
+    // MARK: Sealed pushes (docs/pushkit-emulator.md "Sealed pushes")
+
+    /// A gateway that seals: the app is given its call key at launch, opens the caller, rings.
+    public static var sealedCall: Scenario {
+        make(
+            "sealed-call", "sealing gateway: the app opens the caller with its call key, shows it, answer",
+            app: .killed
+        ) {
+            $0.server.sealed = true
+            $0.steps = [ScenarioStep(at: 1_000, .call, answerAfterMs: 3_000)]
+            $0.expect = [.connected]
+        }
+    }
+
+    static func sealedFault(_ name: String, _ summary: String, _ fault: SealFault) -> Scenario {
+        make(name, summary, app: .suspended) {
+            $0.server.sealed = true
+            $0.steps = [
+                ScenarioStep(at: 1_000, .sealedPush, sealFault: fault),
+                ScenarioStep(at: 5_000, .call, answerAfterMs: 2_000),
+            ]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// A sealed push from a gateway the phone never joined: report as the app, end at once.
+    public static var sealedUnknownGateway: Scenario {
+        sealedFault(
+            "sealed-unknown-gateway",
+            "sealed push from a gateway the phone never joined: report as the app's name, end at once; then a real call",
+            .unknownGateway)
+    }
+
+    /// A blob sealed for another call (replay): it does not open for this call ID.
+    public static var sealedWrongCallID: Scenario {
+        sealedFault(
+            "sealed-wrong-call-id",
+            "sealed blob made for another call (replay): does not open for this call ID, report as the app, end; then a real call",
+            .wrongCallID)
+    }
+
+    /// A blob changed on the way: the tag does not verify.
+    public static var sealedTampered: Scenario {
+        sealedFault(
+            "sealed-tampered",
+            "sealed blob with one byte changed: the tag fails, report as the app, end at once; then a real call",
+            .tampered)
+    }
+
+    /// From a gateway the phone joined but whose key did not survive: the app has no key for it.
+    public static var sealedMissingKey: Scenario {
+        sealedFault(
+            "sealed-missing-key",
+            "sealed push from a joined gateway whose call key is gone: report as the app, end at once; then a real call",
+            .missingKey)
+    }
+
+    /// Opens, but the gateway's end time passed before it arrived.
+    public static var sealedLate: Scenario {
+        sealedFault(
+            "sealed-late", "sealed push past the gateway's end time: report as the app, end at once; then a real call",
+            .late)
     }
 }

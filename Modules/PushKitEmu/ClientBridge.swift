@@ -88,6 +88,9 @@ package struct ClientBridge: Sendable {
         switch callback {
         case .hello, .reset, .launched, .tokenUpdated, .tokenInvalidated, .connectivity: break
         case .push(let push): line.add("push", object: ClientWire.pushObject(push))
+        case .callKeys(let keys):
+            line.add("sealing", ctx.sealing.name)
+            line.add("keys", objects: ClientWire.keyObjects(keys))
         case .ackResponse(let p, let active):
             line.add("push_id", p)
             line.add("call_active", active)
@@ -143,6 +146,7 @@ package struct ClientBridge: Sendable {
             try checkReport(op, what: "\(what) (report)")
             return .reportNewIncomingCall(uuid: uuid, pushID: max(op.pushId ?? -1, -1), invite: max(op.invite ?? -1, -1))
         case "update": return .reportCallUpdated(uuid: known(try need(op.uuid, "uuid")))
+        case "show_caller": return .showCaller(uuid: known(try need(op.uuid, "uuid")))
         case "end":
             let reason = try need(op.reason, "reason")
             guard let end = EndReason(rawValue: reason) else {
@@ -178,7 +182,7 @@ package struct ClientBridge: Sendable {
         default:
             throw ClientFault(
                 .badAnswer,
-                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, fetch, start_timer)"
+                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, show_caller, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, fetch, start_timer)"
             )
         }
     }

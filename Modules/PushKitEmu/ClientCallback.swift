@@ -11,6 +11,8 @@ public enum ClientCallback: Sendable, Hashable {
     case launched
     /// ``PushClientPolicy/didReceiveIncomingPush(_:_:)``.
     case push(VoIPPush)
+    /// ``PushClientPolicy/didReceiveCallKeys(_:_:)``.
+    case callKeys([GatewayCallKey])
     /// ``PushClientPolicy/didReceiveAckResponse(pushID:callActive:_:)``.
     case ackResponse(pushID: Int32, callActive: Bool)
     /// ``PushClientPolicy/didReceiveCallGone(pushID:_:)``.
@@ -41,6 +43,7 @@ public enum ClientCallback: Sendable, Hashable {
         case .reset: "reset"
         case .launched: "launched"
         case .push: "push"
+        case .callKeys: "call_keys"
         case .ackResponse: "ack_response"
         case .callGone: "call_gone"
         case .tokenUpdated: "token_updated"
@@ -62,6 +65,7 @@ public enum ClientCallback: Sendable, Hashable {
         case .hello, .reset: break
         case .launched: policy.launched(&ctx)
         case .push(let push): policy.didReceiveIncomingPush(push, &ctx)
+        case .callKeys(let keys): policy.didReceiveCallKeys(keys, &ctx)
         case .ackResponse(let p, let active): policy.didReceiveAckResponse(pushID: p, callActive: active, &ctx)
         case .callGone(let p): policy.didReceiveCallGone(pushID: p, &ctx)
         case .tokenUpdated: policy.didUpdatePushToken(&ctx)

@@ -15,12 +15,18 @@ public struct ClientContext: Sendable {
     /// Set when the policy could not answer this callback (its client process hung, exited or
     /// wrote junk): the emulator records a `CLIENT` violation and stops.
     public internal(set) var fault: ClientFault?
+    /// The AES-GCM the app opens sealed pushes with (CryptoKit on iOS): the sealing the run's
+    /// gateway uses (``SealBox``).
+    public internal(set) var sealing: any SealOpener = SymbolicSealBox()
     var nextUUID: Int32 = 0
     /// The client's own string for each UUID it reported (`ClientBridge`), for output: a
     /// violation names the call by the UUID the client knows it by.
     public internal(set) var uuidNames: [Int32: String] = [:]
 
-    package init() { ops.reserveCapacity(16) }
+    package init(sealing: any SealOpener = SymbolicSealBox()) {
+        self.sealing = sealing
+        ops.reserveCapacity(16)
+    }
 
     /// A fresh CallKit call UUID (a small integer stands for the UUID).
     public mutating func newCallUUID() -> Int32 {

@@ -19,6 +19,10 @@ public enum ClientOp: Sendable, Hashable {
     case reportNewIncomingCall(uuid: Int32, pushID: Int32, invite: Int32)
     /// `CXProvider.reportCall(with:updated:)` (caller name known after the INVITE).
     case reportCallUpdated(uuid: Int32)
+    /// The `CXCallUpdate` of CallKit call `uuid` (in its report or an update) shows a caller's
+    /// name or number rather than the app's own name. Only a sealed push that opened may do this
+    /// (R5 `sealed_caller_shown`); the emulator never sees the name itself.
+    case showCaller(uuid: Int32)
     /// `CXProvider.reportCall(with:endedAt:reason:)`.
     case reportCallEnded(uuid: Int32, reason: EndReason)
     /// `CXAnswerCallAction.fulfill()`.
@@ -46,7 +50,7 @@ public enum ClientOp: Sendable, Hashable {
     public var isNetworking: Bool {
         switch self {
         case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .fetch: true
-        case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .reportCallEnded, .fulfillAnswer,
+        case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .showCaller, .reportCallEnded, .fulfillAnswer,
             .failAnswer, .claimInvite, .startTimer:
             false
         }

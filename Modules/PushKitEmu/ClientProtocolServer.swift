@@ -14,10 +14,15 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
     /// The name the client announces in its `hello` answer.
     public let name: String
     let make: (EmulatorSettings) -> P
+    /// What the policy opens sealed pushes with (``ClientContext/sealing``): the sealing of the
+    /// emulator that drives this process — AES-256-GCM for astra-pushsim (PushKitLive's
+    /// `CallSealBox`).
+    let sealing: any SealOpener
 
     /// `make` builds the policy for the settings a scenario is judged with.
-    public init(name: String, _ make: @escaping (EmulatorSettings) -> P) {
+    public init(name: String, sealing: any SealOpener = SymbolicSealBox(), _ make: @escaping (EmulatorSettings) -> P) {
         self.name = name
+        self.sealing = sealing
         self.make = make
     }
 
@@ -64,11 +69,12 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
     public struct Session {
         let server: ClientProtocolServer
         var policy: P
-        var ctx = ClientContext()
+        var ctx: ClientContext
         var settings = EmulatorSettings()
 
         public init(server: ClientProtocolServer) {
             self.server = server
+            ctx = ClientContext(sealing: server.sealing)
             policy = server.make(EmulatorSettings())
         }
 
@@ -85,7 +91,7 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
             case "reset":
                 settings = wire.settings ?? EmulatorSettings()
                 policy = server.make(settings)
-                ctx = ClientContext()
+                ctx = ClientContext(sealing: server.sealing)
                 return Self.opsLine([])
             default:
                 let callback = try ClientProtocolServer.callback(wire)
@@ -116,10 +122,26 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
         case "launched": return .launched
         case "push":
             let p = try need(w.push, "push")
+            var sealed: SealedPush?
+            if let s = p.sealed {
+                guard let blob = WireBase64.decode(s.blob) else {
+                    throw ClientFault(.badAnswer, "callback push: sealed.blob is not base64url")
+                }
+                sealed = SealedPush(gatewayHash: s.gatewayHash, endMs: s.endMs, callID: s.callId, blob: blob)
+            }
             return .push(
                 VoIPPush(
                     pushID: p.pushId, call: p.call, content: p.content, origin: p.origin, sentAt: p.sentAt,
-                    mustReport: p.mustReport))
+                    mustReport: p.mustReport, sealed: sealed))
+        case "call_keys":
+            var keys: [GatewayCallKey] = []
+            for k in try need(w.keys, "keys") {
+                guard let key = WireBase64.decode(k.key) else {
+                    throw ClientFault(.badAnswer, "callback call_keys: a key is not base64url")
+                }
+                keys.append(GatewayCallKey(gatewayHash: k.gatewayHash, key: key))
+            }
+            return .callKeys(keys)
         case "ack_response":
             return .ackResponse(
                 pushID: try need(w.pushId, "push_id"), callActive: try need(w.callActive, "call_active"))
@@ -163,6 +185,9 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
             if invite >= 0 { o.add("invite", invite) }
         case .reportCallUpdated(let uuid):
             o.add("op", "update")
+            o.add("uuid", String(uuid))
+        case .showCaller(let uuid):
+            o.add("op", "show_caller")
             o.add("uuid", String(uuid))
         case .reportCallEnded(let uuid, let reason):
             o.add("op", "end")

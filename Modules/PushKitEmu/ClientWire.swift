@@ -59,7 +59,25 @@ package enum ClientWire {
         line.add("origin", push.origin.rawValue)
         line.add("sent_at", push.sentAt)
         if let must = push.mustReport { line.add("must_report", must) }
+        if let sealed = push.sealed {
+            var s = JSONLine()
+            s.add("gateway_hash", sealed.gatewayHash)
+            s.add("end_ms", sealed.endMs)
+            s.add("call_id", sealed.callID)
+            s.add("blob", WireBase64.encode(sealed.blob))
+            line.add("sealed", object: s)
+        }
         return line
+    }
+
+    /// The `keys` of the `call_keys` callback.
+    static func keyObjects(_ keys: [GatewayCallKey]) -> [JSONLine] {
+        keys.map { k in
+            var o = JSONLine()
+            o.add("gateway_hash", k.gatewayHash)
+            o.add("key", WireBase64.encode(k.key))
+            return o
+        }
     }
 
     /// An answer: `hello` or `ops`.
@@ -101,6 +119,20 @@ package enum ClientWire {
         var call: Int32?
         var uuid: String?
         var timer: String?
+        var keys: [Key]?
+        var sealing: String?
+    }
+
+    struct Key: Decodable {
+        var gatewayHash: String
+        var key: String
+    }
+
+    struct Sealed: Decodable {
+        var gatewayHash: String
+        var endMs: Int64
+        var callId: String
+        var blob: String
     }
 
     struct Push: Decodable {
@@ -110,5 +142,6 @@ package enum ClientWire {
         var origin: PushOrigin
         var sentAt: Int64
         var mustReport: Bool?
+        var sealed: Sealed?
     }
 }

@@ -11,10 +11,14 @@ public protocol PolicySource {
     /// A client process's first protocol fault, so a run whose policy was never called still
     /// fails when its client is gone. Default nil.
     var failure: ClientFault? { get }
+    /// What the run's gateway seals with and the policy opens with: a client process must be
+    /// given blobs its own AES-GCM opens (PushKitLive's `CallSealBox`). Default ``SymbolicSealBox``.
+    var sealing: any SealBox { get }
 }
 
 extension PolicySource {
     public var failure: ClientFault? { nil }
+    public var sealing: any SealBox { SymbolicSealBox() }
 }
 
 /// The client policy to run: the shipped presets.

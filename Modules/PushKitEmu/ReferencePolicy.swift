@@ -31,13 +31,17 @@ public struct ReferencePolicy: PushClientPolicy {
         /// Upload the token once per launch and ignore PushKit's rotations while running: the
         /// server keeps pushing to a retired token (APNs 410), so the phone is never woken.
         public static let ignoreTokenRotation = Faults(rawValue: 1 << 10)
+        /// Trust every sealed push: show its caller and ring without checking the gateway hash,
+        /// the blob or the end time (R5 `sealed_caller_shown`, `sealed_push_trusted`) — an app
+        /// that decrypts with the keystream alone and never verifies the tag or the call ID.
+        public static let trustSealedPushes = Faults(rawValue: 1 << 11)
 
         /// The field bugs docs/push-wake-rules.md names: networking before reporting, the
         /// PushKit-session duplicate with its ~10 s answer delay, ringing stored pushes, dropping
         /// unusable pushes, ignoring a CANCEL before wake, no placeholder timeout.
         public static let naive: Faults = [
             .networkBeforeReport, .dropOddPushes, .ringStalePushes, .secondCallForInvite, .fulfillAnswerEarly,
-            .noPlaceholderTimeout, .ignoreCallerLeft,
+            .noPlaceholderTimeout, .ignoreCallerLeft, .trustSealedPushes,
         ]
     }
 
@@ -63,6 +67,8 @@ public struct ReferencePolicy: PushClientPolicy {
     var calls: [Tracked] = []
     /// This process already uploaded a token (``Faults/ignoreTokenRotation``).
     var tokenUploaded = false
+    /// The call keys the app read at launch.
+    var keys: [GatewayCallKey] = []
 
     /// A policy with `faults` switched on, timing taken from `settings`.
     public init(name: String? = nil, faults: Faults, settings: EmulatorSettings = EmulatorSettings()) {
@@ -96,8 +102,21 @@ public struct ReferencePolicy: PushClientPolicy {
         if ctx.appState == .foreground { ctx.perform(.register(protection: protection)) }
     }
 
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) { self.keys = keys }
+
+    /// Whether a sealed push is one the phone may trust: the hash names a gateway it holds a key
+    /// for, the blob opens under that key for the push's call ID, and the earlier end time is ahead.
+    func opens(_ sealed: SealedPush, _ ctx: ClientContext) -> Bool {
+        guard let key = keys.first(where: { $0.gatewayHash == sealed.gatewayHash }),
+            let plain = ctx.sealing.open(sealed.blob, key: key.key, callID: sealed.callID),
+            let end = CallKeychain.sealedEnd(plain)
+        else { return false }
+        return ctx.now < min(end, sealed.endMs)
+    }
+
     public mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext) {
-        let odd = push.content != .call || push.origin == .unknown
+        let sealedOK = push.sealed.map { faults.contains(.trustSealedPushes) || opens($0, ctx) }
+        let odd = push.content != .call || push.origin == .unknown || sealedOK == false
         let late = ctx.now - push.sentAt > staleAfterMs && !faults.contains(.ringStalePushes)
         if odd || late {
             if faults.contains(.dropOddPushes) { return }
@@ -119,6 +138,8 @@ public struct ReferencePolicy: PushClientPolicy {
         }
         let uuid = ctx.newCallUUID()
         ctx.perform(.reportNewIncomingCall(uuid: uuid, pushID: push.pushID, invite: -1))
+        // The caller of a sealed push that opened; a clear push names none until the INVITE.
+        if sealedOK == true { ctx.perform(.showCaller(uuid: uuid)) }
         calls.append(Tracked(uuid: uuid, pushID: push.pushID, callID: push.call))
         if !faults.contains(.noPlaceholderTimeout) {
             ctx.perform(.startTimer(.placeholder(uuid: uuid), afterMs: placeholderTimeoutMs))

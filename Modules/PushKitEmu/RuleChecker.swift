@@ -67,6 +67,16 @@ public struct RuleChecker: Sendable {
         }
     }
 
+    /// R5 for a sealed push the phone could not trust (unknown gateway, missing key, unopenable,
+    /// late): it must be reported as the app's name and ended at once. Acking it, or leaving it
+    /// ringing when the handler returns, trusts a push the phone never verified.
+    public mutating func untrustedSealedPushHandled(
+        _ push: VoIPPush, verdict: SealVerdict, acked: Bool, stillRinging uuid: Int32?, t: Int64
+    ) {
+        guard !verdict.trusted, acked || uuid != nil else { return }
+        violations.append(Violation(.sealedPushTrusted, t: t, call: push.call, push: push.pushID, uuid: uuid ?? -1))
+    }
+
     /// WAKE: a failover for a phone that never woke must land within the bound.
     public mutating func failover(_ reason: FailoverReason, call: Int32, afterMs: Int64, t: Int64) {
         switch reason {

@@ -162,6 +162,7 @@ extension ServerSetup: Decodable {
         request = try c.get("request", request)
         messagesViaVoIP = try c.get("messagesViaVoip", messagesViaVoIP)
         goneNotice = try c.get("goneNotice", goneNotice)
+        sealed = try c.get("sealed", sealed)
     }
 }
 

@@ -6,9 +6,10 @@ public enum ScenarioRunner {
     /// Runs `scenario` with any policy; `onEvent` sees each timeline event as soon as the step
     /// that made it is over (so a tool can print while a client process is still thinking).
     public static func run<P: PushClientPolicy>(
-        _ scenario: Scenario, policy: P, seed: UInt64 = 1, onEvent: EventHandler = { _, _, _ in }
+        _ scenario: Scenario, policy: P, seed: UInt64 = 1, sealing: any SealBox = SymbolicSealBox(),
+        onEvent: EventHandler = { _, _, _ in }
     ) -> ScenarioReport {
-        var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed)
+        var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed, sealing: sealing)
         var shown = 0
         while sim.step() {
             while shown < sim.sink.events.count {
@@ -36,7 +37,7 @@ public enum ScenarioRunner {
                 violations: [Violation(fault.violationKind, t: 0)], outcomes: [], expected: scenario.expect,
                 events: 0, endTime: 0, clientFailure: fault)
         }
-        var report = run(scenario, policy: policy, seed: seed, onEvent: onEvent)
+        var report = run(scenario, policy: policy, seed: seed, sealing: source.sealing, onEvent: onEvent)
         report.policy = source.name
         if report.clientFailure == nil, let fault = source.failure {
             report.clientFailure = fault

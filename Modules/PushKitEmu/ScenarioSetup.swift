@@ -31,6 +31,9 @@ public struct ServerSetup: Sendable, Hashable {
     /// Whether the server sends a "call gone" notice to a woken phone whose caller left before the
     /// INVITE (our extension to v2; see ``WakeDecision/goneNotice``).
     public var goneNotice = false
+    /// Whether the gateway seals the caller of every call push under the phone's call key
+    /// (``SealedGateway``); the phone then joins it and the app is given its key at launch.
+    public var sealed = false
 
     public init() {}
 }

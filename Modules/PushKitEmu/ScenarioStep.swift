@@ -22,6 +22,9 @@ public enum StepAction: String, Sendable, Hashable, Codable {
     case message
     /// A VoIP push not made by this server arrives (unreadable / unknown origin / keep-alive).
     case rawPush = "raw_push"
+    /// A sealed push no server call stands behind, good or with `seal_fault` (unknown gateway,
+    /// wrong call ID, tampered, missing key, late).
+    case sealedPush = "sealed_push"
 }
 
 /// A scripted step.
@@ -42,12 +45,15 @@ public struct ScenarioStep: Sendable, Hashable, Codable {
     public var content: PushContent?
     /// For `raw_push`: the origin.
     public var origin: PushOrigin?
+    /// For `sealed_push`: what is wrong with it (none = a good one).
+    public var sealFault: SealFault?
 
     public init(
         at: Int64, _ action: StepAction, call: Int? = nil, answerAfterMs: Int64? = nil, declineAfterMs: Int64? = nil,
         state: AppState? = nil,
-        content: PushContent? = nil, origin: PushOrigin? = nil
+        content: PushContent? = nil, origin: PushOrigin? = nil, sealFault: SealFault? = nil
     ) {
+        self.sealFault = sealFault
         self.at = at
         self.action = action
         self.call = call

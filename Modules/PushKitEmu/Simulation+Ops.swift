@@ -25,6 +25,15 @@ extension Simulation {
             if phone.online && p >= 0 && Int(p) < pushes.count { schedule(.ackArrives(p), after: oneWay) }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
+        case .showCaller(let uuid):
+            guard uuid >= 0, Int(uuid) < callkit.count else { return }
+            record(.callerShown(uuid: uuid))
+            let p = callkit[Int(uuid)].push
+            guard p >= 0, Int(p) < sealVerdicts.count, let verdict = sealVerdicts[Int(p)], !verdict.trusted,
+                !sealShownFlagged.contains(p)
+            else { return }
+            sealShownFlagged.insert(p)
+            checker.record(Violation(.sealedCallerShown, t: now, call: pushes[Int(p)].call, push: p, uuid: uuid))
         case .reportCallUpdated, .reportCallEnded, .failAnswer, .claimInvite:
             if let event = callkit.applyProviderOp(op) { record(event) }
         case .fulfillAnswer(let uuid):

@@ -14,7 +14,19 @@ extension Simulation {
         beginCallback()
         policy.launched(&ctx)
         applyOps()
+        deliverCallKeys()
         deliverPendingTokenChange(launch: true)
+    }
+
+    /// The app reads its call keys from the keychain at launch, when the phone joined a sealing
+    /// gateway (docs/adr/0154-client-protocol-call-keys.md); a process that already ran when the
+    /// run began reads them before its first push.
+    mutating func deliverCallKeys() {
+        guard !keychain.gateways.isEmpty, keysGeneration != processGeneration else { return }
+        keysGeneration = processGeneration
+        beginCallback()
+        policy.didReceiveCallKeys(keychain.appKeys, &ctx)
+        applyOps()
     }
 
     /// PushKit hands the app its credentials at every launch (once `desiredPushTypes` is set),
@@ -101,6 +113,14 @@ extension Simulation {
         let push = pushes[Int(p)]
         if handlerStartedAt[Int(p)] < 0 { handlerStartedAt[Int(p)] = now }
         record(.handlerStart(push: p))
+        var verdict: SealVerdict?
+        if let sealed = push.sealed {
+            deliverCallKeys()
+            let v = keychain.judge(sealed, now: now, sealing: sealing)
+            sealVerdicts[Int(p)] = v
+            record(.sealCheck(push: p, verdict: v))
+            verdict = v
+        }
         beginCallback()
         policy.didReceiveIncomingPush(push, &ctx)
         var reported = false
@@ -111,7 +131,13 @@ extension Simulation {
         guard clientFailure == nil else { return }
         let killed = checker.handlerReturned(push, ops: ctx.ops, t: now)
         record(.handlerReturn(push: p, reported: reported))
-        checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKitCall(push: p))
+        if let verdict, !verdict.trusted {
+            let acked = ctx.ops.contains { if case .ackPush(pushID: p) = $0 { true } else { false } }
+            checker.untrustedSealedPushHandled(
+                push, verdict: verdict, acked: acked, stillRinging: activeCallKitCall(push: p), t: now)
+        } else {
+            checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKitCall(push: p))
+        }
         if killed {
             let strikes = phone.killedForR1()
             processDied()

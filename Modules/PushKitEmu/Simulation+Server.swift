@@ -61,6 +61,56 @@ extension Simulation {
             _ = sendPush(
                 call: -1, content: step.content ?? .unreadable, origin: step.origin ?? .known,
                 fromServer: false)
+        case .sealedPush:
+            let sealed = rawSealedPush(step.sealFault ?? .none, push: Int32(pushes.count))
+            _ = sendPush(call: -1, content: .call, origin: .known, fromServer: false, sealed: sealed)
+        }
+    }
+
+    /// The sealed part of server call `c`'s push, or nil when the gateway does not seal.
+    mutating func sealedCallPush(call c: Int32) -> SealedPush? {
+        guard scenario.server.sealed, let gateway = keychain.gateway(SealedGateway.mainID) else { return nil }
+        return seal(call: c, callID: SealedGateway.callID(call: c), key: gateway.key, hash: gateway.hash, endMs: now + SealedGateway.ringWindowMs)
+    }
+
+    mutating func seal(call c: Int32, callID: String, key: [UInt8], hash: String, endMs: Int64, sealedFor: String? = nil)
+        -> SealedPush
+    {
+        let plain = CallKeychain.callerPlaintext(user: "100\(max(c, 0))", name: "Caller \(max(c, 0))", endMs: endMs)
+        let nonce = SealedGateway.bytes(12, using: &sealRNG)
+        let blob = sealing.seal(plain, key: key, callID: sealedFor ?? callID, nonce: nonce)
+        return SealedPush(gatewayHash: hash, endMs: endMs, callID: callID, blob: blob)
+    }
+
+    /// A sealed push no server call stands behind, with `fault` (a `sealed_push` step).
+    mutating func rawSealedPush(_ fault: SealFault, push p: Int32) -> SealedPush? {
+        if keychain.gateway(SealedGateway.mainID) == nil {
+            keychain.join(SealedGateway.mainID, key: SealedGateway.key(using: &sealRNG), sealing: sealing)
+        }
+        let main = keychain.gateway(SealedGateway.mainID)!
+        let callID = SealedGateway.rawCallID(push: p)
+        let end = now + SealedGateway.ringWindowMs
+        switch fault {
+        case .none:
+            return seal(call: -1, callID: callID, key: main.key, hash: main.hash, endMs: end)
+        case .unknownGateway:
+            let key = SealedGateway.key(using: &sealRNG)
+            let hash = sealing.gatewayHash(key: key, gatewayID: SealedGateway.strangerID)
+            return seal(call: -1, callID: callID, key: key, hash: hash, endMs: end)
+        case .wrongCallID:
+            return seal(call: -1, callID: callID, key: main.key, hash: main.hash, endMs: end, sealedFor: SealedGateway.callID(call: 0))
+        case .tampered:
+            var sealed = seal(call: -1, callID: callID, key: main.key, hash: main.hash, endMs: end)
+            sealed.blob[sealed.blob.count / 2] ^= 0x01
+            return sealed
+        case .missingKey:
+            if keychain.gateway(SealedGateway.restoredID) == nil {
+                keychain.join(SealedGateway.restoredID, key: SealedGateway.key(using: &sealRNG), sealing: sealing, keyPresent: false)
+            }
+            let restored = keychain.gateway(SealedGateway.restoredID)!
+            return seal(call: -1, callID: callID, key: restored.key, hash: restored.hash, endMs: end)
+        case .late:
+            return seal(call: -1, callID: callID, key: main.key, hash: main.hash, endMs: now - SealedGateway.lateByMs)
         }
     }
 
@@ -85,7 +135,8 @@ extension Simulation {
             schedule(.inviteArrives(c), after: settings.networkOneWayMs)
             schedule(.inviteTimeout(c), after: settings.inviteTimeoutMs)
         case .sendPush:
-            let p = sendPush(call: c, content: .call, origin: .known, fromServer: true)
+            let sealed = sealedCallPush(call: c)
+            let p = sendPush(call: c, content: .call, origin: .known, fromServer: true, sealed: sealed)
             calls[Int(c)].push = p
             schedule(.ackWindow(c), after: settings.ackWindowMs)
         case .awaitRegister:
@@ -112,13 +163,16 @@ extension Simulation {
     }
 
     /// Sends a VoIP push through APNs; returns its push-id.
-    mutating func sendPush(call c: Int32, content: PushContent, origin: PushOrigin, fromServer: Bool) -> Int32 {
+    mutating func sendPush(
+        call c: Int32, content: PushContent, origin: PushOrigin, fromServer: Bool, sealed: SealedPush? = nil
+    ) -> Int32 {
         let p = Int32(pushes.count)
         pushes.append(
             VoIPPush(
                 pushID: p, call: c, content: content, origin: origin, sentAt: now,
-                mustReport: scenario.phone.mustReport))
+                mustReport: scenario.phone.mustReport, sealed: sealed))
         handlerStartedAt.append(-1)
+        sealVerdicts.append(nil)
         var request = scenario.server.request
         var token = phone.token
         var environment = phone.environment

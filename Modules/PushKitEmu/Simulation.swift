@@ -17,7 +17,18 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     let pristinePolicy: Policy
     var policy: Policy
     var processGeneration: Int32 = 0
-    var ctx = ClientContext()
+    var ctx: ClientContext
+    /// The gateway's sealing and the app's (``SealBox``); the phone's keychain; the draws for
+    /// call keys and nonces (separate from `rng`, so a seed's tokens do not depend on sealing).
+    let sealing: any SealBox
+    var keychain = CallKeychain()
+    var sealRNG: SplitMix64
+    /// The phone's verdict on each sealed push once its handler ran (nil: clear, or not yet run).
+    var sealVerdicts: [SealVerdict?] = []
+    /// The process generation that was last given the call keys.
+    var keysGeneration: Int32 = -1
+    /// Sealed pushes already flagged `sealed_caller_shown` (one violation per push).
+    var sealShownFlagged: Set<Int32> = []
     /// The rule checker with the violations found so far.
     public internal(set) var checker: RuleChecker
     var flushedViolations = 0
@@ -45,9 +56,15 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     /// The client broke the client protocol (hung, exited, junk): the run stopped there.
     public internal(set) var clientFailure: ClientFault?
 
-    /// A simulation of `scenario` driving `policy`, writing to `sink`; `seed` makes tokens.
-    public init(scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1) {
+    /// A simulation of `scenario` driving `policy`, writing to `sink`; `seed` makes tokens and
+    /// call keys; `sealing` is what the gateway seals with and the app opens with.
+    public init(
+        scenario: Scenario, policy: Policy, sink: Sink, seed: UInt64 = 1, sealing: any SealBox = SymbolicSealBox()
+    ) {
         self.scenario = scenario
+        self.sealing = sealing
+        ctx = ClientContext(sealing: sealing)
+        sealRNG = SplitMix64(seed: seed ^ 0x5EA1_ED00_CA11_0001)
         settings = scenario.settings
         rng = SplitMix64(seed: seed)
         delivery = SplitMix64(seed: seed ^ 0xA5A5_5A5A_D00D_F00D)
@@ -72,6 +89,10 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             last = max(last, step.at)
         }
         horizonMs = last + 60_000
+        if scenario.server.sealed {
+            let key = SealedGateway.key(using: &sealRNG)
+            keychain.join(SealedGateway.mainID, key: key, sealing: sealing)
+        }
         calls.reserveCapacity(4)
         pushes.reserveCapacity(8)
         callkit.reserveCapacity(8)

@@ -61,6 +61,9 @@ extension TimelineEvent {
         case .appLaunch(let from, let push):
             return ("app_launch", [("from", .text(from.rawValue)), ("push_id", .int(push))])
         case .handlerStart(let push): return ("handler_start", [("push_id", .int(push))])
+        case .sealCheck(let push, let verdict):
+            return ("seal_check", [("push_id", .int(push)), ("verdict", .text(verdict.rawValue))])
+        case .callerShown(let uuid): return ("caller_shown", [("uuid", .int(uuid))])
         case .handlerReturn(let push, let reported):
             return ("handler_return", [("push_id", .int(push)), ("reported", .flag(reported))])
         case .ackSent(let push): return ("ack_sent", [("push_id", .int(push))])
@@ -150,6 +153,10 @@ extension ViolationKind {
         case .callerLeftStillRinging: "caller left (CANCEL / ack says gone) but the call still rings"
         case .rangAfterDecline: "the user declined the call, then its INVITE rang again"
         case .unusablePushNotEnded: "unreadable / unknown-origin / non-call push reported but not ended at once"
+        case .sealedCallerShown:
+            "sealed push the phone could not trust (unknown gateway, missing key, did not open, late) was shown with a caller; report it as the app"
+        case .sealedPushTrusted:
+            "sealed push the phone could not trust was acked or left ringing; report it as the app and end it at once"
         case .staleDeliveryRang: "push delivered late (stored or past stale_after_ms) made the phone ring"
         case .apnsRequestRejected: "APNs refused the request headers (push type, topic, priority or size)"
         case .failoverTooSlow: "failover later than failover_bound_ms"

@@ -37,6 +37,10 @@ public enum TimelineEvent: Sendable, Hashable {
     case appLaunch(from: AppState, push: Int32)
     /// The PushKit handler started.
     case handlerStart(push: Int32)
+    /// The phone judged a sealed push as its handler started (``CallKeychain/judge(_:now:sealing:)``).
+    case sealCheck(push: Int32, verdict: SealVerdict)
+    /// The app showed a caller's name or number on CallKit call `uuid` (never the name itself).
+    case callerShown(uuid: Int32)
     /// The PushKit handler returned; whether it reported a call.
     case handlerReturn(push: Int32, reported: Bool)
     /// The app POSTed the push-ack.

@@ -24,6 +24,11 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case rangAfterDecline = "rang_after_decline"
     /// R5: an unreadable / unknown-origin / non-call push was reported but not ended at once.
     case unusablePushNotEnded = "unusable_push_not_ended"
+    /// R5: a sealed push the phone could not trust (unknown gateway, missing key, did not open,
+    /// late) was shown with a caller's name or number instead of the app's name.
+    case sealedCallerShown = "sealed_caller_shown"
+    /// R5: a sealed push the phone could not trust was acked or left ringing instead of ended at once.
+    case sealedPushTrusted = "sealed_push_trusted"
     /// R6: a push delivered late (stored, or past `staleAfterMs`) made the phone ring.
     case staleDeliveryRang = "stale_delivery_rang"
     /// R6: APNs refused the request's headers or size.
@@ -47,7 +52,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
         case .pushBlackout: .r2
         case .nonCallVoIPPush: .r3
         case .duplicateSession, .placeholderNotEnded, .answerFulfilledBeforeOK, .answerActionTimedOut,
-            .callerLeftStillRinging, .unusablePushNotEnded, .rangAfterDecline:
+            .callerLeftStillRinging, .unusablePushNotEnded, .rangAfterDecline, .sealedCallerShown, .sealedPushTrusted:
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake

@@ -12,11 +12,15 @@ public struct VoIPPush: Sendable, Hashable {
     public var sentAt: Int64
     /// The iOS 26.4 `mustReport` metadata (R4); `nil` on the older delegate (R1 always applies).
     public var mustReport: Bool?
+    /// The sealed caller, gateway hash and end time when the gateway seals (nil: a clear push).
+    /// The phone must judge it (``CallKeychain/judge(_:now:sealing:)``) before it trusts the push.
+    public var sealed: SealedPush?
 
     public init(
         pushID: Int32, call: Int32, content: PushContent, origin: PushOrigin, sentAt: Int64,
-        mustReport: Bool?
+        mustReport: Bool?, sealed: SealedPush? = nil
     ) {
+        self.sealed = sealed
         self.pushID = pushID
         self.call = call
         self.content = content

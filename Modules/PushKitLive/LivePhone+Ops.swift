@@ -62,6 +62,8 @@ extension LivePhone {
             }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
+        case .showCaller:
+            break
         case .reportCallUpdated, .reportCallEnded, .failAnswer:
             if let event = callkit.applyProviderOp(op) { record(event) }
         case .fulfillAnswer(let uuid):

@@ -55,6 +55,10 @@ public struct ProcessClientPolicy: PushClientPolicy {
         call(.callGone(pushID: pushID), &ctx)
     }
 
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
+        call(.callKeys(keys), &ctx)
+    }
+
     public mutating func didUpdatePushToken(_ ctx: inout ClientContext) { call(.tokenUpdated, &ctx) }
 
     public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { call(.tokenInvalidated, &ctx) }
@@ -95,6 +99,9 @@ public struct ClientProcessSource: PolicySource {
     public var name: String { session.name }
 
     public var failure: ClientFault? { session.fault }
+
+    /// A client process opens sealed pushes with its own AES-256-GCM: the gateway seals with it too.
+    public var sealing: any SealBox { CallSealBox() }
 
     public func policy(for scenario: Scenario) -> ProcessClientPolicy {
         session.begin(scenario: scenario.name, settings: scenario.settings)

@@ -19,7 +19,8 @@ extension PushSimCommand {
                 // The reference policy served over the client protocol (stdin/stdout): the built-in
                 // client process of live mode, and the protocol's reference implementation.
                 let choice = arguments.choice("policy", as: PolicyChoice.self) ?? .correct
-                return ExitCode(ClientProtocolServer(name: choice.rawValue) { choice.policy($0) }.serve())
+                return ExitCode(
+                    ClientProtocolServer(name: choice.rawValue, sealing: CallSealBox()) { choice.policy($0) }.serve())
             }
             let clientCommand = arguments.string("client-cmd")
             let clientTimeout = Int64(arguments.int("client-timeout-ms") ?? Int(ClientSession.defaultTimeoutMs))

@@ -43,6 +43,9 @@ import Testing
         mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext) {
             call(.callGone(pushID: pushID), &ctx)
         }
+        mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
+            call(.callKeys(keys), &ctx)
+        }
         mutating func didUpdatePushToken(_ ctx: inout ClientContext) { call(.tokenUpdated, &ctx) }
         mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { call(.tokenInvalidated, &ctx) }
         mutating func registrationFinished(success: Bool, _ ctx: inout ClientContext) {

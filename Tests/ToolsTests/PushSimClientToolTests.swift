@@ -9,7 +9,7 @@ import Testing
     @Test(arguments: ["correct", "naive"])
     func builtInClientProcessMatchesInProcess(_ policy: String) async throws {
         guard let bin = Self.tool.executable()?.path else { return }
-        for scenario in ["killed", "cancel-after-ack", "reconnect"] {
+        for scenario in ["killed", "cancel-after-ack", "reconnect", "sealed-tampered"] {
             for delivery in ["ideal", "field"] {
                 let common = ["run", scenario, "--delivery", delivery, "--seed", "4"]
                 let direct = try #require(await Self.tool.run(common + ["--policy", policy]))

@@ -35,6 +35,8 @@ public struct AppCallHandler: PushClientPolicy {
     let placeholderTimeoutMs: Int64
     let staleAfterMs: Int64
     var shown: [ShownCall] = []
+    /// The call keys read from the keychain at launch: gateway hash → 32-byte key.
+    var callKeys: [String: [UInt8]] = [:]
 
     /// The handler with the timeouts the emulator judges by (a real app has its own constants).
     public init(settings: EmulatorSettings = EmulatorSettings(), bug: Bug = .none) {
@@ -51,17 +53,34 @@ public struct AppCallHandler: PushClientPolicy {
         if ctx.appState == .foreground { ctx.perform(.register(protection: .afterFirstUnlock)) }
     }
 
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
+        callKeys = Dictionary(keys.map { ($0.gatewayHash, $0.key) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Whether a sealed push may be trusted: its gateway hash is one we hold a key for, the blob
+    /// opens under that key for the push's call ID, and the earlier end time is still ahead.
+    func opens(_ sealed: SealedPush, _ ctx: ClientContext) -> Bool {
+        guard let key = callKeys[sealed.gatewayHash],
+            let caller = ctx.sealing.open(sealed.blob, key: key, callID: sealed.callID),
+            let end = CallKeychain.sealedEnd(caller)
+        else { return false }
+        return ctx.now < min(end, sealed.endMs)
+    }
+
     public mutating func didReceiveIncomingPush(_ push: VoIPPush, _ ctx: inout ClientContext) {
         let uuid = ctx.newCallUUID()
         // CallKit first, always (iOS 13+): the handler must not return before this.
         ctx.perform(.reportNewIncomingCall(uuid: uuid, pushID: push.pushID, invite: -1))
         let usable = push.content == .call && push.origin == .known
         let fresh = ctx.now - push.sentAt <= staleAfterMs
-        guard usable && fresh else {
-            // Unreadable, foreign, or too late to be a live call: shown, then ended at once.
+        // A sealed push is never trusted on its own: a failed check is the app's name, ended.
+        let sealedOK = push.sealed.map { opens($0, ctx) } ?? true
+        guard usable && fresh && sealedOK else {
+            // Unreadable, foreign, unverified or too late to be a live call: shown, then ended at once.
             ctx.perform(.reportCallEnded(uuid: uuid, reason: .failed))
             return
         }
+        if push.sealed != nil { ctx.perform(.showCaller(uuid: uuid)) }
         shown.append(ShownCall(uuid: uuid, pushID: push.pushID, serverCall: push.call))
         ctx.perform(.ackPush(pushID: push.pushID))
         ctx.perform(.startTimer(.placeholder(uuid: uuid), afterMs: placeholderTimeoutMs))
