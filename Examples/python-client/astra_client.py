@@ -80,6 +80,11 @@ def delete_token():
     return {"op": "delete_token"}
 
 
+def stop_grants():
+    """DELETE /api/v1/users/voip-push-grant on every gateway joined: iOS took the token back."""
+    return {"op": "stop_grants"}
+
+
 def fetch():
     return {"op": "fetch"}
 

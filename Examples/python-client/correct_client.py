@@ -68,7 +68,8 @@ class CorrectApp(a.App):
         return [a.upload_token()]
 
     def token_invalidated(self):
-        return [a.delete_token()]
+        # The token is gone: each sealing gateway must drop our grant and call key too.
+        return [a.delete_token()] + ([a.stop_grants()] if self.call_keys else [])
 
     def invite(self, call, push_id):
         for uuid, c in self.calls.items():

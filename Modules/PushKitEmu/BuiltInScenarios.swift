@@ -9,7 +9,7 @@ public enum BuiltInScenarios {
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
             unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, answerThenGone, declineBeforeInvite,
             noInvite, strikeOut, message, sealedCall, sealedUnknownGateway, sealedWrongCallID, sealedTampered,
-            sealedMissingKey, sealedLate,
+            sealedMissingKey, sealedLate, sealedTokenRevoked,
         ]
     }
 
@@ -315,5 +315,19 @@ public enum BuiltInScenarios {
         sealedFault(
             "sealed-late", "sealed push past the gateway's end time: report as the app, end at once; then a real call",
             .late)
+    }
+
+    /// iOS takes the VoIP token back while the app runs: delete it and tell the gateway to stop.
+    public static var sealedTokenRevoked: Scenario {
+        make(
+            "sealed-token-revoked",
+            "token invalidated on a phone that joined a sealing gateway: delete the token, stop the gateway's grant; a direct call still rings",
+            app: .foreground
+        ) {
+            $0.server.sealed = true
+            $0.phone.registered = true
+            $0.steps = [ScenarioStep(at: 1_000, .invalidateToken), ScenarioStep(at: 3_000, .call, answerAfterMs: 1_500)]
+            $0.expect = [.connected]
+        }
     }
 }

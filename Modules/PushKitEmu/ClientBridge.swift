@@ -171,6 +171,7 @@ package struct ClientBridge: Sendable {
         case "upload_token": return .uploadToken
         case "delete_token": return .deleteToken
         case "fetch": return .fetch
+        case "stop_grants": return .stopGrants
         case "start_timer":
             let name = try need(op.timer, "timer")
             let after = try need(op.afterMs, "after_ms")
@@ -182,7 +183,7 @@ package struct ClientBridge: Sendable {
         default:
             throw ClientFault(
                 .badAnswer,
-                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, show_caller, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, fetch, start_timer)"
+                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, show_caller, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, stop_grants, fetch, start_timer)"
             )
         }
     }

@@ -41,6 +41,10 @@ public enum ClientOp: Sendable, Hashable {
     case uploadToken
     /// `DELETE …/voip-push-token` (networking).
     case deleteToken
+    /// `DELETE /api/v1/users/voip-push-grant` to every gateway the phone joined (docs/adr/0153):
+    /// iOS took the VoIP token back, so each gateway must drop the phone's grant and call key
+    /// (networking; rule GRANT).
+    case stopGrants
     /// Any other network request (e.g. fetching call details before reporting — the field bug).
     case fetch
     /// Start a timer.
@@ -49,7 +53,7 @@ public enum ClientOp: Sendable, Hashable {
     /// Whether this op is networking that R1 forbids before the report (the ack is exempt).
     public var isNetworking: Bool {
         switch self {
-        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .fetch: true
+        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .stopGrants, .fetch: true
         case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .showCaller, .reportCallEnded, .fulfillAnswer,
             .failAnswer, .claimInvite, .startTimer:
             false

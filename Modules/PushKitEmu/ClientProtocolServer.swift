@@ -215,6 +215,7 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
         case .uploadToken: o.add("op", "upload_token")
         case .deleteToken: o.add("op", "delete_token")
         case .fetch: o.add("op", "fetch")
+        case .stopGrants: o.add("op", "stop_grants")
         case .startTimer(let timer, let after):
             o.add("op", "start_timer")
             o.add("timer", ClientProtocol.timerName(timer))

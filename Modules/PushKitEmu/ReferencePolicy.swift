@@ -35,13 +35,15 @@ public struct ReferencePolicy: PushClientPolicy {
         /// the blob or the end time (R5 `sealed_caller_shown`, `sealed_push_trusted`) — an app
         /// that decrypts with the keystream alone and never verifies the tag or the call ID.
         public static let trustSealedPushes = Faults(rawValue: 1 << 11)
+        /// Delete the token but keep the gateways' grants when iOS takes the token back (GRANT).
+        public static let keepGrantsOnTokenLoss = Faults(rawValue: 1 << 12)
 
         /// The field bugs docs/push-wake-rules.md names: networking before reporting, the
         /// PushKit-session duplicate with its ~10 s answer delay, ringing stored pushes, dropping
         /// unusable pushes, ignoring a CANCEL before wake, no placeholder timeout.
         public static let naive: Faults = [
             .networkBeforeReport, .dropOddPushes, .ringStalePushes, .secondCallForInvite, .fulfillAnswerEarly,
-            .noPlaceholderTimeout, .ignoreCallerLeft, .trustSealedPushes,
+            .noPlaceholderTimeout, .ignoreCallerLeft, .trustSealedPushes, .keepGrantsOnTokenLoss,
         ]
     }
 
@@ -164,7 +166,11 @@ public struct ReferencePolicy: PushClientPolicy {
         ctx.perform(.uploadToken)
     }
 
-    public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { ctx.perform(.deleteToken) }
+    public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) {
+        ctx.perform(.deleteToken)
+        // docs/adr/0153: each gateway drops the grant and key of a phone whose token is gone.
+        if !keys.isEmpty && !faults.contains(.keepGrantsOnTokenLoss) { ctx.perform(.stopGrants) }
+    }
 
     public mutating func registrationFinished(success: Bool, _ ctx: inout ClientContext) {
         guard faults.contains(.reportAfterRegister) else { return }

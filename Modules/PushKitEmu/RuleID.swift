@@ -14,6 +14,9 @@ public enum RuleID: String, Sendable, Hashable, Codable, CaseIterable, Comparabl
     case r6 = "R6"
     /// Server wake decision v2: failover within the configured bound.
     case wake = "WAKE"
+    /// Sealed-push grants (docs/adr/0153): when iOS takes the VoIP token back, the phone tells
+    /// every gateway it joined to stop.
+    case grant = "GRANT"
     /// The client protocol's contract (`--client-cmd`): answer every callback, in time, with
     /// valid ops. Not an iOS rule: iOS would kill a handler that hangs or crashes.
     case client = "CLIENT"

@@ -25,6 +25,9 @@ extension Simulation {
             if phone.online && p >= 0 && Int(p) < pushes.count { schedule(.ackArrives(p), after: oneWay) }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
+        case .stopGrants:
+            guard phone.online else { return }
+            record(.grantsStopped)
         case .showCaller(let uuid):
             guard uuid >= 0, Int(uuid) < callkit.count else { return }
             record(.callerShown(uuid: uuid))

@@ -20,7 +20,7 @@ extension Simulation {
 
     /// The app reads its call keys from the keychain at launch, when the phone joined a sealing
     /// gateway (docs/adr/0154-client-protocol-call-keys.md); a process that already ran when the
-    /// run began reads them before its first push.
+    /// run began reads them before its first scripted step or push.
     mutating func deliverCallKeys() {
         guard !keychain.gateways.isEmpty, keysGeneration != processGeneration else { return }
         keysGeneration = processGeneration
@@ -29,14 +29,27 @@ extension Simulation {
         applyOps()
     }
 
+    /// GRANT: the app was told its token is gone; a phone that joined sealing gateways must tell
+    /// each to stop in that same callback (docs/adr/0153).
+    mutating func checkGrantsStopped() {
+        guard clientFailure == nil, !keychain.gateways.isEmpty, !ctx.ops.contains(.stopGrants) else { return }
+        checker.record(Violation(.grantsNotStopped, t: now))
+    }
+
     /// PushKit hands the app its credentials at every launch (once `desiredPushTypes` is set),
     /// and a change that happened while it was not running when it runs again.
     mutating func deliverPendingTokenChange(launch: Bool = false) {
         guard phone.tokenChangePending || (launch && phone.tokenValid) else { return }
         phone.tokenChangePending = false
         beginCallback()
-        if phone.tokenValid { policy.didUpdatePushToken(&ctx) } else { policy.didInvalidatePushToken(&ctx) }
-        applyOps()
+        if phone.tokenValid {
+            policy.didUpdatePushToken(&ctx)
+            applyOps()
+        } else {
+            policy.didInvalidatePushToken(&ctx)
+            applyOps()
+            checkGrantsStopped()
+        }
     }
 
     /// A scripted app-state change.

@@ -1,6 +1,8 @@
 /// The server side of the simulation: scripted steps, the wake decision's actions, APNs.
 extension Simulation {
     mutating func runStep(_ step: ScenarioStep) {
+        // An app that already ran when the run began has read its call keys by now.
+        if phone.appRunning { deliverCallKeys() }
         switch step.action {
         case .call:
             let c = Int32(calls.count)
@@ -50,6 +52,7 @@ extension Simulation {
                 beginCallback()
                 policy.didInvalidatePushToken(&ctx)
                 applyOps()
+                checkGrantsStopped()
             }
         case .message:
             if scenario.server.messagesViaVoIP {

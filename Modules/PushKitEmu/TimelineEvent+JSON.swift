@@ -64,6 +64,7 @@ extension TimelineEvent {
         case .sealCheck(let push, let verdict):
             return ("seal_check", [("push_id", .int(push)), ("verdict", .text(verdict.rawValue))])
         case .callerShown(let uuid): return ("caller_shown", [("uuid", .int(uuid))])
+        case .grantsStopped: return ("grants_stopped", [])
         case .handlerReturn(let push, let reported):
             return ("handler_return", [("push_id", .int(push)), ("reported", .flag(reported))])
         case .ackSent(let push): return ("ack_sent", [("push_id", .int(push))])
@@ -155,6 +156,8 @@ extension ViolationKind {
         case .unusablePushNotEnded: "unreadable / unknown-origin / non-call push reported but not ended at once"
         case .sealedCallerShown:
             "sealed push the phone could not trust (unknown gateway, missing key, did not open, late) was shown with a caller; report it as the app"
+        case .grantsNotStopped:
+            "iOS invalidated the VoIP token and the app did not tell its gateways to stop (DELETE voip-push-grant)"
         case .sealedPushTrusted:
             "sealed push the phone could not trust was acked or left ringing; report it as the app and end it at once"
         case .staleDeliveryRang: "push delivered late (stored or past stale_after_ms) made the phone ring"

@@ -39,6 +39,8 @@ public enum TimelineEvent: Sendable, Hashable {
     case handlerStart(push: Int32)
     /// The phone judged a sealed push as its handler started (``CallKeychain/judge(_:now:sealing:)``).
     case sealCheck(push: Int32, verdict: SealVerdict)
+    /// The app asked every gateway it joined to drop its grant and call key.
+    case grantsStopped
     /// The app showed a caller's name or number on CallKit call `uuid` (never the name itself).
     case callerShown(uuid: Int32)
     /// The PushKit handler returned; whether it reported a call.

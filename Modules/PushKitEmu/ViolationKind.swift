@@ -33,6 +33,8 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case staleDeliveryRang = "stale_delivery_rang"
     /// R6: APNs refused the request's headers or size.
     case apnsRequestRejected = "apns_request_rejected"
+    /// GRANT: the token was invalidated and the app did not tell its gateways to stop.
+    case grantsNotStopped = "grants_not_stopped"
     /// WAKE: failover later than the configured bound.
     case failoverTooSlow = "failover_too_slow"
     /// CLIENT: the client process did not answer a callback within the bound (a hung handler).
@@ -56,6 +58,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake
+        case .grantsNotStopped: .grant
         case .clientNoAnswer, .clientExited, .clientBadAnswer, .clientUnsolicitedAnswer: .client
         }
     }

@@ -166,7 +166,7 @@ import Testing
     }
 
     /// Must show (issue 17): every built-in under the field defaults, 50 seeds each — R1–R6 and the
-    /// failover bound hold for the correct policy; the naive one still breaks R1, R2, R5, R6.
+    /// failover bound hold for the correct policy; the naive one still breaks R1, R2, R5, R6 and GRANT.
     @Test func correctPolicyHoldsUnderFieldDelivery() {
         let checks = ScenarioRunner.checkField(source: PolicyChoice.correct, seed: 11, runs: 50)
         for check in checks {
@@ -176,7 +176,7 @@ import Testing
             #expect(check.violations == 0)
         }
         let naive = ScenarioRunner.checkField(source: PolicyChoice.naive, seed: 11, runs: 20)
-        #expect(naive.reduce(into: Set<RuleID>()) { $0.formUnion($1.rules) } == [.r1, .r2, .r5, .r6])
+        #expect(naive.reduce(into: Set<RuleID>()) { $0.formUnion($1.rules) } == [.r1, .r2, .r5, .r6, .grant])
     }
 
     /// The dead phone's failover is the same under field delivery: qualify timeout + ack window.

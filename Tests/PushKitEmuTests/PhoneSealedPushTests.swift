@@ -94,6 +94,30 @@ import Testing
         #expect(report.outcomes == [.failedOver])
     }
 
+    /// GRANT: when iOS takes the token back the app tells its gateways to stop, in that same
+    /// callback — while running, or at the launch that delivers a change made while it was not.
+    @Test(arguments: [AppState.foreground, .killed])
+    func tokenLossStopsTheGrants(_ start: AppState) {
+        var scenario = BuiltInScenarios.sealedTokenRevoked
+        if start == .killed {
+            scenario.phone.app = .killed
+            scenario.phone.registered = false
+            scenario.steps = [ScenarioStep(at: 1_000, .invalidateToken), ScenarioStep(at: 2_000, .app, state: .foreground)]
+            scenario.expect = []
+        }
+        let correct = ScenarioRunner.run(scenario, policy: .correct)
+        #expect(correct.passed, "\(correct.violations)")
+        let stopped = correct.timeline.filter { $0.event == .grantsStopped }.map(\.t)
+        #expect(stopped == [start == .killed ? 2_000 : 1_000])
+        let keeping = ScenarioRunner.run(scenario, policy: ReferencePolicy(faults: .keepGrantsOnTokenLoss))
+        #expect(keeping.violations.map(\.kind) == [.grantsNotStopped])
+        #expect(keeping.rulesBroken == [.grant])
+        // A phone that joined no sealing gateway owes no stop.
+        var clear = scenario
+        clear.server.sealed = false
+        #expect(ScenarioRunner.run(clear, policy: ReferencePolicy(faults: .keepGrantsOnTokenLoss)).violations.isEmpty)
+    }
+
     /// The phone's verdict, step by step, with the stand-in sealing.
     @Test func keychainJudgesHashKeyCallIDAndEndTime() {
         let sealing = SymbolicSealBox()

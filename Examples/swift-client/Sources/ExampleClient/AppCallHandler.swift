@@ -98,7 +98,11 @@ public struct AppCallHandler: PushClientPolicy {
 
     public mutating func didUpdatePushToken(_ ctx: inout ClientContext) { ctx.perform(.uploadToken) }
 
-    public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) { ctx.perform(.deleteToken) }
+    public mutating func didInvalidatePushToken(_ ctx: inout ClientContext) {
+        ctx.perform(.deleteToken)
+        // The token is gone: every sealing gateway must drop our grant and call key too.
+        if !callKeys.isEmpty { ctx.perform(.stopGrants) }
+    }
 
     public mutating func registrationFinished(success: Bool, _ ctx: inout ClientContext) {}
 
