@@ -6,7 +6,7 @@ import Testing
     static func noFile(_ path: String) throws -> [UInt8] { throw ScenarioError(.invalidJSON, path) }
 
     /// Must show: `check` exits 0 with correct, 1 with naive, naming the rules broken.
-    @Test(arguments: [(PolicyChoice.correct, Int32(0), [String]()), (.naive, 1, ["R1", "R2", "R5", "R6"])])
+    @Test(arguments: [(PolicyChoice.correct, Int32(0), [String]()), (.naive, 1, ["R1", "R2", "R5", "R6", "GRANT"])])
     func checkExitCodeAndRules(_ policy: PolicyChoice, _ exitCode: Int32, _ rules: [String]) {
         let out = PushSimCommand.check(policy: policy, seed: 1, format: .json)
         #expect(out.exitCode == exitCode)
