@@ -6,7 +6,7 @@ import AstraJSON
 /// The phone never trusts a push on its own (docs/pushkit-emulator.md "Sealed pushes"): the
 /// gateway hash must be one it joined, the blob must open under that gateway's key for the
 /// push's call ID, and the earlier of the push's and the sealed end time must be ahead. The
-/// emulator judges every sealed push with ``judge(_:now:sealing:)`` and holds the client to the
+/// emulator judges every sealed push with ``CallKeychain/judge(_:now:sealing:)`` and holds the client to the
 /// verdict: anything but ``SealVerdict/opened`` is reported as the app's name and ended at once.
 /// A pure value.
 public struct CallKeychain: Sendable, Hashable {

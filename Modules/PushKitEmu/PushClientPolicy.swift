@@ -17,7 +17,7 @@ public protocol PushClientPolicy: Sendable {
     mutating func didReceiveAckResponse(pushID: Int32, callActive: Bool, _ ctx: inout ClientContext)
     /// The server says the call of push `pushID` is over (gone notice after wake, before the INVITE).
     mutating func didReceiveCallGone(pushID: Int32, _ ctx: inout ClientContext)
-    /// The app read its call keys from the keychain (after every ``launched(_:)`` on a phone that
+    /// The app read its call keys from the keychain (after every ``PushClientPolicy/launched(_:)`` on a phone that
     /// joined sealing gateways): one per gateway hash. Default: nothing (a client that ignores
     /// them cannot open a sealed push, and must then report it as the app's name and end it).
     mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext)

@@ -52,7 +52,7 @@ public enum SealFault: String, Sendable, Hashable, Codable, CaseIterable {
     case late
 }
 
-/// The phone's verdict on a sealed push: only ``opened`` may ring with a caller.
+/// The phone's verdict on a sealed push: only ``SealVerdict/opened`` may ring with a caller.
 public enum SealVerdict: String, Sendable, Hashable, Codable {
     /// The hash is a joined gateway's, the blob opened for this call ID, the end time is ahead.
     case opened

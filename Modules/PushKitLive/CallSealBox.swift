@@ -1,7 +1,7 @@
 import JWT
 import PushKitEmu
 
-/// PushKitEmu's ``SealBox`` as the wake gateway seals: AES-256-GCM with the call ID as
+/// PushKitEmu's `SealBox` as the wake gateway seals: AES-256-GCM with the call ID as
 /// associated data and the HMAC gateway hash (the JWT module's `CallSeal`,
 /// docs/adr/0150-sealed-push.md). astra-pushsim seals with it whenever a client process is
 /// judged, so the client opens real blobs with its own AES-GCM (Python `cryptography`, CryptoKit).
