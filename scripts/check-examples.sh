@@ -22,11 +22,11 @@ example_bin=$(swift build --package-path "$swift_example" --show-bin-path)
 echo "== check-examples: building Examples/library" >&2
 swift build --package-path Examples/library >&2 || status=1
 
-# name | client command | expected exit | rule the verdict must name (empty: none)
+# name | client command | expected exit | rules the verdict must name, comma-separated (empty: none)
 cases=(
     "python correct|python3 Examples/python-client/correct_client.py|0|"
     "python buggy (networking before the report)|python3 Examples/python-client/buggy_client.py|1|R1"
-    "python naive sealed (trusts pushes it could not verify)|python3 Examples/python-client/naive_sealed_client.py|1|R5"
+    "python naive sealed (trusts pushes it could not verify, never renews its grants)|python3 Examples/python-client/naive_sealed_client.py|1|R5,GRANT"
     "swift correct|$example_bin/correct-client|0|"
     "swift buggy (second CallKit call for the INVITE)|$example_bin/buggy-client|1|R5"
 )
@@ -40,7 +40,7 @@ for entry in "${cases[@]}"; do
     ok=1
     [[ $got == "$want" ]] || ok=0
     if [[ -n $rule ]]; then
-        [[ $verdict == *"\"rules\":[\"$rule\"]"* && $err == *"broke $rule "* ]] || ok=0
+        [[ $verdict == *"\"rules\":[\"${rule//,/\",\"}\"]"* && $err == *"broke ${rule//,/, } "* ]] || ok=0
     else
         [[ $verdict == *'"ok":true'* && -z $err ]] || ok=0
     fi

@@ -85,6 +85,16 @@ def stop_grants():
     return {"op": "stop_grants"}
 
 
+def renew_grant(lifetime_s=14 * 86400):
+    """POST /api/v1/users/voip-push-grant to every gateway joined: a new call grant (ask 14 days;
+    a gateway refuses more than 15). Send it at launch once less than 7 days remain, never within
+    15 minutes of the last."""
+    return {"op": "renew_grant", "lifetime_s": lifetime_s}
+
+
+DAY_MS = 86_400_000
+
+
 def fetch():
     return {"op": "fetch"}
 
@@ -141,6 +151,7 @@ class App:
         self.settings = settings
         self.device = {}
         self.call_keys = {}  # gateway_hash -> key bytes, from call_keys
+        self.grant_expires = {}  # gateway_hash -> the gateway's call grant expiry (device ms)
 
     # Callbacks: each returns a list of ops (default: nothing).
     def launched(self): return []
@@ -149,6 +160,7 @@ class App:
     def keys(self, keys):
         """call_keys: the call keys the app read from its keychain at launch (sealed pushes)."""
         self.call_keys = {k["gateway_hash"]: b64url(k["key"]) for k in keys}
+        self.grant_expires = {k["gateway_hash"]: k["grant_expires_ms"] for k in keys if "grant_expires_ms" in k}
         return []
 
     def ack_response(self, push_id, call_active): return []

@@ -64,6 +64,14 @@ class CorrectApp(a.App):
     def call_gone(self, push_id):
         return self.ack_response(push_id, False)
 
+    def keys(self, keys):
+        # The launch is the check-in: renew the call grants once less than 7 days remain (a
+        # relaunch right after sees 14 days and sends nothing: no grant storm).
+        super().keys(keys)
+        now = self.device["t"]
+        due = any(expires - now < 7 * a.DAY_MS for expires in self.grant_expires.values())
+        return [a.renew_grant()] if due else []
+
     def token_updated(self):
         return [a.upload_token()]
 

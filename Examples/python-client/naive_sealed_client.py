@@ -2,9 +2,10 @@
 """The correct handler with one sealed-push bug: it decrypts the caller with the AES keystream
 alone (AES-CTR from the GCM nonce) and never verifies the tag, the call ID or the end time, so a
 tampered blob, another call's blob or a late push still rings with a caller shown. PushKitEmu
-flags it as R5 sealed_caller_shown and sealed_push_trusted.
+flags it as R5 sealed_caller_shown and sealed_push_trusted. It also never renews its call grants,
+so they run out and the gateway stops pushing: GRANT grant_not_renewed.
 
-    astra-pushsim check --client-cmd 'python3 Examples/python-client/naive_sealed_client.py'   # exit 1, R5
+    astra-pushsim check --client-cmd 'python3 Examples/python-client/naive_sealed_client.py'   # exit 1, R5, GRANT
 """
 
 import json
@@ -15,6 +16,10 @@ from correct_client import CorrectApp
 
 class TrustingApp(CorrectApp):
     name = "python-naive-sealed"
+
+    def keys(self, keys):
+        a.App.keys(self, keys)  # reads the keys, never renews a grant
+        return []
 
     def open_sealed(self, sealed):
         from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes

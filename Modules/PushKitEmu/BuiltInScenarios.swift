@@ -9,7 +9,7 @@ public enum BuiltInScenarios {
             killed, background, foreground, locked, offline, reconnect, reconnectStored, deadPhone, tokenRotated,
             unknownOrigin, cancelBeforeWake, cancelAfterAck, answerBeforeInvite, answerThenGone, declineBeforeInvite,
             noInvite, strikeOut, message, sealedCall, sealedUnknownGateway, sealedWrongCallID, sealedTampered,
-            sealedMissingKey, sealedLate, sealedTokenRevoked,
+            sealedMissingKey, sealedLate, sealedTokenRevoked, sealedGrantRenewal, sealedGrantExpired,
         ]
     }
 
@@ -328,6 +328,51 @@ public enum BuiltInScenarios {
             $0.phone.registered = true
             $0.steps = [ScenarioStep(at: 1_000, .invalidateToken), ScenarioStep(at: 3_000, .call, answerAfterMs: 1_500)]
             $0.expect = [.connected]
+        }
+    }
+
+    /// Virtual days pass on a phone whose gateway holds a 14-day grant from day 0: launches on day
+    /// 1 (13 days left: nothing owed), day 8 (6 left: renew once), and again 4 minutes later (14
+    /// left: a second grant would be a storm); then a sealed call rings.
+    public static var sealedGrantRenewal: Scenario {
+        let day = CallGrant.dayMs
+        return make(
+            "sealed-grant-renewal",
+            "days pass on a phone with a 14-day call grant: renew once at the day-8 launch (< 7 days left), not at the relaunch minutes later; a sealed call rings",
+            app: .killed
+        ) {
+            $0.server.sealed = true
+            $0.steps = [
+                ScenarioStep(at: day, .app, state: .foreground),
+                ScenarioStep(at: day + 60_000, .app, state: .killed),
+                ScenarioStep(at: 8 * day, .app, state: .foreground),
+                ScenarioStep(at: 8 * day + 60_000, .app, state: .killed),
+                ScenarioStep(at: 8 * day + 300_000, .app, state: .foreground),
+                ScenarioStep(at: 8 * day + 360_000, .app, state: .killed),
+                ScenarioStep(at: 8 * day + 420_000, .call, answerAfterMs: 1_500),
+            ]
+            $0.expect = [.connected]
+        }
+    }
+
+    /// The grant runs out while the app is not launched: the gateway stops pushing and the call
+    /// fails over. The next launch renews it (expired: < 7 days left); a call 5 minutes later wakes
+    /// the killed app (a launch that must not renew again) and rings.
+    public static var sealedGrantExpired: Scenario {
+        let expiry = CallGrant.askLifetimeMs
+        return make(
+            "sealed-grant-expired",
+            "the 14-day call grant expires unrenewed: the gateway stops pushing (fail over); the next launch renews; a sealed call rings again",
+            app: .killed
+        ) {
+            $0.server.sealed = true
+            $0.steps = [
+                ScenarioStep(at: expiry + 3_600_000, .call, answerAfterMs: 1_500),
+                ScenarioStep(at: expiry + 7_200_000, .app, state: .foreground),
+                ScenarioStep(at: expiry + 7_260_000, .app, state: .killed),
+                ScenarioStep(at: expiry + 7_500_000, .call, answerAfterMs: 1_500),
+            ]
+            $0.expect = [.failedOver, .connected]
         }
     }
 }

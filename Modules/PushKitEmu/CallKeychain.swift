@@ -17,6 +17,8 @@ public struct CallKeychain: Sendable, Hashable {
         public var hash: String
         /// False when the key did not survive (a restore to another device): the app is not given it.
         public var keyPresent: Bool
+        /// The call grant this gateway holds for the phone.
+        public var grant = CallGrant.fresh
     }
 
     public private(set) var gateways: [Gateway] = []
@@ -28,12 +30,15 @@ public struct CallKeychain: Sendable, Hashable {
         gateways.append(Gateway(id: id, key: key, hash: sealing.gatewayHash(key: key, gatewayID: id), keyPresent: keyPresent))
     }
 
+    /// The grant of gateway `index` (in join order).
+    public mutating func updateGrant<R>(_ index: Int, _ body: (inout CallGrant) -> R) -> R { body(&gateways[index].grant) }
+
     /// The gateway `id`, if joined.
     public func gateway(_ id: String) -> Gateway? { gateways.first { $0.id == id } }
 
     /// The keys the app reads at launch: one per joined gateway whose key is present.
     public var appKeys: [GatewayCallKey] {
-        gateways.filter(\.keyPresent).map { GatewayCallKey(gatewayHash: $0.hash, key: $0.key) }
+        gateways.filter(\.keyPresent).map { GatewayCallKey(gatewayHash: $0.hash, key: $0.key, grantExpiresMs: $0.grant.expiresMs) }
     }
 
     /// The verdict on `push` reaching the phone at `now`.

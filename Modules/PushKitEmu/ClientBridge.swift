@@ -172,6 +172,13 @@ package struct ClientBridge: Sendable {
         case "delete_token": return .deleteToken
         case "fetch": return .fetch
         case "stop_grants": return .stopGrants
+        case "renew_grant":
+            let seconds = try need(op.lifetimeS, "lifetime_s")
+            guard (1...ClientProtocol.maxGrantSeconds).contains(seconds) else {
+                throw ClientFault(
+                    .badAnswer, "\(what) (renew_grant): lifetime_s \(seconds) not in 1…\(ClientProtocol.maxGrantSeconds)")
+            }
+            return .renewGrant(lifetimeSeconds: Int32(seconds))
         case "start_timer":
             let name = try need(op.timer, "timer")
             let after = try need(op.afterMs, "after_ms")
@@ -183,7 +190,7 @@ package struct ClientBridge: Sendable {
         default:
             throw ClientFault(
                 .badAnswer,
-                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, show_caller, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, stop_grants, fetch, start_timer)"
+                "\(what): unknown op '\(op.op.prefix(40))' (ack, report, update, show_caller, end, fulfill, fail, claim, ok, decline, register, upload_token, delete_token, stop_grants, renew_grant, fetch, start_timer)"
             )
         }
     }

@@ -97,6 +97,8 @@ public enum ClientProtocol {
     public static let maxNames = 10_000
     /// Longest timer a client may start (ms): one day.
     public static let maxTimerMs: Int64 = 86_400_000
+    /// Longest grant lifetime a `renew_grant` may ask (s): a year (the gateway refuses more than 15 days).
+    public static let maxGrantSeconds: Int64 = 31_536_000
 
     /// A policy timer's wire name: `placeholder:UUID`, `merge:UUID`, `named:ID`.
     public static func timerName(_ timer: PolicyTimer) -> String {

@@ -45,6 +45,11 @@ public enum ClientOp: Sendable, Hashable {
     /// iOS took the VoIP token back, so each gateway must drop the phone's grant and call key
     /// (networking; rule GRANT).
     case stopGrants
+    /// `POST /api/v1/users/voip-push-grant` to every gateway the phone joined: a new call grant
+    /// signed by the device key, asking `lifetimeSeconds` (the phone asks 14 days, the gateway
+    /// refuses more than 15). Owed at a launch once less than 7 days remain; never within 15
+    /// minutes of the last grant (networking; rule GRANT, ``CallGrant``).
+    case renewGrant(lifetimeSeconds: Int32)
     /// Any other network request (e.g. fetching call details before reporting — the field bug).
     case fetch
     /// Start a timer.
@@ -53,7 +58,7 @@ public enum ClientOp: Sendable, Hashable {
     /// Whether this op is networking that R1 forbids before the report (the ack is exempt).
     public var isNetworking: Bool {
         switch self {
-        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .stopGrants, .fetch: true
+        case .sendOK, .sendDecline, .register, .uploadToken, .deleteToken, .stopGrants, .renewGrant, .fetch: true
         case .ackPush, .reportNewIncomingCall, .reportCallUpdated, .showCaller, .reportCallEnded, .fulfillAnswer,
             .failAnswer, .claimInvite, .startTimer:
             false

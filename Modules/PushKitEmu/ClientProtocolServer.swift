@@ -139,7 +139,7 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
                 guard let key = WireBase64.decode(k.key) else {
                     throw ClientFault(.badAnswer, "callback call_keys: a key is not base64url")
                 }
-                keys.append(GatewayCallKey(gatewayHash: k.gatewayHash, key: key))
+                keys.append(GatewayCallKey(gatewayHash: k.gatewayHash, key: key, grantExpiresMs: k.grantExpiresMs ?? -1))
             }
             return .callKeys(keys)
         case "ack_response":
@@ -216,6 +216,9 @@ public struct ClientProtocolServer<P: PushClientPolicy> {
         case .deleteToken: o.add("op", "delete_token")
         case .fetch: o.add("op", "fetch")
         case .stopGrants: o.add("op", "stop_grants")
+        case .renewGrant(let seconds):
+            o.add("op", "renew_grant")
+            o.add("lifetime_s", seconds)
         case .startTimer(let timer, let after):
             o.add("op", "start_timer")
             o.add("timer", ClientProtocol.timerName(timer))

@@ -76,6 +76,7 @@ package enum ClientWire {
             var o = JSONLine()
             o.add("gateway_hash", k.gatewayHash)
             o.add("key", WireBase64.encode(k.key))
+            if k.grantExpiresMs >= 0 { o.add("grant_expires_ms", k.grantExpiresMs) }
             return o
         }
     }
@@ -99,6 +100,7 @@ package enum ClientWire {
         var keychain: String?
         var timer: String?
         var afterMs: Int64?
+        var lifetimeS: Int64?
     }
 
     /// A callback line as the client side reads it.
@@ -126,6 +128,7 @@ package enum ClientWire {
     struct Key: Decodable {
         var gatewayHash: String
         var key: String
+        var grantExpiresMs: Int64?
     }
 
     struct Sealed: Decodable {

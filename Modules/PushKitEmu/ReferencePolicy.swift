@@ -37,6 +37,14 @@ public struct ReferencePolicy: PushClientPolicy {
         public static let trustSealedPushes = Faults(rawValue: 1 << 11)
         /// Delete the token but keep the gateways' grants when iOS takes the token back (GRANT).
         public static let keepGrantsOnTokenLoss = Faults(rawValue: 1 << 12)
+        /// Never renew the gateways' call grants: they run out and the gateway stops pushing (GRANT
+        /// `grant_not_renewed`).
+        public static let neverRenewGrants = Faults(rawValue: 1 << 13)
+        /// Renew every call grant at every launch, however much is left (GRANT `grant_storm` when
+        /// two launches fall within 15 minutes).
+        public static let renewGrantsEveryLaunch = Faults(rawValue: 1 << 14)
+        /// Ask 30-day grants, past the gateway's 15-day cap (GRANT `grant_too_long`).
+        public static let askLongGrants = Faults(rawValue: 1 << 15)
 
         /// The field bugs docs/push-wake-rules.md names: networking before reporting, the
         /// PushKit-session duplicate with its ~10 s answer delay, ringing stored pushes, dropping
@@ -44,6 +52,7 @@ public struct ReferencePolicy: PushClientPolicy {
         public static let naive: Faults = [
             .networkBeforeReport, .dropOddPushes, .ringStalePushes, .secondCallForInvite, .fulfillAnswerEarly,
             .noPlaceholderTimeout, .ignoreCallerLeft, .trustSealedPushes, .keepGrantsOnTokenLoss,
+            .neverRenewGrants,
         ]
     }
 
@@ -104,7 +113,17 @@ public struct ReferencePolicy: PushClientPolicy {
         if ctx.appState == .foreground { ctx.perform(.register(protection: protection)) }
     }
 
-    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) { self.keys = keys }
+    /// The keys, read at launch, with each gateway's grant expiry: the app's check-in. It sends a
+    /// new 14-day grant once less than 7 days remain (``CallGrant``); a fresh launch right after
+    /// a renewal sees 14 days and sends nothing, so the 15-minute storm rule holds.
+    public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
+        self.keys = keys
+        guard !keys.isEmpty, !faults.contains(.neverRenewGrants) else { return }
+        let due = keys.contains { $0.grantExpiresMs >= 0 && $0.grantExpiresMs - ctx.now < CallGrant.renewBelowMs }
+        guard due || faults.contains(.renewGrantsEveryLaunch) else { return }
+        let lifetime = faults.contains(.askLongGrants) ? 30 * CallGrant.dayMs : CallGrant.askLifetimeMs
+        ctx.perform(.renewGrant(lifetimeSeconds: Int32(lifetime / 1_000)))
+    }
 
     /// Whether a sealed push is one the phone may trust: the hash names a gateway it holds a key
     /// for, the blob opens under that key for the push's call ID, and the earlier end time is ahead.

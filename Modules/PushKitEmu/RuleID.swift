@@ -14,8 +14,9 @@ public enum RuleID: String, Sendable, Hashable, Codable, CaseIterable, Comparabl
     case r6 = "R6"
     /// Server wake decision v2: failover within the configured bound.
     case wake = "WAKE"
-    /// Sealed-push grants (docs/adr/0153): when iOS takes the VoIP token back, the phone tells
-    /// every gateway it joined to stop.
+    /// Sealed-push grants (docs/adr/0151, 0153): when iOS takes the VoIP token back, the phone
+    /// tells every gateway it joined to stop; it asks at most 15 days, renews once less than 7
+    /// remain, and never sends a new grant within 15 minutes of the last (``CallGrant``).
     case grant = "GRANT"
     /// The client protocol's contract (`--client-cmd`): answer every callback, in time, with
     /// valid ops. Not an iOS rule: iOS would kill a handler that hangs or crashes.

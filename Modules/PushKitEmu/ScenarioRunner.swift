@@ -11,7 +11,10 @@ public enum ScenarioRunner {
     ) -> ScenarioReport {
         var sim = Simulation(scenario: scenario, policy: policy, sink: TimelineRecorder(), seed: seed, sealing: sealing)
         var shown = 0
-        while sim.step() {
+        var more = true
+        while more {
+            more = sim.step()
+            // The last step may still record (the end-of-run checks): show those too.
             while shown < sim.sink.events.count {
                 let (t, event) = sim.sink.events[shown]
                 onEvent(t, event, sim.uuidNames)

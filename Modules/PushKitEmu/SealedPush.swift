@@ -28,10 +28,14 @@ public struct SealedPush: Sendable, Hashable {
 public struct GatewayCallKey: Sendable, Hashable {
     public var gatewayHash: String
     public var key: [UInt8]
+    /// When the gateway's call grant for this phone expires (device clock, ms; -1 = not known):
+    /// the app renews it once less than 7 days remain (``CallGrant``, client protocol `renew_grant`).
+    public var grantExpiresMs: Int64
 
-    public init(gatewayHash: String, key: [UInt8]) {
+    public init(gatewayHash: String, key: [UInt8], grantExpiresMs: Int64 = -1) {
         self.gatewayHash = gatewayHash
         self.key = key
+        self.grantExpiresMs = grantExpiresMs
     }
 }
 

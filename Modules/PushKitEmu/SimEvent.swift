@@ -48,6 +48,8 @@ enum SimEvent: Sendable {
     case answerDeadline(Int32)
     /// Checker: the placeholder `uuid` must be claimed or ended by now (R5).
     case placeholderDeadline(Int32)
+    /// The call grant of joined gateway `index` reaches its expiry (stale when it was renewed since).
+    case grantExpires(Int32)
     /// A policy timer, for the process generation that started it.
     case policyTimer(PolicyTimer, generation: Int32)
 }

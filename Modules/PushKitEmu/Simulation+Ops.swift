@@ -28,6 +28,9 @@ extension Simulation {
         case .stopGrants:
             guard phone.online else { return }
             record(.grantsStopped)
+        case .renewGrant(let seconds):
+            guard phone.online else { return }
+            renewGrants(lifetimeMs: Int64(seconds) * 1_000, seconds: seconds)
         case .showCaller(let uuid):
             guard uuid >= 0, Int(uuid) < callkit.count else { return }
             record(.callerShown(uuid: uuid))

@@ -20,13 +20,16 @@ extension Simulation {
 
     /// The app reads its call keys from the keychain at launch, when the phone joined a sealing
     /// gateway (docs/adr/0154-client-protocol-call-keys.md); a process that already ran when the
-    /// run began reads them before its first scripted step or push.
+    /// run began reads them before its first scripted step or push. Each key carries its
+    /// gateway's grant expiry: this is the app's check-in, where a grant with less than 7 days
+    /// left is owed a renewal (``CallGrant``).
     mutating func deliverCallKeys() {
         guard !keychain.gateways.isEmpty, keysGeneration != processGeneration else { return }
         keysGeneration = processGeneration
         beginCallback()
         policy.didReceiveCallKeys(keychain.appKeys, &ctx)
         applyOps()
+        grantsCheckedIn()
     }
 
     /// GRANT: the app was told its token is gone; a phone that joined sealing gateways must tell

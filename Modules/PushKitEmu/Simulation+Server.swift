@@ -12,7 +12,7 @@ extension Simulation {
                     startedAt: now, answerAfterMs: step.answerAfterMs ?? -1,
                     declineAfterMs: step.declineAfterMs ?? -1))
             record(.callStart(call: c))
-            let action = calls[Int(c)].machine.start(registrationLive: regExpiresAt > now, hasToken: serverToken != nil)
+            let action = calls[Int(c)].machine.start(registrationLive: regExpiresAt > now, hasToken: canPush)
             perform(action, call: c)
         case .hangup:
             guard let index = step.call, index >= 0, index < calls.count else { return }

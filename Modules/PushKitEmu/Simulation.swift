@@ -29,6 +29,8 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     var keysGeneration: Int32 = -1
     /// Sealed pushes already flagged `sealed_caller_shown` (one violation per push).
     var sealShownFlagged: Set<Int32> = []
+    /// ``finish()`` ran.
+    var finished = false
     /// The rule checker with the violations found so far.
     public internal(set) var checker: RuleChecker
     var flushedViolations = 0
@@ -92,6 +94,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
         if scenario.server.sealed {
             let key = SealedGateway.key(using: &sealRNG)
             keychain.join(SealedGateway.mainID, key: key, sealing: sealing)
+            queue.push(.grantExpires(0), at: keychain.gateways[0].grant.expiresMs)
         }
         calls.reserveCapacity(4)
         pushes.reserveCapacity(8)
@@ -107,7 +110,10 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     /// or the client broke the protocol). `run` is a loop over it; a caller that prints the
     /// timeline as it grows (`astra-pushsim run`) steps itself.
     @inline(__always) public mutating func step() -> Bool {
-        guard clientFailure == nil, let (t, event) = queue.pop(), t <= horizonMs else { return false }
+        guard clientFailure == nil, let (t, event) = queue.pop(), t <= horizonMs else {
+            finish()
+            return false
+        }
         now = t
         processed &+= 1
         handle(event)
@@ -138,6 +144,17 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
         }
     }
 
+    /// The run is over: GRANT `grant_not_renewed` for every grant still owed a renewal.
+    mutating func finish() {
+        guard !finished else { return }
+        finished = true
+        guard clientFailure == nil else { return }
+        for g in keychain.gateways.indices where keychain.updateGrant(g, { $0.flagNotRenewed() }) {
+            checker.record(Violation(.grantNotRenewed, t: now))
+        }
+        flushViolations()
+    }
+
     mutating func flushViolations() {
         while flushedViolations < checker.violations.count {
             sink.record(now, .violation(checker.violations[flushedViolations]))
@@ -159,7 +176,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             if action != .none { record(.qualifyOK(call: c)) }
             perform(action, call: c)
         case .qualifyTimeout(let c):
-            let action = calls[Int(c)].machine.qualifyTimedOut(hasToken: serverToken != nil)
+            let action = calls[Int(c)].machine.qualifyTimedOut(hasToken: canPush)
             if action != .none || calls[Int(c)].machine.state == .awaitingRegister {
                 record(.qualifyTimeout(call: c))
             }
@@ -210,6 +227,7 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
             if call.active && call.invite < 0 {
                 checker.record(Violation(.placeholderNotEnded, t: now, call: call.call, push: call.push, uuid: uuid))
             }
+        case .grantExpires(let g): grantExpired(Int(g))
         case .policyTimer(let timer, let generation):
             guard generation == processGeneration, phone.appRunning else { return }
             beginCallback()

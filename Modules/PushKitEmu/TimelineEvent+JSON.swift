@@ -65,6 +65,9 @@ extension TimelineEvent {
             return ("seal_check", [("push_id", .int(push)), ("verdict", .text(verdict.rawValue))])
         case .callerShown(let uuid): return ("caller_shown", [("uuid", .int(uuid))])
         case .grantsStopped: return ("grants_stopped", [])
+        case .grantRenewed(let seconds, let expires):
+            return ("grant_renewed", [("lifetime_s", .int(seconds)), ("expires_ms", .int(expires))])
+        case .grantExpired(let gateway): return ("grant_expired", [("gateway", .int(gateway))])
         case .handlerReturn(let push, let reported):
             return ("handler_return", [("push_id", .int(push)), ("reported", .flag(reported))])
         case .ackSent(let push): return ("ack_sent", [("push_id", .int(push))])
@@ -158,6 +161,10 @@ extension ViolationKind {
             "sealed push the phone could not trust (unknown gateway, missing key, did not open, late) was shown with a caller; report it as the app"
         case .grantsNotStopped:
             "iOS invalidated the VoIP token and the app did not tell its gateways to stop (DELETE voip-push-grant)"
+        case .grantTooLong: "the app asked a call grant longer than 15 days; the gateway refused it"
+        case .grantStorm: "the app sent a new call grant within 15 minutes of the last"
+        case .grantNotRenewed:
+            "the app launched with less than 7 days left on a gateway's call grant and did not renew it (by its expiry or the end of the run)"
         case .sealedPushTrusted:
             "sealed push the phone could not trust was acked or left ringing; report it as the app and end it at once"
         case .staleDeliveryRang: "push delivered late (stored or past stale_after_ms) made the phone ring"

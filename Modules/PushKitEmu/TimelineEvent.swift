@@ -41,6 +41,11 @@ public enum TimelineEvent: Sendable, Hashable {
     case sealCheck(push: Int32, verdict: SealVerdict)
     /// The app asked every gateway it joined to drop its grant and call key.
     case grantsStopped
+    /// The app sent its gateways a new call grant; the grant now held expires at `expiresMs`
+    /// (unchanged when the gateway refused it as too long).
+    case grantRenewed(lifetimeSeconds: Int32, expiresMs: Int64)
+    /// Joined gateway `gateway`'s call grant expired: that gateway no longer pushes to the phone.
+    case grantExpired(gateway: Int32)
     /// The app showed a caller's name or number on CallKit call `uuid` (never the name itself).
     case callerShown(uuid: Int32)
     /// The PushKit handler returned; whether it reported a call.

@@ -35,6 +35,13 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
     case apnsRequestRejected = "apns_request_rejected"
     /// GRANT: the token was invalidated and the app did not tell its gateways to stop.
     case grantsNotStopped = "grants_not_stopped"
+    /// GRANT: a `renew_grant` asked more than 15 days (the gateway refuses it).
+    case grantTooLong = "grant_too_long"
+    /// GRANT: a new grant within 15 minutes of the last (the phone's storm rule).
+    case grantStorm = "grant_storm"
+    /// GRANT: the app launched with less than 7 days left on a grant and it was still not
+    /// renewed at its expiry or at the end of the run.
+    case grantNotRenewed = "grant_not_renewed"
     /// WAKE: failover later than the configured bound.
     case failoverTooSlow = "failover_too_slow"
     /// CLIENT: the client process did not answer a callback within the bound (a hung handler).
@@ -58,7 +65,7 @@ public enum ViolationKind: String, Sendable, Hashable, Codable {
             .r5
         case .staleDeliveryRang, .apnsRequestRejected: .r6
         case .failoverTooSlow: .wake
-        case .grantsNotStopped: .grant
+        case .grantsNotStopped, .grantTooLong, .grantStorm, .grantNotRenewed: .grant
         case .clientNoAnswer, .clientExited, .clientBadAnswer, .clientUnsolicitedAnswer: .client
         }
     }

@@ -62,7 +62,7 @@ extension LivePhone {
             }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
-        case .showCaller, .stopGrants:
+        case .showCaller, .stopGrants, .renewGrant:
             break
         case .reportCallUpdated, .reportCallEnded, .failAnswer:
             if let event = callkit.applyProviderOp(op) { record(event) }

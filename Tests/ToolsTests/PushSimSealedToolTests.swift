@@ -4,14 +4,16 @@ import Testing
 
 /// `astra-pushsim check` on sealed pushes through the built binary, with the Python example
 /// clients opening real AES-256-GCM blobs (Python `cryptography`): the correct client passes
-/// every scenario, the one that decrypts without verifying fails exactly the five sealed-fault
-/// scenarios, on R5 alone.
+/// every scenario (renewing its call grants once when less than 7 days remain), the one that
+/// decrypts without verifying and never renews fails exactly the five sealed-fault scenarios on
+/// R5 and the two grant scenarios on GRANT.
 @Suite struct PushSimSealedToolTests {
     static let tool = BuiltTool(name: "astra-pushsim")
     static let examples = RepositoryRoot.appending("Examples/python-client").path
     static let faults = [
         "sealed-unknown-gateway", "sealed-wrong-call-id", "sealed-tampered", "sealed-missing-key", "sealed-late",
     ]
+    static let grants = ["sealed-grant-renewal", "sealed-grant-expired"]
 
     static func check(_ client: String) async throws -> BuiltTool.Result? {
         try await tool.run([
@@ -26,18 +28,24 @@ import Testing
         #expect(result.stderr.isEmpty)
         let verdict = try #require(result.stdout.split(separator: "\n").last)
         #expect(verdict.contains(#""ok":true"#))
-        for name in Self.faults + ["sealed-call"] {
+        for name in Self.faults + Self.grants + ["sealed-call"] {
             #expect(result.stdout.contains(#""scenario":"\#(name)","policy":"python-correct","delivery":"ideal","ok":true"#))
         }
     }
 
+    /// The trusting client fails each sealed fault on R5, and — never renewing its call grants —
+    /// both grant built-ins on GRANT `grant_not_renewed`.
     @Test func trustingPythonClientFailsEachSealedFaultOnR5() async throws {
         guard let result = try await Self.check("naive_sealed_client.py") else { return }
         #expect(result.status == 1)
         let verdict = try #require(result.stdout.split(separator: "\n").last)
-        let failed = Self.faults.map { "\"\($0)\"" }.joined(separator: ",")
-        #expect(verdict.contains(#""failed":[\#(failed)],"rules":["R5"]"#), "\(verdict)")
-        #expect(result.stderr.contains("broke R5 in 5 of 25 scenarios"), "\(result.stderr)")
+        let failed = (Self.faults + Self.grants).map { "\"\($0)\"" }.joined(separator: ",")
+        #expect(verdict.contains(#""failed":[\#(failed)],"rules":["R5","GRANT"]"#), "\(verdict)")
+        #expect(result.stderr.contains("broke R5, GRANT in 7 of 27 scenarios"), "\(result.stderr)")
+        for name in Self.grants {
+            let line = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""scenario":"\#(name)""#) })
+            #expect(line.contains(#""kinds":["grant_not_renewed"]"#), "\(line)")
+        }
         for name in Self.faults {
             let line = try #require(result.stdout.split(separator: "\n").first { $0.contains(#""scenario":"\#(name)""#) })
             #expect(line.contains("sealed_caller_shown") && line.contains("sealed_push_trusted"), "\(line)")

@@ -178,17 +178,19 @@ import enum SIPCore.AstraVersion
         GoldenCase(
             tool: "astra-pushsim", arguments: ["check", "--policy", "naive"], status: 1,
             stdout: .golden("astra-pushsim.check.naive.jsonl"),
-            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6, GRANT in 41 of 50 scenarios: killed, "
-                + "background, locked, reconnect-stored, token-rotated, unknown-origin, cancel-before-wake, "
-                + "cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, "
-                + "strike-out, sealed-call, sealed-unknown-gateway, sealed-wrong-call-id, sealed-tampered, "
-                + "sealed-missing-key, sealed-late, sealed-token-revoked, killed@field, background@field, "
-                + "locked@field, reconnect@field, reconnect-stored@field, token-rotated@field, "
-                + "unknown-origin@field, cancel-before-wake@field, cancel-after-ack@field, "
-                + "answer-before-invite@field, answer-then-gone@field, decline-before-invite@field, "
-                + "no-invite@field, strike-out@field, sealed-call@field, sealed-unknown-gateway@field, "
-                + "sealed-wrong-call-id@field, sealed-tampered@field, sealed-missing-key@field, "
-                + "sealed-late@field, sealed-token-revoked@field\n"),
+            stderr: "astra-pushsim: check: policy naive broke R1, R2, R5, R6, "
+                + "GRANT in 45 of 54 scenarios: killed, background, locked, reconnect-stored, token-rotated, "
+                + "unknown-origin, cancel-before-wake, cancel-after-ack, answer-before-invite, "
+                + "answer-then-gone, decline-before-invite, no-invite, strike-out, sealed-call, "
+                + "sealed-unknown-gateway, sealed-wrong-call-id, sealed-tampered, sealed-missing-key, "
+                + "sealed-late, sealed-token-revoked, sealed-grant-renewal, sealed-grant-expired, "
+                + "killed@field, background@field, locked@field, reconnect@field, reconnect-stored@field, "
+                + "token-rotated@field, unknown-origin@field, cancel-before-wake@field, "
+                + "cancel-after-ack@field, answer-before-invite@field, answer-then-gone@field, "
+                + "decline-before-invite@field, no-invite@field, strike-out@field, sealed-call@field, "
+                + "sealed-unknown-gateway@field, sealed-wrong-call-id@field, sealed-tampered@field, "
+                + "sealed-missing-key@field, sealed-late@field, sealed-token-revoked@field, "
+                + "sealed-grant-renewal@field, sealed-grant-expired@field\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["fuzz", "--seed", "7", "--count", "10"], status: 0,
             stdout: .exact(
@@ -201,7 +203,7 @@ import enum SIPCore.AstraVersion
                 + "locked, offline, reconnect, reconnect-stored, dead-phone, token-rotated, unknown-origin, "
                 + "cancel-before-wake, cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, "
                 + "strike-out, message, sealed-call, sealed-unknown-gateway, sealed-wrong-call-id, sealed-tampered, "
-                + "sealed-missing-key, sealed-late, sealed-token-revoked), and cannot read 'no-such-scenario': No such file or directory\n"),
+                + "sealed-missing-key, sealed-late, sealed-token-revoked, sealed-grant-renewal, sealed-grant-expired), and cannot read 'no-such-scenario': No such file or directory\n"),
         GoldenCase(
             tool: "astra-pushsim", arguments: ["run", "killed", "--policy", "sloppy"], status: 64, stdout: .exact(""),
             stderr: "astra-pushsim: option --policy: expected one of correct, naive, got 'sloppy'\n"),

@@ -87,7 +87,8 @@ extension ToolSpecs {
                     reconnect-stored, dead-phone, token-rotated, unknown-origin, cancel-before-wake, \
                     cancel-after-ack, answer-before-invite, answer-then-gone, decline-before-invite, no-invite, \
                     strike-out, message, sealed-call, sealed-unknown-gateway, sealed-wrong-call-id, sealed-tampered, \
-                    sealed-missing-key, sealed-late, sealed-token-revoked. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or \
+                    sealed-missing-key, sealed-late, sealed-token-revoked, sealed-grant-renewal, \
+                    sealed-grant-expired. fuzz:SEED replays a fuzz case. Exit 1 when a rule is broken or \
                     the outcomes differ from the scenario's expect list.
                     """,
                 arguments: [

@@ -55,6 +55,10 @@ public struct AppCallHandler: PushClientPolicy {
 
     public mutating func didReceiveCallKeys(_ keys: [GatewayCallKey], _ ctx: inout ClientContext) {
         callKeys = Dictionary(keys.map { ($0.gatewayHash, $0.key) }, uniquingKeysWith: { a, _ in a })
+        // The launch is the check-in: once less than 7 days remain on a gateway's call grant, send
+        // a new 14-day one (a relaunch right after sees 14 days: no grant storm).
+        let due = keys.contains { $0.grantExpiresMs >= 0 && $0.grantExpiresMs - ctx.now < CallGrant.renewBelowMs }
+        if due { ctx.perform(.renewGrant(lifetimeSeconds: Int32(CallGrant.askLifetimeMs / 1_000))) }
     }
 
     /// Whether a sealed push may be trusted: its gateway hash is one we hold a key for, the blob
