@@ -111,7 +111,7 @@ let package = Package(
         // Many calls with media over many lines on the one-call engine: astra-call load, answer --load.
         module("CallLoad", ["ToolSupport", "LineRunner", "CallSession", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
         // astra-register's command (one line, monitor, load, merge) as a library: the tool's main only calls it.
-        module("RegisterCommand", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics", "AstraJSON", "SIPCore"]),
+        module("RegisterCommand", ["ToolSupport", "SIPDialog", "SIPTransport", "LineRunner", "Capture", "HTTPLite", "Metrics", "AstraJSON", "SIPCore", "CLinux"]),
         // astra-call's command (one call, load, answer --load) as a library.
         module("CallCommand", ["ToolSupport", "LineRunner", "CallSession", "CallLoad", "Capture", "Media", "SIPCore", "SIPDialog", "SIPTransport", "AstraJSON"]),
         // astra-pushsim's command: run/check/fuzz in virtual time over PushKitEmu, live mode over PushKitLive.

@@ -96,4 +96,12 @@ static inline unsigned long long astra_heap_in_use_bytes(void) {
    they allocated otherwise keeps those pages resident. Returns 1 when memory was released. */
 static inline int astra_heap_trim(void) { return malloc_trim(0); }
 
+/* Serve every thread's malloc from the main arena only (mallopt(3) M_ARENA_MAX = 1; the same
+   setting as GLIBC_TUNABLES=glibc.malloc.arena_max=1). glibc otherwise gives threads arenas of
+   their own (up to 8 per core), and memory freed in one is kept there for that arena's next
+   allocation: a process whose few pool threads take turns serving thousands of small, long-lived
+   objects keeps several half-empty arenas resident. It takes effect for threads that have not
+   allocated yet, so it is called before any thread starts. Returns 1 on success. */
+static inline int astra_heap_single_arena(void) { return mallopt(M_ARENA_MAX, 1); }
+
 #endif

@@ -1,6 +1,7 @@
 // astra-register's command: verify a SIP line (register, report, unregister), monitor lines,
 // or run a load (docs/man/astra-register.md). Tools/astra-register/main.swift only calls it.
 // ToolSupport parses; LineSetup/RegisterRun/LoadRun do the work over SIPDialog.
+import CLinux
 import Capture
 import Glibc
 import LineRunner
@@ -26,6 +27,9 @@ public struct RegisterCommand: Sendable {
         var prepared: (options: RegisterRun.Options, setup: LineSetup)?
         let oneShot = ToolMain.finishSynchronously(start) { context -> ExitCode? in
             let arguments = context.arguments
+            // A monitor holds every line's stack for days on four pool threads: one malloc
+            // arena, chosen here while no other thread exists (docs/adr/0212-monitor-one-malloc-arena.md).
+            if arguments.string("monitor") != nil { _ = astra_heap_single_arena() }
             for key in ["load", "merge", "shard", "monitor"] where arguments.string(key) != nil { return nil }
             if arguments.flag("storm") || arguments.flag("fleet") || CaptureHub.isRequested(arguments) { return nil }
             let options = try Self.registerOptions(arguments)
