@@ -29,8 +29,14 @@ public struct DevicePush: Sendable, Hashable {
     public var pushID: String?
     /// The caller number.
     public var caller: String?
-    /// The Call-ID of the held INVITE (R5 match).
+    /// The Call-ID of the held INVITE (R5 match); for a sealed push also the blob's associated data.
     public var callID: String?
+    /// Sealed push (docs/wake-gateway.md "Sealed push"): the gateway hash (`gw`), the gateway's
+    /// end time for the ring (`end_ms`, wall-clock ms) and the sealed caller (`caller_blob`,
+    /// base64url). Nil for a clear push. Never printed.
+    public var gatewayHash: String?
+    public var endMs: Int64?
+    public var callerBlob: String?
 
     /// Parses one delivered line; nil when it is not a JSON object at all. An FCM data message
     /// (`{"platform":"android","message_id","priority","ttl_s","data":{…}}`) maps onto the same
@@ -49,6 +55,7 @@ public struct DevicePush: Sendable, Hashable {
             pushID = data?["push_id"]?.stringValue
             caller = data?["caller"]?.stringValue
             callID = data?["call_id"]?.stringValue
+            readSealed(data)
             return
         }
         apnsID = json["apns_id"]?.stringValue ?? ""
@@ -60,6 +67,14 @@ public struct DevicePush: Sendable, Hashable {
         pushID = payload?["push_id"]?.stringValue
         caller = payload?["caller"]?.stringValue
         callID = payload?["call_id"]?.stringValue
+        readSealed(payload)
+    }
+
+    /// The sealed members of an APNs payload or FCM data (where `end_ms` is a string).
+    mutating func readSealed(_ fields: JSONValue?) {
+        gatewayHash = fields?["gw"]?.stringValue
+        endMs = fields?["end_ms"]?.int64Value ?? fields?["end_ms"]?.stringValue.flatMap { Int64($0) }
+        callerBlob = fields?["caller_blob"]?.stringValue
     }
 
     public init(

@@ -43,15 +43,18 @@ public struct GatewayClient: Sendable {
         try await request("POST", "/api/v1/users/voip-push-ack", json: (["push_id": .string(pushID)] as JSONObject).jsonText)
     }
 
-    /// `POST /api/v1/users/voip-push-token {asterisk_endpoint, token, environment, bundle_id, platform}`.
+    /// `POST /api/v1/users/voip-push-token {asterisk_endpoint, token, environment, bundle_id, platform}`,
+    /// with `device_key`, `grant`, `call_key` when the phone asks for sealed pushes (`sealing`).
     /// `token`: the APNs token's hex (iOS) or the FCM registration token (Android).
     public func registerToken(
-        endpoint: String, token: String, environment: String, bundleID: String, platform: DevicePlatform = .ios
+        endpoint: String, token: String, environment: String, bundleID: String, platform: DevicePlatform = .ios,
+        sealing: LiveSealing? = nil
     ) async throws(LiveError) -> Response {
-        let body: JSONObject = [
+        var body: JSONObject = [
             "asterisk_endpoint": .string(endpoint), "token": .string(token), "environment": .string(environment),
             "bundle_id": .string(bundleID), "platform": .string(platform.rawValue),
         ]
+        for (name, value) in sealing?.offer ?? [] { body[name] = .string(value) }
         return try await request("POST", "/api/v1/users/voip-push-token", json: body.jsonText)
     }
 

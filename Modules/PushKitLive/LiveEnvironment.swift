@@ -44,6 +44,13 @@ public struct LiveEnvironment: Sendable {
     public var deliveryOverrides = DeliveryOverrides()
     /// Seed of the delivery draws.
     public var deliverySeed: UInt64 = 1
+    /// Sealed pushes (`--sealed`): the phone registers with a device key, a call grant and a call
+    /// key, and judges every push it gets (the gateway runs `--sealed required`).
+    public var sealed = false
+    /// What happens to the phone's copy of each sealed push (`--seal-fault`).
+    public var sealFault: SealFault = .none
+    /// The gateway id the phone's grant names (the gateway's `--gateway-id`).
+    public var gatewayID = "astra-wakegw"
 
     /// The phone's delivery settings: live's ideal is no added delay at all (the real work of a
     /// fresh process is what is measured, D14), field is PushKitEmu's field model.

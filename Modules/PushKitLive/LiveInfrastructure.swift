@@ -25,6 +25,11 @@ public final class LiveInfrastructure: Sendable {
         /// `--state`: nil is durable SQLite state private to the run (the production default, in
         /// a place no other gateway uses); the soak bench also runs `memory` beside it.
         public var state: String?
+        /// `--sealed required`: every registration must bring a device key, grant and call key,
+        /// and every push is sealed.
+        public var sealed = false
+        /// `--provider-capture FILE`: the gateway writes every provider request it makes there.
+        public var providerCapture: String?
         public init() {}
     }
 
@@ -77,7 +82,9 @@ public final class LiveInfrastructure: Sendable {
                         // pushes to its own emulator; the listening event names them).
                         "--apns-emulator-port", "0", "--apns-emulator-production-port", "0", "--fcm-emulator-port", "0",
                         "--state", settings.state ?? "sqlite:" + runDir + "/wakegw.sqlite3",
-                    ] + (settings.goneNotice ? ["--gone-notice"] : []) + settings.extraArguments,
+                    ] + (settings.goneNotice ? ["--gone-notice"] : [])
+                        + (settings.sealed ? ["--sealed", "required"] : [])
+                        + (settings.providerCapture.map { ["--provider-capture", $0] } ?? []) + settings.extraArguments,
                     environment: currentEnvironment(),
                     logPath: runDir + "/wakegw.log")
             } catch {
@@ -95,6 +102,7 @@ public final class LiveInfrastructure: Sendable {
             environment.apnsDelayMs = settings.apnsDelayMs
             environment.qualifyTimeoutMs = settings.qualifyTimeoutMs
             environment.gatewayAuth = auth
+            environment.sealed = settings.sealed
             let infrastructure = LiveInfrastructure(
                 environment: environment, gateway: gateway, kamailioScript: kamailioScript, kamailioEnv: env,
                 runDir: runDir)

@@ -62,7 +62,16 @@ extension LivePhone {
             }
         case .reportNewIncomingCall(let uuid, let p, let invite):
             report(uuid: uuid, push: p, invite: invite)
-        case .showCaller, .stopGrants, .renewGrant:
+        case .showCaller(let uuid):
+            guard uuid >= 0, Int(uuid) < callkit.count else { return }
+            record(.callerShown(uuid: uuid))
+            let p = callkit[Int(uuid)].push
+            guard p >= 0, Int(p) < sealVerdicts.count, let verdict = sealVerdicts[Int(p)], !verdict.trusted,
+                !sealShownFlagged.contains(p)
+            else { return }
+            sealShownFlagged.insert(p)
+            checker.record(Violation(.sealedCallerShown, t: now, call: pushes[Int(p)].call, push: p, uuid: uuid))
+        case .stopGrants, .renewGrant:
             break
         case .reportCallUpdated, .reportCallEnded, .failAnswer:
             if let event = callkit.applyProviderOp(op) { record(event) }
@@ -112,7 +121,7 @@ extension LivePhone {
             perform {
                 let response = try? await gateway.registerToken(
                     endpoint: config.endpointName, token: config.wireToken, environment: config.environment.rawValue,
-                    bundleID: config.bundleID, platform: config.platform)
+                    bundleID: config.bundleID, platform: config.platform, sealing: config.sealing)
                 if let response, (200..<300).contains(response.status) {
                     timeline.record(.tokenUploaded(token: config.token))
                 }

@@ -21,6 +21,12 @@ extension LivePhone {
             timeline.record(.live("app_process_started", [("pid", .int(pid))]), at: spawnAt)
         }
         applyOps()
+        if !keychain.gateways.isEmpty {
+            // The app reads its call keys from the keychain at every launch (docs/adr/0154).
+            beginCallback()
+            policy.didReceiveCallKeys(keychain.appKeys, &ctx)
+            applyOps()
+        }
         beginCallback()
         policy.didUpdatePushToken(&ctx)
         applyOps()

@@ -27,7 +27,14 @@ public actor LivePhone<Policy: PushClientPolicy> {
     let directory: CallDirectory
     let pristine: Policy
     var policy: Policy
-    var ctx = ClientContext()
+    /// The app opens sealed pushes with real AES-256-GCM, as the gateway seals.
+    var ctx = ClientContext(sealing: CallSealBox())
+    /// The gateways the phone joined (one: the run's, with `--sealed`) and their call keys.
+    let keychain: CallKeychain
+    /// The phone's verdict on each sealed push (index = push), nil for a clear one.
+    var sealVerdicts: [SealVerdict?] = []
+    /// Sealed pushes already flagged `sealed_caller_shown` (one violation per push).
+    var sealShownFlagged: Set<Int32> = []
     /// Violations so far (same checker as virtual mode).
     public internal(set) var checker: RuleChecker
     var flushed = 0
@@ -78,6 +85,7 @@ public actor LivePhone<Policy: PushClientPolicy> {
         pristine = policy
         self.policy = policy
         checker = RuleChecker(settings: config.settings)
+        keychain = config.sealing?.keychain ?? CallKeychain()
         delivery = SplitMix64(seed: config.deliverySeed ^ 0xA5A5_5A5A_D00D_F00D)
         let (stream, feed) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         io = feed
@@ -245,11 +253,13 @@ public actor LivePhone<Policy: PushClientPolicy> {
         let p = Int32(pushes.count)
         let call = delivered.callID.map { directory.index(of: $0) } ?? -1
         let readable = delivered.pushID != nil && delivered.pushType == "voip"
+        let sealed = config.sealing?.sealedPush(delivered, wallNowMs: LiveSealing.wallNowMs(), timelineNowMs: now)
         let push = VoIPPush(
             pushID: p, call: call, content: readable ? .call : .unreadable,
             origin: delivered.platform == .android || delivered.topic == config.topic ? .known : .unknown, sentAt: now,
-            mustReport: nil)
+            mustReport: nil, sealed: sealed)
         pushes.append(push)
+        sealVerdicts.append(nil)
         pushKeys.append(delivered.pushID ?? "")
         record(.apnsDelivered(push: p, ageMs: delayMs))
         if blackout {
@@ -278,6 +288,15 @@ public actor LivePhone<Policy: PushClientPolicy> {
         }
         let push = pushes[Int(p)]
         record(.handlerStart(push: p))
+        // The phone's own verdict on a sealed push (as virtual mode's Simulation.runHandler):
+        // joined gateway, opens for this call ID, not late.
+        var verdict: SealVerdict?
+        if let sealed = push.sealed {
+            let v = keychain.judge(sealed, now: now, sealing: CallSealBox())
+            sealVerdicts[Int(p)] = v
+            record(.sealCheck(push: p, verdict: v))
+            verdict = v
+        }
         beginCallback()
         policy.didReceiveIncomingPush(push, &ctx)
         let ops = ctx.ops
@@ -286,7 +305,13 @@ public actor LivePhone<Policy: PushClientPolicy> {
         guard clientFault == nil else { return }
         let killed = checker.handlerReturned(push, ops: ops, t: now)
         record(.handlerReturn(push: p, reported: reported))
-        checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKit(push: p))
+        if let verdict, !verdict.trusted {
+            let acked = ops.contains { if case .ackPush(pushID: p) = $0 { true } else { false } }
+            checker.untrustedSealedPushHandled(
+                push, verdict: verdict, acked: acked, stillRinging: activeCallKit(push: p), t: now)
+        } else {
+            checker.pushHandled(push, deliveredAt: now, stillRinging: activeCallKit(push: p))
+        }
         flush()
         guard killed else { return }
         strikes += 1

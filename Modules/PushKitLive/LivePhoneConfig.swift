@@ -49,6 +49,9 @@ public struct LivePhoneConfig: Sendable {
     public var toneHz: Double = 1_000
     /// `--sip-trace` for the phone's stack.
     public var sipTrace = false
+    /// Sealed pushes (`--sealed`): the device key, grant and call key the phone registers with,
+    /// and the keychain it judges pushes by. Nil: clear pushes.
+    public var sealing: LiveSealing?
 
     public init(line: Line, gateway: GatewayClient, apnsDevicePort: UInt16, token: PushToken) {
         self.line = line

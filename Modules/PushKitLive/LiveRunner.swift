@@ -75,10 +75,19 @@ public enum LiveRunner {
         config.deliverySeed = env.deliverySeed
         config.registerDelayMs = scenario.registerDelayMs
         config.sipTrace = env.sipTrace
-        let phone = LivePhone(config: config, policy: makePolicy(settings), timeline: timeline, directory: directory)
         var report = LiveReport(
             scenario: scenario.name, policy: policyName, timeline: [], violations: [], outcomes: [],
             expected: scenario.expect, pushToRingMs: [], failoverMs: [])
+        if env.sealed {
+            do throws(LiveError) {
+                config.sealing = try LiveSealing.make(
+                    endpoint: config.endpointName, gatewayID: env.gatewayID, fault: env.sealFault)
+            } catch {
+                report.infrastructureError = error.description
+                return report
+            }
+        }
+        let phone = LivePhone(config: config, policy: makePolicy(settings), timeline: timeline, directory: directory)
         let caller: LiveCaller
         do {
             caller = try LiveCaller(
@@ -209,7 +218,7 @@ public enum LiveRunner {
             // The app uploaded its token on an earlier run (virtual mode's `token_on_server`).
             let response = try await config.gateway.registerToken(
                 endpoint: config.endpointName, token: config.wireToken, environment: config.environment.rawValue,
-                bundleID: config.bundleID, platform: config.platform)
+                bundleID: config.bundleID, platform: config.platform, sealing: config.sealing)
             guard (200..<300).contains(response.status) else {
                 throw LiveError(.infrastructure, "gateway refused the token registration: HTTP \(response.status)")
             }

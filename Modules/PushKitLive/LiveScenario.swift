@@ -63,6 +63,15 @@ public struct LiveScenario: Sendable {
         self.expect = expect
     }
 
+    /// This scenario when every sealed push reaches the phone changed (`--seal-fault`): the
+    /// phone must not trust any of them (R5: reported as the app's name, ended, no ack), so no
+    /// call connects — the gateway fails each over to the caller's final response (no ack).
+    public var withUntrustedSeals: LiveScenario {
+        var s = self
+        s.expect = expect.map { _ in .failedOver }
+        return s
+    }
+
     /// The time after which the run stops waiting for calls to end (ms after set-up).
     public var horizonMs: Int64 { (steps.map(\.at).max() ?? 0) + 12_000 }
 }

@@ -21,6 +21,10 @@ package enum LiveCommand {
         public var rfc8599 = false
         /// `--platform`: an iOS or an Android phone.
         public var platform: DevicePlatform = .ios
+        /// `--sealed`: sealed pushes end to end (the gateway's `--sealed required`).
+        public var sealed = false
+        /// `--seal-fault`: what happens to the phone's copy of each sealed push.
+        public var sealFault: SealFault = .none
         public var sipTrace = false
         public var phoneUser: String?
         public var callerUser: String?
@@ -45,8 +49,16 @@ package enum LiveCommand {
     public static func execute(scenario name: String?, options: Options) async -> PushSimOutput {
         guard let name else { return usage("live needs a SCENARIO (\(LiveScenarios.names.joined(separator: ", ")))") }
         let ack = options.external?.ackWindowMs ?? options.gateway.ackWindowMs
-        guard let scenario = LiveScenarios.named(name, ackWindowMs: ack) else {
+        guard var scenario = LiveScenarios.named(name, ackWindowMs: ack) else {
             return usage("unknown live scenario '\(name)' (\(LiveScenarios.names.joined(separator: ", ")))")
+        }
+        if options.sealed && options.rfc8599 { return usage("--sealed takes the token endpoint: not with --rfc8599") }
+        if options.sealFault != .none {
+            guard options.sealed else { return usage("--seal-fault needs --sealed") }
+            guard LiveSealing.liveFaults.contains(options.sealFault) else {
+                return usage("--seal-fault \(options.sealFault.rawValue): not in a live run")
+            }
+            scenario = scenario.withUntrustedSeals
         }
         // The app's code is a process iOS starts at each launch (none while the app is killed):
         // the user's --client-cmd, or this binary's `client` serving the chosen preset. Started
@@ -81,6 +93,8 @@ package enum LiveCommand {
         }
         environment.rfc8599 = options.rfc8599
         environment.platform = options.platform
+        environment.sealed = options.sealed
+        environment.sealFault = options.sealFault
         environment.sipTrace = options.sipTrace
         if let user = options.phoneUser { environment.phoneUser = user }
         if let user = options.callerUser { environment.callerUser = user }

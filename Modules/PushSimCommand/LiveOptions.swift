@@ -12,6 +12,10 @@ func liveOptions(_ arguments: ParsedArguments, _ format: PushSimCommand.Format) 
     options.gateway.qualifyTimeoutMs = Int64(arguments.int("qualify-timeout-ms") ?? 500)
     options.rfc8599 = arguments.flag("rfc8599")
     options.platform = arguments.choice("platform", as: DevicePlatform.self) ?? .ios
+    options.sealed = arguments.flag("sealed")
+    options.sealFault = arguments.choice("seal-fault", as: SealFault.self) ?? .none
+    options.gateway.sealed = options.sealed
+    options.gateway.providerCapture = arguments.string("provider-capture")
     options.sipTrace = arguments.flag(CommonOptions.Key.sipTrace)
     options.wakegw = arguments.string("wakegw")
     options.kamailioScript = arguments.string("kamailio-script")
