@@ -11,7 +11,7 @@ import SIPCore
 /// none of them.
 ///
 /// `fault` is what happens to the phone's copy of each sealed push on the way (the
-/// ``SealFault`` vocabulary of virtual mode's `sealed_push` steps): `wrong_call_id` changes the
+/// `SealFault` vocabulary of virtual mode's `sealed_push` steps): `wrong_call_id` changes the
 /// call ID (the blob no longer opens for it), `tampered` one byte of the ciphertext.
 public struct LiveSealing: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The gateway id the grant names and the gateway hash is made with (the gateway's
