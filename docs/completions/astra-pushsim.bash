@@ -11,7 +11,7 @@ _astra_pushsim() {
             ' client') path='client' ;;
             ' fuzz') path='fuzz' ;;
             'run --policy'|'run --strike-limit'|'run --seed'|'run --delivery'|'run --apns-delay'|'run --cold-launch'|'run --loss-percent'|'run --client-cmd'|'run --client-timeout-ms'|'run --format'|'run --output'|'run -o') ((i++)) ;;
-            'live --policy'|'live --ack-window-ms'|'live --apns-delay-ms'|'live --qualify-timeout-ms'|'live --platform'|'live --wakegw'|'live --kamailio-script'|'live --kamailio-sip-port'|'live --kamailio-wss-port'|'live --ca-file'|'live --gateway-http-port'|'live --apns-device-port'|'live --phone-user'|'live --caller-user'|'live --delivery'|'live --seed'|'live --apns-delay'|'live --cold-launch'|'live --loss-percent'|'live --client-cmd'|'live --client-timeout-ms'|'live --format'|'live --output'|'live -o') ((i++)) ;;
+            'live --policy'|'live --ack-window-ms'|'live --apns-delay-ms'|'live --qualify-timeout-ms'|'live --platform'|'live --seal-fault'|'live --provider-capture'|'live --wakegw'|'live --kamailio-script'|'live --kamailio-sip-port'|'live --kamailio-wss-port'|'live --ca-file'|'live --gateway-http-port'|'live --apns-device-port'|'live --phone-user'|'live --caller-user'|'live --delivery'|'live --seed'|'live --apns-delay'|'live --cold-launch'|'live --loss-percent'|'live --client-cmd'|'live --client-timeout-ms'|'live --format'|'live --output'|'live -o') ((i++)) ;;
             'check --policy'|'check --strike-limit'|'check --seed'|'check --delivery'|'check --field-runs'|'check --apns-delay'|'check --cold-launch'|'check --loss-percent'|'check --client-cmd'|'check --client-timeout-ms'|'check --format') ((i++)) ;;
             'client --policy') ((i++)) ;;
             'fuzz --seed'|'fuzz --count'|'fuzz --policy'|'fuzz --client-cmd'|'fuzz --client-timeout-ms'|'fuzz --format') ((i++)) ;;
@@ -38,6 +38,8 @@ _astra_pushsim() {
         'live --apns-delay-ms'|'live --apns-delay-ms=') COMPREPLY=(); return ;;
         'live --qualify-timeout-ms'|'live --qualify-timeout-ms=') COMPREPLY=(); return ;;
         'live --platform'|'live --platform=') COMPREPLY=($(compgen -W 'ios android' -- "$cur")); return ;;
+        'live --seal-fault'|'live --seal-fault=') COMPREPLY=($(compgen -W 'none wrong_call_id tampered' -- "$cur")); return ;;
+        'live --provider-capture'|'live --provider-capture=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'live --wakegw'|'live --wakegw=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'live --kamailio-script'|'live --kamailio-script=') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'live --kamailio-sip-port'|'live --kamailio-sip-port=') COMPREPLY=(); return ;;
@@ -79,7 +81,7 @@ _astra_pushsim() {
     case "$path" in
         '') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--version --help -h' -- "$cur")); else COMPREPLY=($(compgen -W 'run live check client fuzz help' -- "$cur")); fi ;;
         'run') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--policy --strike-limit --seed --delivery --apns-delay --cold-launch --loss-percent --client-cmd --client-timeout-ms --json --format --output -o --verbose -v --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
-        'live') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--policy --ack-window-ms --apns-delay-ms --qualify-timeout-ms --rfc8599 --platform --wakegw --kamailio-script --kamailio-sip-port --kamailio-wss-port --ca-file --gateway-http-port --apns-device-port --phone-user --caller-user --delivery --seed --apns-delay --cold-launch --loss-percent --client-cmd --client-timeout-ms --json --format --output -o --verbose -v --sip-trace --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
+        'live') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--policy --ack-window-ms --apns-delay-ms --qualify-timeout-ms --rfc8599 --platform --sealed --seal-fault --provider-capture --wakegw --kamailio-script --kamailio-sip-port --kamailio-wss-port --ca-file --gateway-http-port --apns-device-port --phone-user --caller-user --delivery --seed --apns-delay --cold-launch --loss-percent --client-cmd --client-timeout-ms --json --format --output -o --verbose -v --sip-trace --help -h' -- "$cur")); else COMPREPLY=(); fi ;;
         'check') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--policy --strike-limit --seed --delivery --field-runs --apns-delay --cold-launch --loss-percent --client-cmd --client-timeout-ms --json --format --verbose -v --help -h' -- "$cur")); fi ;;
         'client') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--policy --verbose -v --help -h' -- "$cur")); fi ;;
         'fuzz') if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--seed --count --policy --client-cmd --client-timeout-ms --json --format --verbose -v --help -h' -- "$cur")); fi ;;

@@ -174,6 +174,9 @@ extension ToolSpecs {
                     Example(
                         "The naive client breaks R1 and R5 for real:",
                         "astra-pushsim live killed --policy naive --format text"),
+                    Example(
+                        "Sealed pushes for real; the push's call ID changed on the way is ended unread:",
+                        "astra-pushsim live killed --sealed --seal-fault wrong_call_id --provider-capture capture.jsonl"),
                 ]),
             CommandSpec(
                 name: "check",
