@@ -57,10 +57,12 @@ extension KamailioPeer {
             Self.expectNoSecrets(out + err, capture: capture)
         }
 
-        /// The push's call ID changed on the way: the correct client reports the app's name, ends
-        /// the call and never acks — the verdict passes, the caller is failed over (no ack).
-        @Test func tamperedCallIDIsReportedAndEndedByTheCorrectClient() async throws {
-            let (status, out, err, capture) = try await Self.live(["--policy", "correct", "--seal-fault", "wrong_call_id"])
+        /// The push's call ID (or one ciphertext byte) changed on the way: the correct client
+        /// reports the app's name, ends the call and never acks — the verdict passes, the caller
+        /// is failed over (no ack).
+        @Test(arguments: ["wrong_call_id", "tampered"])
+        func tamperedPushIsReportedAndEndedByTheCorrectClient(fault: String) async throws {
+            let (status, out, err, capture) = try await Self.live(["--policy", "correct", "--seal-fault", fault])
             #expect(status == 0, "\(err)\n\(out)")
             #expect(out.contains("\"seal_check\"") && out.contains("\"unopenable\""), "\(out)")
             #expect(!out.contains("\"ack_sent\""), "an unopenable push is never acked")
