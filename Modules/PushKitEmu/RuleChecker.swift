@@ -6,6 +6,8 @@
 public struct RuleChecker: Sendable {
     /// Violations found so far, in time order.
     public private(set) var violations: [Violation] = []
+    /// The pushes already flagged for a caller shown (one violation per push).
+    private var callerShownFlagged: Set<Int32> = []
     let settings: EmulatorSettings
 
     public init(settings: EmulatorSettings) { self.settings = settings }
@@ -75,6 +77,14 @@ public struct RuleChecker: Sendable {
     ) {
         guard !verdict.trusted, acked || uuid != nil else { return }
         violations.append(Violation(.sealedPushTrusted, t: t, call: push.call, push: push.pushID, uuid: uuid ?? -1))
+    }
+
+    /// R5: the app showed a caller (`show_caller`) for a sealed push whose verdict was not
+    /// ``SealVerdict/opened``: a name the phone never verified. Once per push; both the virtual
+    /// and the live phone report every `show_caller` here.
+    public mutating func callerShown(uuid: Int32, push: Int32, verdict: SealVerdict?, call: Int32, t: Int64) {
+        guard let verdict, !verdict.trusted, callerShownFlagged.insert(push).inserted else { return }
+        violations.append(Violation(.sealedCallerShown, t: t, call: call, push: push, uuid: uuid))
     }
 
     /// WAKE: a failover for a phone that never woke must land within the bound.

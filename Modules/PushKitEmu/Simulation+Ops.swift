@@ -35,11 +35,8 @@ extension Simulation {
             guard uuid >= 0, Int(uuid) < callkit.count else { return }
             record(.callerShown(uuid: uuid))
             let p = callkit[Int(uuid)].push
-            guard p >= 0, Int(p) < sealVerdicts.count, let verdict = sealVerdicts[Int(p)], !verdict.trusted,
-                !sealShownFlagged.contains(p)
-            else { return }
-            sealShownFlagged.insert(p)
-            checker.record(Violation(.sealedCallerShown, t: now, call: pushes[Int(p)].call, push: p, uuid: uuid))
+            guard p >= 0, Int(p) < sealVerdicts.count else { return }
+            checker.callerShown(uuid: uuid, push: p, verdict: sealVerdicts[Int(p)], call: pushes[Int(p)].call, t: now)
         case .reportCallUpdated, .reportCallEnded, .failAnswer, .claimInvite:
             if let event = callkit.applyProviderOp(op) { record(event) }
         case .fulfillAnswer(let uuid):

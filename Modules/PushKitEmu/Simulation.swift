@@ -27,8 +27,6 @@ public struct Simulation<Policy: PushClientPolicy, Sink: TimelineSink>: Sendable
     var sealVerdicts: [SealVerdict?] = []
     /// The process generation that was last given the call keys.
     var keysGeneration: Int32 = -1
-    /// Sealed pushes already flagged `sealed_caller_shown` (one violation per push).
-    var sealShownFlagged: Set<Int32> = []
     /// ``finish()`` ran.
     var finished = false
     /// The rule checker with the violations found so far.

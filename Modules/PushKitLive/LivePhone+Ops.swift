@@ -66,11 +66,8 @@ extension LivePhone {
             guard uuid >= 0, Int(uuid) < callkit.count else { return }
             record(.callerShown(uuid: uuid))
             let p = callkit[Int(uuid)].push
-            guard p >= 0, Int(p) < sealVerdicts.count, let verdict = sealVerdicts[Int(p)], !verdict.trusted,
-                !sealShownFlagged.contains(p)
-            else { return }
-            sealShownFlagged.insert(p)
-            checker.record(Violation(.sealedCallerShown, t: now, call: pushes[Int(p)].call, push: p, uuid: uuid))
+            guard p >= 0, Int(p) < sealVerdicts.count else { return }
+            checker.callerShown(uuid: uuid, push: p, verdict: sealVerdicts[Int(p)], call: pushes[Int(p)].call, t: now)
         case .stopGrants, .renewGrant:
             break
         case .reportCallUpdated, .reportCallEnded, .failAnswer:

@@ -33,8 +33,6 @@ public actor LivePhone<Policy: PushClientPolicy> {
     let keychain: CallKeychain
     /// The phone's verdict on each sealed push (index = push), nil for a clear one.
     var sealVerdicts: [SealVerdict?] = []
-    /// Sealed pushes already flagged `sealed_caller_shown` (one violation per push).
-    var sealShownFlagged: Set<Int32> = []
     /// Violations so far (same checker as virtual mode).
     public internal(set) var checker: RuleChecker
     var flushed = 0
